@@ -1,0 +1,160 @@
+//! The engine's input: a flat network (nodes, links, queues), transport settings and flows.
+//! Python builds this from a scenario (`greendcn.topology`, `greendcn.workload`) and hands it over as JSON.
+//! Units are fixed here and nowhere else: times in picoseconds, sizes in bytes, rates in bits per second.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// A drop-tail limit on one output queue: in packets or in bytes; `None` in the link means unlimited.
+/// The limit counts every packet held by the port, the one being serialized included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+/// A full-duplex point-to-point link between nodes `a` and `b`. Direction 2*i is a->b, 2*i+1 is b->a.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub a: u32,
+    pub b: u32,
+    pub rate_bps: u64,
+    pub delay_ps: u64,
+    /// Output queue of `a` onto this link.
+    #[serde(default)]
+    pub queue_a: Option<QueueLimit>,
+    /// Output queue of `b` onto this link.
+    #[serde(default)]
+    pub queue_b: Option<QueueLimit>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Routing {
+    /// One fixed shortest path per destination: each switch picks the same next hop for every packet to it.
+    Single,
+    /// Per-flow hash over (src, dst, flow id) at each switch.
+    Ecmp,
+    /// Random packet spraying: a uniform choice among equal-cost next hops for every packet.
+    Rps,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Tcp,
+    Udp,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub id: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub size_bytes: u64,
+    #[serde(default)]
+    pub start_ps: u64,
+    #[serde(default = "default_transport")]
+    pub transport: Transport,
+    /// Sending rate of a UDP constant-bit-rate source (bits on the wire per second); ignored for TCP.
+    #[serde(default)]
+    pub rate_bps: Option<u64>,
+}
+
+fn default_transport() -> Transport {
+    Transport::Tcp
+}
+
+/// TCP NewReno settings shared by all TCP flows of a run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpSpec {
+    pub mss: u32,
+    /// Bytes of headers on every data packet (IP + TCP + options) and the size of a pure ACK.
+    pub header_bytes: u32,
+    /// Initial congestion window in segments.
+    pub initial_window: u32,
+    pub min_rto_ps: u64,
+    /// Retransmission timeout before the first RTT sample.
+    pub initial_rto_ps: u64,
+    pub max_rto_ps: u64,
+    pub dupack_threshold: u32,
+    /// Receive-window cap: the sender never has more than this many bytes outstanding.
+    pub max_window_bytes: u64,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout_ps: u64,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec {
+            mss: 1448,
+            header_bytes: 52,
+            initial_window: 10,
+            min_rto_ps: 200_000_000_000,
+            initial_rto_ps: 1_000_000_000_000,
+            max_rto_ps: 60_000_000_000_000,
+            dupack_threshold: 3,
+            max_window_bytes: 1 << 30,
+            delayed_ack: false,
+            delayed_ack_timeout_ps: 1_000_000_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UdpSpec {
+    /// Payload bytes per datagram.
+    pub payload_bytes: u32,
+    /// IP + UDP header bytes per datagram.
+    pub header_bytes: u32,
+}
+
+impl Default for UdpSpec {
+    fn default() -> Self {
+        UdpSpec { payload_bytes: 1472, header_bytes: 28 }
+    }
+}
+
+/// Everything one run needs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimSpec {
+    #[serde(default)]
+    pub seed: u64,
+    pub routing: Routing,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    #[serde(default)]
+    pub udp: UdpSpec,
+    /// Bytes added to every packet on the wire (Ethernet framing, preamble, gap); 0 by default.
+    #[serde(default)]
+    pub frame_overhead_bytes: u32,
+    /// Stop at this simulated time even if flows are still running.
+    #[serde(default)]
+    pub stop_ps: Option<u64>,
+    /// If set, bytes sent per link direction are also recorded in windows of this width.
+    #[serde(default)]
+    pub stats_window_ps: Option<u64>,
+}

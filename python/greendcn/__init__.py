@@ -1,0 +1,12 @@
+"""greendcn: measure, simulate and cut the energy of datacenter networks.
+
+The Rust engine (`greendcn._engine`) moves packets and counts; the Python packages build scenarios,
+price the counters in watts and joules, drive real Linux hosts, and report."""
+
+from __future__ import annotations
+
+from .errors import EngineCrash, EngineInputError, GreendcnError, InputError
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "GreendcnError", "InputError", "EngineInputError", "EngineCrash"]

@@ -1,0 +1,83 @@
+"""Shared manners of every greendcn command: JSON output, `error:`/`hint:` messages, progress on stderr.
+
+Data goes to stdout, logs and progress to stderr; NO_COLOR is respected (we print no colour at all)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+from .errors import GreendcnError
+
+__all__ = ["fail", "write_json", "to_jsonable", "echo_table", "info", "JsonOption"]
+
+JsonOption = typer.Option(None, "--json", help="Also write the results as JSON to this path.")
+
+
+def fail(message: str, hint: str | None = None) -> NoReturn:
+    """Stop a command with a clear message and exit status 1."""
+    raise GreendcnError(message, hint)
+
+
+def info(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Turn numpy/pandas values, dataclasses and paths into plain JSON values; NaN and inf become null."""
+    import dataclasses
+
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return to_jsonable(dataclasses.asdict(obj))
+    if hasattr(obj, "to_dict") and hasattr(obj, "columns"):  # a DataFrame
+        return to_jsonable(obj.to_dict(orient="records"))
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def write_json(path: str | os.PathLike[str] | None, payload: Any) -> None:
+    """Write `payload` as JSON to `path` (no-op when path is None), creating parent folders."""
+    if path is None:
+        return
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(to_jsonable(payload), indent=2, allow_nan=False) + "\n")
+    except OSError as e:
+        fail(f"cannot write JSON to {p}: {e.strerror}", hint="choose a writable path for --json")
+
+
+def echo_table(rows: list[dict[str, Any]], columns: list[str] | None = None, floatfmt: str = ".4g") -> None:
+    """Print rows as an aligned plain-text table on stdout."""
+    if not rows:
+        print("(no rows)")
+        return
+    cols = columns or list(rows[0].keys())
+
+    def fmt(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return "nan" if math.isnan(v) else format(v, floatfmt)
+        return str(v)
+
+    cells = [[fmt(r.get(c)) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+    for row in cells:
+        print("  ".join(v.rjust(w) for v, w in zip(row, widths)))
