@@ -1,0 +1,299 @@
+"""A simulation scenario: the pydantic models of a scenario TOML file, `--set` overrides, and loading.
+
+Quantities are written with units ("1Gbps", "25us", "1000pkt", "128KB") and parsed once, here, into
+picoseconds, bytes and bits per second. Defaults reproduce seed 003's network (k=4 fat-tree, 1 Gbps, 25 us,
+1000-packet drop-tail queues; seed 003 Table 1, lines 62-72) with our TCP choices; docs/scenario-format.md
+lists every key and says which values are the paper's and which are ours."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, model_validator
+
+from .errors import InputError
+from .units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
+
+__all__ = [
+    "Scenario", "Topology", "Routing", "Tcp", "Run", "StaticWorkload", "RandomWorkload",
+    "PermutationWorkload", "FlowsWorkload", "FlowEntry", "load_scenario", "scenario_from_dict",
+    "apply_overrides", "parse_set",
+]
+
+
+def _unit(parser: Any, allow_bare_int: bool = False) -> BeforeValidator:
+    """A validator that parses a quantity with a unit; the error keeps the parser's hint (via ctx)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and (allow_bare_int or value == 0):
+            return value  # zero needs no unit
+        if isinstance(value, str) and value.strip().startswith("-"):
+            raise InputError(f"must not be negative, got {value!r}", hint="write a positive quantity")
+        return parser(value, "value")
+
+    return BeforeValidator(check)
+
+
+TimePs = Annotated[int, _unit(parse_time_ps), Field(ge=0)]
+RateBps = Annotated[int, _unit(parse_rate_bps), Field(gt=0)]
+SizeBytes = Annotated[int, _unit(parse_size_bytes), Field(ge=0)]
+# A byte count that may also be written as a plain integer (MSS is customarily a bare number of bytes).
+ByteCount = Annotated[int, _unit(parse_size_bytes, allow_bare_int=True), Field(ge=0)]
+QueueLimit = Annotated[dict[str, int] | None, _unit(parse_queue)]
+HostRef = Annotated[str | int, Field(union_mode="left_to_right")]
+
+
+class FieldError(InputError):
+    """A check across fields that blames one of them (`field`, relative to the model checked)."""
+
+    def __init__(self, field: str, message: str, hint: str | None = None):
+        super().__init__(message, hint)
+        self.field = field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, validate_default=True)
+
+
+class Topology(_Model):
+    kind: Literal["fattree", "leafspine"] = "fattree"
+    k: int = Field(4, ge=2, description="fat-tree arity (pods); even")
+    oversubscription: float = Field(1.0, ge=1.0, description="hosts per edge switch = k/2 x this")
+    leaves: int = Field(4, ge=1)
+    spines: int = Field(2, ge=1)
+    hosts_per_leaf: int = Field(4, ge=1)
+    link_rate: RateBps = "1Gbps"  # type: ignore[assignment]
+    link_delay: TimePs = "25us"  # type: ignore[assignment]
+    queue: QueueLimit = "1000pkt"  # type: ignore[assignment]
+    host_queue: QueueLimit = "1000pkt"  # type: ignore[assignment]
+    frame_overhead: ByteCount = 0
+
+    @model_validator(mode="after")
+    def _check(self) -> Topology:
+        given = self.model_fields_set
+        if self.kind == "fattree":
+            if self.k % 2:
+                raise FieldError("k", f"must be even, got {self.k}", hint="a k-ary fat-tree needs an even k: 4, 6, 8 ...")
+            half = self.k // 2
+            if abs(half * self.oversubscription - round(half * self.oversubscription)) > 1e-9:
+                raise FieldError(
+                    "oversubscription", f"{self.oversubscription} gives a fractional number of hosts per edge "
+                    f"switch ({half} x {self.oversubscription})",
+                    hint=f"choose a ratio r with {half} x r a whole number")
+            stray = given & {"leaves", "spines", "hosts_per_leaf"}
+        else:
+            stray = given & {"k", "oversubscription"}
+        if stray:
+            raise FieldError(sorted(stray)[0], f"does not apply to topology.kind = {self.kind!r}",
+                             hint="fattree takes k and oversubscription; leafspine takes leaves, spines, "
+                                  "hosts_per_leaf")
+        return self
+
+
+class Routing(_Model):
+    scheme: Literal["single", "ecmp", "rps"] = "single"
+
+
+class Tcp(_Model):
+    # All our choices (seed 003 names only "TCP" and 1500-byte packets: 1448 + 52 header bytes = 1500).
+    mss: ByteCount = Field(1448, gt=0)
+    header_bytes: ByteCount = 52
+    initial_window: int = Field(10, ge=1)
+    min_rto: TimePs = "1s"  # type: ignore[assignment]
+    initial_rto: TimePs = "1s"  # type: ignore[assignment]
+    max_rto: TimePs = "60s"  # type: ignore[assignment]
+    dupack_threshold: int = Field(3, ge=1)
+    max_window: SizeBytes = "128KB"  # type: ignore[assignment]
+    delayed_ack: bool = True
+    delayed_ack_timeout: TimePs = "1ms"  # type: ignore[assignment]
+
+
+class _WorkloadBase(_Model):
+    start_jitter: TimePs = 0  # type: ignore[assignment]  # 0: every flow starts at 0 (our choice)
+
+
+class StaticWorkload(_WorkloadBase):
+    """Seed 003's static scenario: N long flows S0..S(N-1) -> S15 and one short flow S0 -> S15."""
+    kind: Literal["static"] = "static"
+    long_flows: int = Field(5, ge=0)
+    long_size: SizeBytes = "10MB"  # type: ignore[assignment]
+    short_size: SizeBytes = "200KB"  # type: ignore[assignment]
+    destination: HostRef | None = None  # default: the last host (S15 for k=4)
+
+
+class RandomWorkload(_WorkloadBase):
+    """Seed 003's randomized scenario: short and long flows between random pairs, src != dst."""
+    kind: Literal["random"]
+    long_flows: int = Field(5, ge=0)
+    short_flows: int = Field(20, ge=0)
+    long_size: SizeBytes = "10MB"  # type: ignore[assignment]
+    short_size: SizeBytes = "200KB"  # type: ignore[assignment]
+
+
+class PermutationWorkload(_WorkloadBase):
+    """Every host sends one flow to a distinct other host (a random derangement)."""
+    kind: Literal["permutation"]
+    size: SizeBytes = "10MB"  # type: ignore[assignment]
+    flow_class: str = "long"
+
+
+class FlowEntry(_Model):
+    src: HostRef
+    dst: HostRef
+    size: SizeBytes
+    start: TimePs = 0  # type: ignore[assignment]
+    flow_class: str = Field("flow", alias="class")
+
+
+class FlowsWorkload(_WorkloadBase):
+    """An explicit list of flows, inline (`[[workload.flows]]`) and/or from a CSV file."""
+    kind: Literal["flows"]
+    flows: list[FlowEntry] = []
+    file: str | None = None  # CSV src,dst,size_bytes,start_s[,class]; relative to the scenario file
+
+
+def _workload_kind(value: Any) -> Any:
+    # A workload without `kind` is seed 003's static scenario (our default).
+    return value.get("kind", "static") if isinstance(value, dict) else getattr(value, "kind", None)
+
+
+Workload = Annotated[
+    Annotated[StaticWorkload, Tag("static")] | Annotated[RandomWorkload, Tag("random")]
+    | Annotated[PermutationWorkload, Tag("permutation")] | Annotated[FlowsWorkload, Tag("flows")],
+    Discriminator(_workload_kind),
+]
+
+
+class Run(_Model):
+    seed: int = Field(1, ge=0)
+    stop_time: TimePs | None = None
+
+
+class Scenario(_Model):
+    name: str = "scenario"
+    topology: Topology = Topology()
+    routing: Routing = Routing()
+    tcp: Tcp = Tcp()
+    workload: Workload = StaticWorkload(kind="static")
+    run: Run = Run()
+    base_dir: str | None = Field(None, exclude=True)  # folder of the file, for relative workload.file
+
+    # The scenario as written (units as text), so that overrides are validated exactly like the file.
+    _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The scenario as written, before parsing (a copy)."""
+        return _deepcopy(self._raw)
+
+    def with_overrides(self, overrides: list[str] | dict[str, Any]) -> Scenario:
+        """A copy with `--set` style overrides applied and validated again."""
+        return scenario_from_dict(apply_overrides(self._raw, overrides), base_dir=self.base_dir)
+
+
+def _deepcopy(d: Any) -> Any:
+    import copy
+
+    return copy.deepcopy(d)
+
+
+def parse_set(item: str) -> tuple[str, Any]:
+    """'tcp.min_rto=1ms' -> ('tcp.min_rto', '1ms'); values are read as TOML when they can be (8, true)."""
+    if "=" not in item:
+        raise InputError(f"--set {item!r}: expected KEY=VALUE", hint="for example --set routing.scheme=rps")
+    key, value = item.split("=", 1)
+    key = key.strip()
+    if not key or any(not part for part in key.split(".")):
+        raise InputError(f"--set {item!r}: empty key", hint="write a dotted path like tcp.min_rto=1ms")
+    try:
+        parsed: Any = tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = value.strip()
+    return key, parsed
+
+
+def apply_overrides(raw: dict[str, Any], overrides: list[str] | dict[str, Any] | None) -> dict[str, Any]:
+    """Set dotted keys in a raw scenario dict (a copy). Validation happens afterwards, as for the file."""
+    out = _deepcopy(raw)
+    if not overrides:
+        return out
+    items = [parse_set(o) for o in overrides] if isinstance(overrides, list) else list(overrides.items())
+    for key, value in items:
+        node = out
+        parts = key.split(".")
+        for i, part in enumerate(parts[:-1]):
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; cannot set {key}",
+                                 hint="check the dotted path against docs/scenario-format.md")
+            node = child
+        node[parts[-1]] = value
+    return out
+
+
+_KINDS = {"static", "random", "permutation", "flows", "function-after"}
+
+
+def _error_path(loc: tuple[Any, ...]) -> str:
+    parts: list[str] = []
+    for i, item in enumerate(loc):
+        if isinstance(item, int):
+            parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
+        elif i > 0 and loc[i - 1] == "workload" and item in _KINDS:
+            continue  # the discriminator tag pydantic inserts; the user never wrote it
+        elif isinstance(item, str) and item.startswith(("function-", "union[", "str", "int")):
+            continue
+        else:
+            parts.append(str(item))
+    return ".".join(parts) or "scenario"
+
+
+def _to_input_error(err: ValidationError, origin: str) -> InputError:
+    first = err.errors(include_url=False)[0]
+    path = _error_path(tuple(first["loc"]))
+    cause = (first.get("ctx") or {}).get("error")
+    hint = getattr(cause, "hint", None)
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        msg = f"unknown key {path!r}"
+        hint = "check the spelling against docs/scenario-format.md"
+    elif kind == "union_tag_invalid" or kind == "union_tag_not_found":
+        msg = f"{path}.kind: must be one of static, random, permutation, flows"
+        hint = "set workload.kind"
+    elif isinstance(cause, FieldError):
+        msg = f"{path}.{cause.field}: {cause}"
+    elif isinstance(cause, Exception):
+        text = str(cause)
+        msg = f"{path}: {text.removeprefix('value: ')}"
+    else:
+        msg = f"{path}: {first['msg']}"
+    if not hint:
+        hint = "see docs/scenario-format.md for the allowed values"
+    return InputError(f"{origin}: {msg}" if origin else msg, hint=hint)
+
+
+def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin: str = "") -> Scenario:
+    """Validate a raw scenario dict; any problem becomes ONE InputError naming the dotted field."""
+    try:
+        s = Scenario.model_validate({**raw, "base_dir": base_dir})
+    except ValidationError as e:
+        raise _to_input_error(e, origin) from None
+    s._raw = _deepcopy(raw)
+    return s
+
+
+def load_scenario(path: str | Path, overrides: list[str] | dict[str, Any] | None = None) -> Scenario:
+    """Read a scenario TOML file and apply `--set` overrides."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise InputError(f"cannot read scenario {p}: {e.strerror}", hint="give the path of a .toml file") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{p}: not valid TOML ({e})", hint="fix the file's syntax") from None
+    raw.setdefault("name", p.stem)
+    return scenario_from_dict(apply_overrides(raw, overrides), base_dir=str(p.parent.resolve()), origin=p.name)

@@ -1,0 +1,114 @@
+"""The flat network a topology builder returns, and hop-count path search over it (pure Python, for checks)."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["Node", "Link", "Network", "shortest_hops", "equal_cost_paths"]
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    kind: str  # "host" or "switch"
+    layer: str = ""  # "host", "edge", "agg", "core", "leaf", "spine": for reports only
+
+
+@dataclass(frozen=True)
+class Link:
+    """A full-duplex link; `queue_a` limits a's output queue onto it, `queue_b` b's (None = unlimited)."""
+    a: int
+    b: int
+    rate_bps: int
+    delay_ps: int
+    queue_a: dict[str, int] | None
+    queue_b: dict[str, int] | None
+
+
+@dataclass
+class Network:
+    nodes: list[Node]
+    links: list[Link]
+    index: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.index = {n.name: i for i, n in enumerate(self.nodes)}
+        # Hosts come first, so host number i is node i: flows may name hosts by index (our convention).
+        kinds = [n.kind for n in self.nodes]
+        n_hosts = kinds.count("host")
+        assert kinds[:n_hosts] == ["host"] * n_hosts, "hosts must come first"
+
+    @property
+    def hosts(self) -> list[str]:
+        return [n.name for n in self.nodes if n.kind == "host"]
+
+    def host_index(self, ref: str | int, what: str = "host") -> int:
+        """Node index of a host named 'S15' or numbered 15 (its position among hosts)."""
+        hosts = self.hosts
+        if isinstance(ref, bool):
+            ref = str(ref)
+        if isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit()):
+            i = int(ref)
+            if 0 <= i < len(hosts):
+                return i
+            raise InputError(f"{what}: host index {i} does not exist (hosts are 0..{len(hosts) - 1})",
+                             hint=f"use an index below {len(hosts)} or a name like {hosts[-1]!r}")
+        name = str(ref).strip()
+        i = self.index.get(name)
+        if i is None or self.nodes[i].kind != "host":
+            raise InputError(f"{what}: no host named {name!r} in this topology",
+                             hint=f"hosts are {hosts[0]}..{hosts[-1]} (or their index 0..{len(hosts) - 1})")
+        return i
+
+    def adjacency(self) -> list[list[int]]:
+        adj: list[list[int]] = [[] for _ in self.nodes]
+        for link in self.links:
+            adj[link.a].append(link.b)
+            adj[link.b].append(link.a)
+        return adj
+
+    def to_spec(self) -> dict[str, Any]:
+        """The `nodes` and `links` of an engine spec."""
+        return {
+            "nodes": [{"name": n.name, "kind": n.kind} for n in self.nodes],
+            "links": [{"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps,
+                       "queue_a": l.queue_a, "queue_b": l.queue_b} for l in self.links],
+        }
+
+
+def shortest_hops(net: Network, src: int) -> list[int]:
+    """Hop count from `src` to every node (-1 if unreachable), by breadth-first search."""
+    adj = net.adjacency()
+    dist = [-1] * len(net.nodes)
+    dist[src] = 0
+    todo = deque([src])
+    while todo:
+        u = todo.popleft()
+        for v in adj[u]:
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                todo.append(v)
+    return dist
+
+
+def equal_cost_paths(net: Network, src: str, dst: str) -> list[list[str]]:
+    """Every hop-count shortest path from src to dst that never transits a host, in lexical node order."""
+    s, d = net.index[src], net.index[dst]
+    to_dst = shortest_hops(net, d)
+    adj = net.adjacency()
+    paths: list[list[str]] = []
+
+    def walk(u: int, path: list[int]) -> None:
+        if u == d:
+            paths.append([net.nodes[i].name for i in path])
+            return
+        for v in sorted(adj[u]):
+            if to_dst[v] == to_dst[u] - 1 and (v == d or net.nodes[v].kind == "switch"):
+                walk(v, path + [v])
+
+    walk(s, [s])
+    return paths

@@ -1,0 +1,37 @@
+"""Workloads: the flows of a run (source, destination, size, start, class), built from a scenario."""
+
+from __future__ import annotations
+
+from .explicit import flows_from_entries, read_flows_csv
+from .flow import Flow, add_start_jitter, rng_for
+from .permutation import permutation
+from .seed003 import randomized, static
+
+__all__ = ["Flow", "static", "randomized", "permutation", "read_flows_csv", "flows_from_entries",
+           "build_workload", "rng_for", "add_start_jitter"]
+
+
+def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-untyped-def]
+    """The flows of `scenario.workload` on network `net`; every random choice comes from `seed`."""
+    from ..errors import InputError
+
+    w = scenario.workload
+    if w.kind == "static":
+        flows = static(net, w.long_flows, w.long_size, w.short_size, w.destination)
+    elif w.kind == "random":
+        flows = randomized(net, w.long_flows, w.short_flows, w.long_size, w.short_size, seed)
+    elif w.kind == "permutation":
+        flows = permutation(net, w.size, seed, w.flow_class)
+    else:
+        flows = flows_from_entries(net, w.flows)
+        if w.file:
+            from pathlib import Path
+
+            path = Path(w.file)
+            if not path.is_absolute() and scenario.base_dir:
+                path = Path(scenario.base_dir) / path
+            flows += read_flows_csv(path, net, first_id=len(flows))
+    if not flows:
+        raise InputError("workload: it produces no flows",
+                         hint="add flows (workload.flows or workload.file) or raise long_flows/short_flows")
+    return add_start_jitter(flows, w.start_jitter, seed)
