@@ -6,7 +6,10 @@ price the counters in watts and joules, drive real Linux hosts, and report."""
 from __future__ import annotations
 
 from .errors import EngineCrash, EngineInputError, GreendcnError, InputError
+from .scenario import Scenario, load_scenario
+from .simulate import SimResult, simulate
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "GreendcnError", "InputError", "EngineInputError", "EngineCrash"]
+__all__ = ["__version__", "GreendcnError", "InputError", "EngineInputError", "EngineCrash", "Scenario",
+           "load_scenario", "simulate", "SimResult"]

@@ -7,6 +7,7 @@ import sys
 import typer
 
 from .errors import GreendcnError
+from .simcli import register as register_sim_commands
 
 app = typer.Typer(
     name="greendcn",
@@ -33,6 +34,7 @@ def version() -> None:
 # Each capability owns one typer sub-app in its own package: (command name, module with an `app`).
 # Add yours here, one line each, in alphabetical order.
 SUBAPPS: list[tuple[str, str]] = [
+    ("reproduce", ".experiments.cli"),
 ]
 
 
@@ -49,6 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     Usage errors are click's own (exit status 2); anything else that escapes is a bug and keeps its traceback."""
     try:
         _register_subapps()
+        register_sim_commands(app)  # top-level simulate and demo
         app(args=argv, prog_name="greendcn")
     except GreendcnError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from .errors import InputError
 
-__all__ = ["run_parallel", "default_workers"]
+__all__ = ["run_parallel", "default_workers", "sweep"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -71,3 +71,24 @@ def run_parallel(
         return results  # type: ignore[return-value]
     finally:
         bar.close()
+
+
+def _sweep_job(pair: tuple[object, int]) -> "pd.DataFrame":  # noqa: F821
+    from .simulate import simulate
+
+    scenario, seed = pair
+    res = simulate(scenario, seed=seed)  # type: ignore[arg-type]
+    df = res.flows.copy()
+    df.insert(0, "seed", seed)
+    df.insert(0, "scenario", res.summary["scenario"])
+    return df
+
+
+def sweep(pairs: Sequence[tuple[object, int]], workers: int | None = None, progress: bool = True):  # type: ignore[no-untyped-def]
+    """Simulate every (scenario, seed) pair on a process pool; one row per flow, with scenario and seed columns.
+
+    A scenario is a `greendcn.scenario.Scenario`, a raw dict or a TOML path."""
+    import pandas as pd
+
+    frames = run_parallel(_sweep_job, list(pairs), workers=workers, desc="simulations", progress=progress)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -1,0 +1,91 @@
+"""Scenario files: units are parsed, defaults are seed 003's network, overrides re-validate, bad input names
+its field in one error with a hint."""
+
+from pathlib import Path
+
+import pytest
+
+from greendcn.errors import InputError
+from greendcn.experiments.rps import seed003_scenario
+from greendcn.scenario import load_scenario, parse_set, scenario_from_dict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_units_become_picoseconds_bytes_and_bits_per_second():
+    s = scenario_from_dict({"topology": {"link_rate": "10Gbps", "link_delay": "2.5us", "queue": "128KB"},
+                            "tcp": {"min_rto": "200ms", "max_window": "64KiB", "mss": "9000B"}})
+    assert s.topology.link_rate == 10_000_000_000
+    assert s.topology.link_delay == 2_500_000
+    assert s.topology.queue == {"bytes": 128_000}
+    assert s.tcp.min_rto == 200_000_000_000
+    assert s.tcp.max_window == 65_536
+    assert s.tcp.mss == 9000
+
+
+def test_defaults_are_seed003_network():
+    s = scenario_from_dict({})
+    assert (s.topology.kind, s.topology.k) == ("fattree", 4)
+    assert s.topology.link_rate == 10**9 and s.topology.link_delay == 25 * 10**6
+    assert s.topology.queue == {"packets": 1000}
+    assert s.workload.kind == "static" and s.workload.start_jitter == 0
+
+
+@pytest.mark.parametrize("name", ["seed003-static", "seed003-random"])
+def test_shipped_seed003_files_match_the_experiment_definition(name):
+    from_file = load_scenario(ROOT / "scenarios" / f"{name}.toml")
+    built = scenario_from_dict(seed003_scenario(name.split("-")[1]))
+    assert from_file.model_dump(exclude={"base_dir"}) == built.model_dump(exclude={"base_dir"})
+
+
+def test_bench_scenario_is_k8_permutation():
+    s = load_scenario(ROOT / "scenarios" / "bench-k8-permutation.toml")
+    assert s.topology.k == 8 and s.topology.link_rate == 10 * 10**9
+    assert s.workload.kind == "permutation" and s.workload.size == 10_000_000
+
+
+def test_set_overrides_by_dotted_path_with_the_same_validation():
+    s = scenario_from_dict({}).with_overrides(["routing.scheme=rps", "tcp.min_rto=1ms", "topology.k=8",
+                                               "tcp.delayed_ack=false"])
+    assert s.routing.scheme == "rps" and s.tcp.min_rto == 10**9 and s.topology.k == 8
+    assert s.tcp.delayed_ack is False
+    with pytest.raises(InputError, match=r"topology\.k"):
+        s.with_overrides(["topology.k=7"])
+
+
+def test_parse_set_reads_toml_values_and_keeps_text():
+    assert parse_set("topology.k=8") == ("topology.k", 8)
+    assert parse_set("tcp.min_rto=1ms") == ("tcp.min_rto", "1ms")
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        parse_set("routing.scheme")
+
+
+@pytest.mark.parametrize("raw, field", [
+    ({"topology": {"k": 5}}, "topology.k"),
+    ({"topology": {"linkrate": "1Gbps"}}, "topology.linkrate"),
+    ({"topology": {"link_rate": "-1Gbps"}}, "topology.link_rate"),
+    ({"topology": {"link_rate": 1000000000}}, "topology.link_rate"),
+    ({"topology": {"link_delay": "25"}}, "topology.link_delay"),
+    ({"topology": {"queue": "many"}}, "topology.queue"),
+    ({"topology": {"kind": "leafspine", "k": 4}}, "topology.k"),
+    ({"routing": {"scheme": "spray"}}, "routing.scheme"),
+    ({"tcp": {"dupack_threshold": 0}}, "tcp.dupack_threshold"),
+    ({"workload": {"kind": "bursty"}}, "workload.kind"),
+    ({"workload": {"kind": "random", "long_flows": -1}}, "workload.long_flows"),
+    ({"workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1MB", "colour": 1}]}},
+     "workload.flows[0].colour"),
+])
+def test_bad_input_names_its_field_with_a_hint(raw, field):
+    with pytest.raises(InputError) as info:
+        scenario_from_dict(raw)
+    assert field in str(info.value)
+    assert info.value.hint
+
+
+def test_unreadable_and_invalid_files_are_input_errors(tmp_path):
+    with pytest.raises(InputError, match="cannot read"):
+        load_scenario(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[topology\nk = 4\n")
+    with pytest.raises(InputError, match="not valid TOML"):
+        load_scenario(bad)
