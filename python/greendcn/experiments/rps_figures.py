@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import pandas as pd  # noqa: E402
 
 __all__ = ["write_figures"]
@@ -38,6 +39,7 @@ def _line(ax, df: pd.DataFrame, metric: str, label: str) -> None:  # type: ignor
 
 def _finish(ax, metric: str, title: str, path: Path) -> None:  # type: ignore[no-untyped-def]
     ax.set_xlabel("number of long flows")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(_METRIC[metric][0])
     ax.set_title(title)
     ax.grid(alpha=0.3)
@@ -73,6 +75,7 @@ def write_figures(summary: pd.DataFrame, out: Path) -> list[Path]:
         for (scen, th), rows in base.groupby(["scenario", "dupack_threshold"]):
             _line(ax, rows, metric, f"{scen}, dupack {th}")
         ax.set_xlabel("number of long flows")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(_METRIC[metric][0])
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)

@@ -1,0 +1,56 @@
+"""Engine speed on scenarios/bench-k8-permutation.toml (k=8 fat-tree, 10 Gbps, permutation of TCP flows):
+wall time, simulated time, events, events/s, packet-hops per wall second and peak memory per case.
+
+Each case runs in its own Python process so that ru_maxrss is that case's peak. `wall_s` is the time inside
+the engine (summary.wall_s), so building the spec and the tables is not counted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = ROOT / "scenarios" / "bench-k8-permutation.toml"
+
+CASES = [
+    ("k=8, 128 x 10 MB", []),
+    ("k=8, 128 x 1 MB", ["workload.size=1MB"]),
+    ("k=16, 1024 x 1 MB", ["topology.k=16", "workload.size=1MB"]),
+]
+
+_CHILD = """
+import json, resource, sys, time
+from greendcn import simulate
+t0 = time.perf_counter()
+res = simulate(sys.argv[1], overrides=sys.argv[2:])
+s = res.summary
+s["total_wall_s"] = time.perf_counter() - t0
+s["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+s["completed"] = int(res.flows["fct_s"].notna().sum())
+print(json.dumps(s))
+"""
+
+
+def run_case(overrides: list[str], timeout_s: float = 900) -> dict | None:
+    try:
+        out = subprocess.run([sys.executable, "-c", _CHILD, str(SCENARIO), *overrides], capture_output=True,
+                             text=True, timeout=timeout_s, check=True)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    print(f"scenario: {SCENARIO.relative_to(ROOT)} (single path, 1000-packet queues, MSS 1448, 128 KB window)")
+    for name, overrides in CASES:
+        s = run_case(overrides)
+        if s is None:
+            print(f"{name}: did not finish within the time limit")
+            continue
+        wall = s["wall_s"]
+        print(f"{name}: engine wall {wall:.2f} s, simulated {s['sim_time_s'] * 1e3:.2f} ms, events {s['events']}, "
+              f"{s['events'] / wall / 1e6:.2f} M events/s, packet-hops {s['packet_hops']}, "
+              f"{s['packet_hops'] / wall / 1e6:.2f} M packet-hops/s, peak memory {s['peak_rss_mb']:.0f} MB, "
+              f"flows completed {s['completed']}/{s['flows']}, total wall {s['total_wall_s']:.2f} s", flush=True)
