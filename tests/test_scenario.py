@@ -89,3 +89,13 @@ def test_unreadable_and_invalid_files_are_input_errors(tmp_path):
     bad.write_text("[topology\nk = 4\n")
     with pytest.raises(InputError, match="not valid TOML"):
         load_scenario(bad)
+
+
+def test_the_example_in_the_format_doc_is_valid():
+    import re
+    import tomllib
+
+    text = (ROOT / "docs" / "scenario-format.md").read_text()
+    block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    s = scenario_from_dict(tomllib.loads(block))
+    assert s.routing.scheme == "rps" and s.workload.kind == "random" and s.run.stop_time == 10 * 10**12
