@@ -58,3 +58,36 @@ def test_flows_file_with_a_missing_host_is_refused(tmp_path):
 
 def test_missing_scenario_file_is_a_clean_error(tmp_path):
     assert_clean_error(run_cli("simulate", tmp_path / "nope.toml"), "nope.toml")
+
+
+def test_simulate_prints_a_summary_and_writes_json(tmp_path):
+    out = run_cli("simulate", STATIC, "--seed", "3", "--set", "workload.long_flows=2",
+                  "--set", "workload.long_size=500KB", "--set", "routing.scheme=rps", "--json", tmp_path / "r.json")
+    assert out.returncode == 0, out.stderr
+    assert "long" in out.stdout and "short" in out.stdout and "packet-hops" in out.stdout
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert set(doc) >= {"flows", "links", "nodes", "summary"}
+    assert doc["summary"]["seed"] == 3 and doc["summary"]["routing"] == "rps"
+    assert [f["size_bytes"] for f in doc["flows"]] == [500_000, 500_000, 200_000]
+    assert all(f["fct_s"] > 0 and f["throughput_bps"] > 0 for f in doc["flows"])
+
+
+def test_flows_file_replaces_the_workload(tmp_path):
+    f = tmp_path / "flows.csv"
+    f.write_text("src,dst,size_bytes,start_s,class\nS0,S15,100000,0,mouse\n5,S9,300000,0.001,elephant\n")
+    out = run_cli("simulate", STATIC, "--flows", f, "--json", tmp_path / "r.json")
+    assert out.returncode == 0, out.stderr
+    flows = json.loads((tmp_path / "r.json").read_text())["flows"]
+    assert [(x["src"], x["dst"], x["class"], x["start_s"]) for x in flows] == [
+        ("S0", "S15", "mouse", 0.0), ("S5", "S9", "elephant", 0.001)]
+
+
+def test_demo_prints_single_and_rps_side_by_side(tmp_path):
+    out = run_cli("demo", "--json", tmp_path / "d.json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads((tmp_path / "d.json").read_text())["rows"]
+    assert [(r["scenario"], r["routing"]) for r in rows] == [
+        ("seed003-static", "single"), ("seed003-static", "rps"), ("seed003-random", "single"),
+        ("seed003-random", "rps")]
+    assert all(r["short_ooo_%"] == 0 for r in rows if r["routing"] == "single")
+    assert "seed003-random" in out.stdout

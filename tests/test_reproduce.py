@@ -3,7 +3,6 @@ hold in our simulator at the quick size (2 seeds, 1 MB long flows). Tolerances a
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest

@@ -96,6 +96,6 @@ def test_the_example_in_the_format_doc_is_valid():
     import tomllib
 
     text = (ROOT / "docs" / "scenario-format.md").read_text()
-    block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    block = re.search(r"```toml\n(.*?)```", text, re.DOTALL).group(1)
     s = scenario_from_dict(tomllib.loads(block))
     assert s.routing.scheme == "rps" and s.workload.kind == "random" and s.run.stop_time == 10 * 10**12

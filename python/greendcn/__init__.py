@@ -11,5 +11,14 @@ from .simulate import SimResult, simulate
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "GreendcnError", "InputError", "EngineInputError", "EngineCrash", "Scenario",
-           "load_scenario", "simulate", "SimResult"]
+__all__ = [
+           "EngineCrash",
+           "EngineInputError",
+           "GreendcnError",
+           "InputError",
+           "Scenario",
+           "SimResult",
+           "__version__",
+           "load_scenario",
+           "simulate",
+]

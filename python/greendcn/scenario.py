@@ -11,15 +11,36 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 
 from .errors import InputError
 from .units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 
 __all__ = [
-    "Scenario", "Topology", "Routing", "Tcp", "Run", "StaticWorkload", "RandomWorkload",
-    "PermutationWorkload", "FlowsWorkload", "FlowEntry", "load_scenario", "scenario_from_dict",
-    "apply_overrides", "parse_set",
+    "FlowEntry",
+    "FlowsWorkload",
+    "PermutationWorkload",
+    "RandomWorkload",
+    "Routing",
+    "Run",
+    "Scenario",
+    "StaticWorkload",
+    "Tcp",
+    "Topology",
+    "apply_overrides",
+    "load_scenario",
+    "parse_set",
+    "scenario_from_dict",
 ]
 
 

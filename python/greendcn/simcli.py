@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -35,11 +35,11 @@ def _print_summary(res: Any) -> None:
 
 def simulate_cmd(
     scenario: Path = typer.Argument(..., help="Scenario TOML file (docs/scenario-format.md)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Replaces run.seed."),
-    json_out: Optional[Path] = JsonOption,
-    flows: Optional[Path] = typer.Option(None, "--flows", help="CSV src,dst,size_bytes,start_s[,class] "
+    seed: int | None = typer.Option(None, "--seed", help="Replaces run.seed."),
+    json_out: Path | None = JsonOption,
+    flows: Path | None = typer.Option(None, "--flows", help="CSV src,dst,size_bytes,start_s[,class] "
                                                                "replacing the scenario's workload."),
-    set_: Optional[list[str]] = typer.Option(None, "--set", help="Override a key: --set routing.scheme=rps."),
+    set_: list[str] | None = typer.Option(None, "--set", help="Override a key: --set routing.scheme=rps."),
 ) -> None:
     """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary."""
     from .scenario import load_scenario
@@ -53,7 +53,7 @@ def simulate_cmd(
 
 def demo_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the random pairs and of the spraying choices."),
-    json_out: Optional[Path] = JsonOption,
+    json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 003 on built-in defaults: single path vs packet spraying on a k=4 fat-tree, side by side."""
     from .experiments.metrics import run_metrics

@@ -15,7 +15,7 @@ from .topology import Network, build_topology
 from .units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
 
-__all__ = ["simulate", "build_spec", "SimResult", "as_scenario"]
+__all__ = ["SimResult", "as_scenario", "build_spec", "simulate"]
 
 
 @dataclass

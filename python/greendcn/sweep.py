@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from .errors import InputError
 
-__all__ = ["run_parallel", "default_workers", "sweep"]
+__all__ = ["default_workers", "run_parallel", "sweep"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -73,7 +73,7 @@ def run_parallel(
         bar.close()
 
 
-def _sweep_job(pair: tuple[object, int]) -> "pd.DataFrame":  # noqa: F821
+def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:  # noqa: F821
     from .simulate import simulate
 
     scenario, seed = pair

@@ -5,4 +5,4 @@ from __future__ import annotations
 from .metrics import run_metrics
 from .rps import RpsConfig, reproduce_rps, seed003_scenario
 
-__all__ = ["run_metrics", "RpsConfig", "reproduce_rps", "seed003_scenario"]
+__all__ = ["RpsConfig", "reproduce_rps", "run_metrics", "seed003_scenario"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -22,8 +21,8 @@ def rps(
     seeds: int = typer.Option(10, "--seeds", min=1, help="Runs (seeds) per point; seed 003 used 10."),
     out: Path = typer.Option(Path("out/reproduce-rps"), "--out", help="Folder for the CSV files and PNG figures."),
     quick: bool = typer.Option(False, "--quick", help="Small size: 2 seeds, 1 MB long flows, fewer points."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
-    json_out: Optional[Path] = JsonOption,
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
+    json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 003: single path vs random packet spraying on a k=4 fat-tree (Figs 2-9, plus dupack threshold)."""
     from .rps import RpsConfig, reproduce_rps, summarize

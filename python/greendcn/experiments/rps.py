@@ -21,7 +21,7 @@ from ..simulate import simulate
 from ..sweep import run_parallel
 from .metrics import run_metrics
 
-__all__ = ["RpsConfig", "Case", "seed003_scenario", "cases", "run_case", "reproduce_rps", "summarize"]
+__all__ = ["Case", "RpsConfig", "cases", "reproduce_rps", "run_case", "seed003_scenario", "summarize"]
 
 SCHEMES = ("single", "rps")
 

@@ -6,8 +6,16 @@ from .fattree import fattree
 from .graph import Link, Network, Node, equal_cost_paths, shortest_hops
 from .leafspine import leafspine
 
-__all__ = ["Network", "Node", "Link", "fattree", "leafspine", "build_topology", "equal_cost_paths",
-           "shortest_hops"]
+__all__ = [
+    "Link",
+    "Network",
+    "Node",
+    "build_topology",
+    "equal_cost_paths",
+    "fattree",
+    "leafspine",
+    "shortest_hops",
+]
 
 
 def build_topology(topo) -> Network:  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["Node", "Link", "Network", "shortest_hops", "equal_cost_paths"]
+__all__ = ["Link", "Network", "Node", "equal_cost_paths", "shortest_hops"]
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,17 @@ from .flow import Flow, add_start_jitter, rng_for
 from .permutation import permutation
 from .seed003 import randomized, static
 
-__all__ = ["Flow", "static", "randomized", "permutation", "read_flows_csv", "flows_from_entries",
-           "build_workload", "rng_for", "add_start_jitter"]
+__all__ = [
+    "Flow",
+    "add_start_jitter",
+    "build_workload",
+    "flows_from_entries",
+    "permutation",
+    "randomized",
+    "read_flows_csv",
+    "rng_for",
+    "static",
+]
 
 
 def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-untyped-def]

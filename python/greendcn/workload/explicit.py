@@ -13,7 +13,7 @@ from ..errors import InputError
 from ..units import PS_PER_S
 from .flow import Flow
 
-__all__ = ["read_flows_csv", "flows_from_entries"]
+__all__ = ["flows_from_entries", "read_flows_csv"]
 
 REQUIRED = ("src", "dst", "size_bytes", "start_s")
 

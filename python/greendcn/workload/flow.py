@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Flow", "rng_for", "add_start_jitter", "STREAM_PAIRS", "STREAM_JITTER"]
+__all__ = ["STREAM_JITTER", "STREAM_PAIRS", "Flow", "add_start_jitter", "rng_for"]
 
 # Each random choice of a workload draws from its own stream of the run's seed, so changing one (say, the
 # jitter) never shifts another (the pairs).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .flow import STREAM_PAIRS, Flow, rng_for
 
-__all__ = ["permutation", "derangement"]
+__all__ = ["derangement", "permutation"]
 
 
 def derangement(n: int, seed: int) -> list[int]:

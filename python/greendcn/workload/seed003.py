@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .flow import STREAM_PAIRS, Flow, rng_for
 
-__all__ = ["static", "randomized"]
+__all__ = ["randomized", "static"]
 
 
 def static(net, long_flows: int = 5, long_size: int = 10_000_000, short_size: int = 200_000,  # type: ignore[no-untyped-def]
