@@ -8,6 +8,8 @@ pub enum EngineError {
     Parse(String),
     /// The spec was read but makes no sense (a flow to a switch, a zero rate, ...); names the field.
     Invalid(String),
+    /// The caller asked the run to stop (Ctrl-C).
+    Interrupted,
 }
 
 impl fmt::Display for EngineError {
@@ -15,6 +17,7 @@ impl fmt::Display for EngineError {
         match self {
             EngineError::Parse(m) => write!(f, "cannot read engine spec: {m}"),
             EngineError::Invalid(m) => write!(f, "invalid engine spec: {m}"),
+            EngineError::Interrupted => write!(f, "simulation interrupted"),
         }
     }
 }

@@ -1,15 +1,33 @@
 //! greendcn-engine: a packet-level datacenter network simulator with exact counters for energy accounting.
-//! Pure Rust, no Python: `run(&SimSpec)` moves packets through links, queues and switches and returns
-//! per-flow, per-link and per-node counters. Python prices those counters in watts and joules.
+//! Pure Rust, no Python: `run` moves packets through links, queues and switches and returns per-flow,
+//! per-link and per-node counters. Python prices those counters in watts and joules.
 
 pub mod error;
+pub mod event;
+pub mod packet;
+pub mod port;
+pub mod results;
+pub mod rng;
+pub mod routing;
+pub mod sim;
 pub mod spec;
+pub mod tcp;
+pub mod units;
+mod validate;
 
 pub use error::EngineError;
+pub use results::SimResults;
+pub use sim::Sim;
 pub use spec::SimSpec;
 
+/// Run one spec to completion (or its time limit).
+pub fn run(spec: &SimSpec, interrupted: &mut dyn FnMut() -> bool) -> Result<SimResults, EngineError> {
+    Sim::new(spec)?.run(interrupted)
+}
+
 /// Parse a JSON spec, run it, and return the JSON results.
-pub fn run_json(spec_json: &str) -> Result<String, EngineError> {
+pub fn run_json(spec_json: &str, interrupted: &mut dyn FnMut() -> bool) -> Result<String, EngineError> {
     let spec: SimSpec = serde_json::from_str(spec_json).map_err(|e| EngineError::Parse(e.to_string()))?;
-    Err(EngineError::Invalid(format!("engine not built yet ({} nodes)", spec.nodes.len())))
+    let results = run(&spec, interrupted)?;
+    Ok(serde_json::to_string(&results).expect("results always serialize"))
 }

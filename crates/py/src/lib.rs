@@ -13,9 +13,25 @@ create_exception!(_engine, EngineCrash, PyRuntimeError);
 #[pyfunction]
 fn run(py: Python<'_>, spec_json: &str) -> PyResult<String> {
     let spec = spec_json.to_owned();
-    let outcome = py.detach(move || std::panic::catch_unwind(|| greendcn_engine::run_json(&spec)));
+    let mut signal: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // Now and then take the GIL back to let Ctrl-C through.
+            let mut interrupted = || match Python::attach(|py| py.check_signals()) {
+                Ok(()) => false,
+                Err(e) => {
+                    signal = Some(e);
+                    true
+                }
+            };
+            greendcn_engine::run_json(&spec, &mut interrupted)
+        }))
+    });
     match outcome {
         Ok(Ok(text)) => Ok(text),
+        Ok(Err(greendcn_engine::EngineError::Interrupted)) => {
+            Err(signal.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")))
+        }
         Ok(Err(e)) => Err(EngineInputError::new_err(e.to_string())),
         Err(panic) => {
             let msg = panic

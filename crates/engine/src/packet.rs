@@ -1,0 +1,72 @@
+//! A packet is a plain struct kept in a pool and passed around as a u32 index: no allocation per packet once
+//! the pool has grown to the number of packets alive at once.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    TcpData,
+    TcpAck,
+    Udp,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Packet {
+    pub kind: PacketKind,
+    /// Index of the flow this packet belongs to (data and ACKs alike).
+    pub flow: u32,
+    /// Destination host as an index into the host table (routing key).
+    pub dst_host: u32,
+    /// Bytes on the wire (payload + headers + frame overhead).
+    pub wire_bytes: u32,
+    /// Payload bytes (0 for a pure ACK).
+    pub payload: u32,
+    /// First payload byte's sequence number (data), or cumulative ACK (ACK).
+    pub seq: u64,
+    /// Data: send time; ACK: the echoed send time of the data packet that caused it.
+    pub ts: u64,
+    /// Per-flow, per-direction hash for ECMP.
+    pub flow_hash: u64,
+    /// A data packet sent again (not its first transmission).
+    pub retx: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: u64,
+}
+
+impl PacketPool {
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            i
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as u32
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.slots[i as usize]
+    }
+
+    #[inline]
+    pub fn release(&mut self, i: u32) {
+        self.live -= 1;
+        self.free.push(i);
+    }
+
+    /// Packets allocated and not yet released.
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+
+    /// Most packets ever alive at once.
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}

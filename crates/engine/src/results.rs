@@ -1,0 +1,82 @@
+//! The engine's output: per-flow, per-link-direction and per-node counters and a run summary.
+//! Field names and units are the contract of docs/engine-spec.md.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlowResult {
+    pub id: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub size_bytes: u64,
+    pub start_ps: u64,
+    pub transport: &'static str,
+    pub completed: bool,
+    pub finish_ps: Option<u64>,
+    pub fct_ps: Option<u64>,
+    pub bytes_received: u64,
+    pub packets_received: u64,
+    pub data_packets_sent: u64,
+    pub retransmits: u64,
+    pub spurious_retransmits: u64,
+    pub ooo_packets: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub acks_sent: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LinkDirResult {
+    pub link: u32,
+    pub dir: u32,
+    pub from: u32,
+    pub to: u32,
+    pub bytes_sent: u64,
+    pub packets_sent: u64,
+    pub busy_ps: u64,
+    pub drops: u64,
+    pub drop_bytes: u64,
+    pub peak_queue_packets: u64,
+    pub peak_queue_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NodeResult {
+    pub name: String,
+    pub kind: &'static str,
+    pub packets_sent: u64,
+    pub packets_received: u64,
+    pub packets_forwarded: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    pub sim_time_ps: u64,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub wall_s: f64,
+    pub drops: u64,
+    pub packets_created: u64,
+    pub packets_delivered: u64,
+    pub packets_in_flight: u64,
+    pub flows_completed: u64,
+    pub stopped_by: &'static str,
+    /// Most packets alive at once (the packet pool's size).
+    pub peak_packets_alive: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Series {
+    pub window_ps: u64,
+    /// Bytes whose transmission started in each window, per link direction.
+    pub link_bytes: Vec<Vec<u64>>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SimResults {
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkDirResult>,
+    pub nodes: Vec<NodeResult>,
+    pub summary: Summary,
+    pub series: Option<Series>,
+}

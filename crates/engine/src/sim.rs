@@ -1,0 +1,557 @@
+//! The simulator: owns the network, the packets and the event loop of one run. A `Sim` is a plain value, so
+//! several runs can live in one process and on several threads.
+
+use std::time::Instant;
+
+use crate::error::EngineError;
+use crate::event::{EventKind, EventQueue};
+use crate::packet::{Packet, PacketKind, PacketPool};
+use crate::port::{Admission, Port};
+use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, Summary};
+use crate::rng::{mix64, Rng};
+use crate::routing::Routes;
+use crate::spec::{NodeKind, Routing, SimSpec, Transport};
+use crate::tcp::{AckAction, Segment, TcpReceiver, TcpSender};
+use crate::units::ser_time_ps;
+use crate::validate;
+
+/// How often (in events) the loop asks its caller whether to stop early (Ctrl-C).
+const INTERRUPT_EVERY: u64 = 1 << 20;
+
+#[derive(Debug, Default, Clone)]
+struct NodeCounters {
+    sent: u64,
+    received: u64,
+    forwarded: u64,
+}
+
+struct FlowState {
+    src: u32,
+    dst: u32,
+    src_host: u32,
+    dst_host: u32,
+    hash_fwd: u64,
+    hash_rev: u64,
+    sender: Option<TcpSender>,
+    receiver: TcpReceiver,
+    udp_sent: u64,
+    udp_packets: u64,
+    rto_pending: Option<u64>,
+    delack_pending: Option<u64>,
+}
+
+pub struct Sim<'a> {
+    spec: &'a SimSpec,
+    now: u64,
+    events: EventQueue,
+    pool: PacketPool,
+    ports: Vec<Port>,
+    kinds: Vec<NodeKind>,
+    host_index: Vec<u32>,
+    routes: Routes,
+    switch_rngs: Vec<Rng>,
+    node_counters: Vec<NodeCounters>,
+    flows: Vec<FlowState>,
+    window_ps: u64,
+    segs: Vec<Segment>,
+    events_done: u64,
+    hops: u64,
+    drops: u64,
+    created: u64,
+    delivered: u64,
+}
+
+/// Position of each host among the hosts (u32::MAX for switches), and the hosts' node ids.
+fn index_hosts(kinds: &[NodeKind]) -> (Vec<u32>, Vec<u32>) {
+    let mut index = vec![u32::MAX; kinds.len()];
+    let mut hosts = Vec::new();
+    for (n, k) in kinds.iter().enumerate() {
+        if *k == NodeKind::Host {
+            index[n] = hosts.len() as u32;
+            hosts.push(n as u32);
+        }
+    }
+    (index, hosts)
+}
+
+impl<'a> Sim<'a> {
+    pub fn new(spec: &'a SimSpec) -> Result<Self, EngineError> {
+        validate::check(spec)?;
+        let kinds: Vec<NodeKind> = spec.nodes.iter().map(|n| n.kind).collect();
+        let mut ports = Vec::with_capacity(spec.links.len() * 2);
+        let mut out_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kinds.len()];
+        for (i, l) in spec.links.iter().enumerate() {
+            let (ab, ba) = ((2 * i) as u32, (2 * i + 1) as u32);
+            ports.push(Port::new(l.a, l.b, i as u32, l.rate_bps, l.delay_ps, l.queue_a));
+            ports.push(Port::new(l.b, l.a, i as u32, l.rate_bps, l.delay_ps, l.queue_b));
+            out_ports[l.a as usize].push((ab, l.b));
+            out_ports[l.b as usize].push((ba, l.a));
+        }
+        let (host_index, hosts) = index_hosts(&kinds);
+        let routes = Routes::build(&kinds, &out_ports, &hosts);
+        let mut flows = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.iter().enumerate() {
+            let (sh, dh) = (host_index[f.src as usize], host_index[f.dst as usize]);
+            if routes.next_hops(f.src, dh).is_empty() || routes.next_hops(f.dst, sh).is_empty() {
+                return Err(EngineError::Invalid(format!(
+                    "flows[{i}]: no path between {} and {}",
+                    spec.nodes[f.src as usize].name, spec.nodes[f.dst as usize].name
+                )));
+            }
+            let base = mix64(spec.seed ^ mix64(f.id));
+            flows.push(FlowState {
+                src: f.src,
+                dst: f.dst,
+                src_host: sh,
+                dst_host: dh,
+                hash_fwd: mix64(base ^ ((f.src as u64) << 32 | f.dst as u64)),
+                hash_rev: mix64(base ^ ((f.dst as u64) << 32 | f.src as u64)),
+                sender: (f.transport == Transport::Tcp).then(|| TcpSender::new(f.size_bytes, &spec.tcp)),
+                receiver: TcpReceiver::new(f.size_bytes),
+                udp_sent: 0,
+                udp_packets: 0,
+                rto_pending: None,
+                delack_pending: None,
+            });
+        }
+        let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
+        let mut events = EventQueue::default();
+        for (i, f) in spec.flows.iter().enumerate() {
+            events.push(f.start_ps, EventKind::FlowStart, i as u32);
+        }
+        Ok(Sim {
+            spec,
+            now: 0,
+            events,
+            pool: PacketPool::default(),
+            ports,
+            node_counters: vec![NodeCounters::default(); kinds.len()],
+            kinds,
+            host_index,
+            routes,
+            switch_rngs,
+            flows,
+            window_ps: spec.stats_window_ps.unwrap_or(0),
+            segs: Vec::new(),
+            events_done: 0,
+            hops: 0,
+            drops: 0,
+            created: 0,
+            delivered: 0,
+        })
+    }
+
+    /// Run to completion (or to `stop_ps`). `interrupted` is polled now and then; returning true stops the run.
+    pub fn run(mut self, interrupted: &mut dyn FnMut() -> bool) -> Result<SimResults, EngineError> {
+        let started = Instant::now();
+        let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
+        let mut stopped_by = "completion";
+        while let Some(ev) = self.events.pop() {
+            if ev.time > stop {
+                stopped_by = "time_limit";
+                self.now = stop;
+                break;
+            }
+            if self.is_stale(ev.kind, ev.arg, ev.time) {
+                continue; // a timer that was cancelled or moved: not an event of the run
+            }
+            self.now = ev.time;
+            self.events_done += 1;
+            if self.events_done % INTERRUPT_EVERY == 0 && interrupted() {
+                return Err(EngineError::Interrupted);
+            }
+            match ev.kind {
+                EventKind::PortArrival => self.port_arrival(ev.arg),
+                EventKind::FlowStart => self.flow_start(ev.arg),
+                EventKind::RtoTimer => self.rto_timer(ev.arg),
+                EventKind::DelackTimer => self.delack_timer(ev.arg),
+                EventKind::UdpSend => self.udp_send(ev.arg),
+            }
+        }
+        let wall_s = started.elapsed().as_secs_f64();
+        Ok(self.results(wall_s, stopped_by))
+    }
+
+    /// A timer event is stale when a newer one superseded it or the timer was disarmed since. Stale events
+    /// neither advance the clock nor count, so a finished run ends at its last real event.
+    fn is_stale(&mut self, kind: EventKind, f: u32, time: u64) -> bool {
+        match kind {
+            EventKind::RtoTimer => {
+                let fl = &mut self.flows[f as usize];
+                if fl.rto_pending != Some(time) {
+                    return true;
+                }
+                if fl.sender.as_ref().is_none_or(|s| s.rto_deadline.is_none()) {
+                    fl.rto_pending = None;
+                    return true;
+                }
+                false
+            }
+            EventKind::DelackTimer => {
+                let fl = &mut self.flows[f as usize];
+                if fl.delack_pending != Some(time) {
+                    return true;
+                }
+                if fl.receiver.delack_deadline.is_none() {
+                    fl.delack_pending = None;
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    // ---- the network -------------------------------------------------------------------------------
+
+    #[inline]
+    fn pick_port(&mut self, node: u32, pkt: &Packet) -> Option<u32> {
+        let hops = self.routes.next_hops(node, pkt.dst_host);
+        let n = hops.len();
+        if n <= 1 {
+            return hops.first().copied();
+        }
+        let i = match self.spec.routing {
+            // Depends on (destination, switch) only, never on the seed: one fixed path per destination.
+            Routing::Single => (mix64((pkt.dst_host as u64) << 32 | node as u64) % n as u64) as usize,
+            Routing::Ecmp => (mix64(pkt.flow_hash ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % n as u64) as usize,
+            Routing::Rps => self.switch_rngs[node as usize].below(n as u32) as usize,
+        };
+        Some(hops[i])
+    }
+
+    #[inline]
+    fn offer(&mut self, port: u32, pkt: u32) {
+        let wire = self.pool.get(pkt).wire_bytes;
+        match self.ports[port as usize].offer(self.now, pkt, wire, self.window_ps) {
+            Admission::Dropped => {
+                self.drops += 1;
+                self.pool.release(pkt);
+            }
+            Admission::Accepted { arrival, pipe_was_empty } => {
+                self.hops += 1;
+                if pipe_was_empty {
+                    self.events.push(arrival, EventKind::PortArrival, port);
+                }
+            }
+        }
+    }
+
+    /// Forward a packet out of `node` (a switch, or the host that made it).
+    #[inline]
+    fn forward(&mut self, node: u32, pkt_id: u32) {
+        let pkt = *self.pool.get(pkt_id);
+        match self.pick_port(node, &pkt) {
+            Some(port) => self.offer(port, pkt_id),
+            None => {
+                // Unreachable by construction (flows are checked for paths); counted, never silently lost.
+                self.drops += 1;
+                self.pool.release(pkt_id);
+            }
+        }
+    }
+
+    fn send_from_host(&mut self, host: u32, pkt: Packet) {
+        let id = self.pool.alloc(pkt);
+        self.created += 1;
+        self.node_counters[host as usize].sent += 1;
+        self.forward(host, id);
+    }
+
+    fn port_arrival(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let (_, pkt) = p.pipe.pop_front().expect("an arrival event always has a packet in its pipe");
+        if let Some(&(next, _)) = p.pipe.front() {
+            self.events.push(next, EventKind::PortArrival, port);
+        }
+        let node = p.to;
+        match self.kinds[node as usize] {
+            NodeKind::Switch => {
+                self.node_counters[node as usize].forwarded += 1;
+                self.forward(node, pkt);
+            }
+            NodeKind::Host => self.deliver(node, pkt),
+        }
+    }
+
+    fn deliver(&mut self, host: u32, pkt_id: u32) {
+        let pkt = *self.pool.get(pkt_id);
+        self.pool.release(pkt_id);
+        self.node_counters[host as usize].received += 1;
+        self.delivered += 1;
+        debug_assert_eq!(self.host_index[host as usize], pkt.dst_host);
+        let f = pkt.flow;
+        match pkt.kind {
+            PacketKind::TcpData => {
+                let action = self.flows[f as usize].receiver.on_data(
+                    self.now, pkt.seq, pkt.payload, pkt.retx, pkt.ts, &self.spec.tcp);
+                match action {
+                    AckAction::Now => self.send_ack(f),
+                    AckAction::Delay(deadline) => self.arm_delack(f, deadline),
+                }
+            }
+            PacketKind::TcpAck => {
+                let now = self.now;
+                let mut segs = std::mem::take(&mut self.segs);
+                if let Some(s) = self.flows[f as usize].sender.as_mut() {
+                    s.on_ack(now, pkt.seq, pkt.ts, &self.spec.tcp, &mut segs);
+                }
+                self.send_segments(f, &mut segs);
+                self.segs = segs;
+                self.sync_rto(f);
+            }
+            PacketKind::Udp => {
+                self.flows[f as usize].receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
+            }
+        }
+    }
+
+    // ---- TCP ---------------------------------------------------------------------------------------
+
+    fn send_segments(&mut self, f: u32, segs: &mut Vec<Segment>) {
+        let overhead = self.spec.tcp.header_bytes + self.spec.frame_overhead_bytes;
+        let (src, dst_host, hash) = {
+            let fl = &self.flows[f as usize];
+            (fl.src, fl.dst_host, fl.hash_fwd)
+        };
+        for s in segs.drain(..) {
+            let pkt = Packet {
+                kind: PacketKind::TcpData,
+                flow: f,
+                dst_host,
+                wire_bytes: s.len + overhead,
+                payload: s.len,
+                seq: s.seq,
+                ts: self.now,
+                flow_hash: hash,
+                retx: s.retx,
+            };
+            self.send_from_host(src, pkt);
+        }
+    }
+
+    fn send_ack(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        let (ack, echo) = fl.receiver.take_ack();
+        let pkt = Packet {
+            kind: PacketKind::TcpAck,
+            flow: f,
+            dst_host: fl.src_host,
+            wire_bytes: self.spec.tcp.header_bytes + self.spec.frame_overhead_bytes,
+            payload: 0,
+            seq: ack,
+            ts: echo,
+            flow_hash: fl.hash_rev,
+            retx: false,
+        };
+        let dst = fl.dst;
+        self.send_from_host(dst, pkt);
+    }
+
+    /// Make sure a timer event is pending no later than `deadline`. One pending event per flow and timer
+    /// kind is the rule; a deadline moved later is found when the earlier event fires and re-arms.
+    fn arm(events: &mut EventQueue, pending: &mut Option<u64>, deadline: u64, kind: EventKind, f: u32) {
+        if pending.is_none_or(|p| p > deadline) {
+            events.push(deadline, kind, f);
+            *pending = Some(deadline);
+        }
+    }
+
+    fn sync_rto(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.sender.as_ref().and_then(|s| s.rto_deadline) {
+            Self::arm(&mut self.events, &mut fl.rto_pending, d, EventKind::RtoTimer, f);
+        }
+    }
+
+    fn arm_delack(&mut self, f: u32, deadline: u64) {
+        let fl = &mut self.flows[f as usize];
+        Self::arm(&mut self.events, &mut fl.delack_pending, deadline, EventKind::DelackTimer, f);
+    }
+
+    fn flow_start(&mut self, f: u32) {
+        if self.flows[f as usize].sender.is_some() {
+            let now = self.now;
+            let mut segs = std::mem::take(&mut self.segs);
+            self.flows[f as usize].sender.as_mut().unwrap().fill_window(now, &self.spec.tcp, &mut segs);
+            self.send_segments(f, &mut segs);
+            self.segs = segs;
+            self.sync_rto(f);
+        } else {
+            self.udp_send(f);
+        }
+    }
+
+    fn rto_timer(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.rto_pending != Some(now) {
+            return; // superseded by an earlier timer event
+        }
+        fl.rto_pending = None;
+        let Some(sender) = fl.sender.as_mut() else { return };
+        match sender.rto_deadline {
+            Some(d) if d <= now => {
+                let mut segs = std::mem::take(&mut self.segs);
+                sender.on_timeout(now, &self.spec.tcp, &mut segs);
+                self.send_segments(f, &mut segs);
+                self.segs = segs;
+                self.sync_rto(f);
+            }
+            Some(_) => self.sync_rto(f),
+            None => {}
+        }
+    }
+
+    fn delack_timer(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.delack_pending != Some(now) {
+            return;
+        }
+        fl.delack_pending = None;
+        match fl.receiver.delack_deadline {
+            Some(d) if d <= now => self.send_ack(f),
+            Some(d) => self.arm_delack(f, d),
+            None => {}
+        }
+    }
+
+    // ---- UDP ---------------------------------------------------------------------------------------
+
+    fn udp_send(&mut self, f: u32) {
+        let spec = &self.spec.flows[f as usize];
+        let udp = &self.spec.udp;
+        let fl = &mut self.flows[f as usize];
+        let remaining = spec.size_bytes - fl.udp_sent;
+        let payload = (udp.payload_bytes as u64).min(remaining) as u32;
+        let wire = payload + udp.header_bytes + self.spec.frame_overhead_bytes;
+        let pkt = Packet {
+            kind: PacketKind::Udp,
+            flow: f,
+            dst_host: fl.dst_host,
+            wire_bytes: wire,
+            payload,
+            seq: fl.udp_sent,
+            ts: self.now,
+            flow_hash: fl.hash_fwd,
+            retx: false,
+        };
+        fl.udp_sent += payload as u64;
+        fl.udp_packets += 1;
+        let more = fl.udp_sent < spec.size_bytes;
+        let src = fl.src;
+        let gap = ser_time_ps(wire as u64, spec.rate_bps.unwrap_or(1)).max(1);
+        self.send_from_host(src, pkt);
+        if more {
+            self.events.push(self.now + gap, EventKind::UdpSend, f);
+        }
+    }
+
+    // ---- results -----------------------------------------------------------------------------------
+
+    fn results(self, wall_s: f64, stopped_by: &'static str) -> SimResults {
+        let flows: Vec<FlowResult> = self
+            .spec
+            .flows
+            .iter()
+            .zip(&self.flows)
+            .map(|(f, s)| {
+                let r = &s.receiver;
+                let st = s.sender.as_ref().map(|x| x.stats.clone()).unwrap_or_default();
+                FlowResult {
+                    id: f.id,
+                    src: f.src,
+                    dst: f.dst,
+                    size_bytes: f.size_bytes,
+                    start_ps: f.start_ps,
+                    transport: match f.transport {
+                        Transport::Tcp => "tcp",
+                        Transport::Udp => "udp",
+                    },
+                    completed: r.finish.is_some(),
+                    finish_ps: r.finish,
+                    fct_ps: r.finish.map(|t| t - f.start_ps),
+                    bytes_received: r.bytes_received(),
+                    packets_received: r.stats.packets_received,
+                    data_packets_sent: if s.sender.is_some() { st.data_packets_sent } else { s.udp_packets },
+                    retransmits: st.retransmits,
+                    spurious_retransmits: r.stats.spurious_retransmits,
+                    ooo_packets: r.stats.ooo_packets,
+                    fast_retransmits: st.fast_retransmits,
+                    timeouts: st.timeouts,
+                    acks_sent: r.stats.acks_sent,
+                }
+            })
+            .collect();
+        let links = self
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(d, p)| LinkDirResult {
+                link: p.link,
+                dir: d as u32,
+                from: p.from,
+                to: p.to,
+                bytes_sent: p.counters.bytes_sent,
+                packets_sent: p.counters.packets_sent,
+                busy_ps: p.counters.busy_ps,
+                drops: p.counters.drops,
+                drop_bytes: p.counters.drop_bytes,
+                peak_queue_packets: p.counters.peak_queue_packets,
+                peak_queue_bytes: p.counters.peak_queue_bytes,
+            })
+            .collect();
+        let nodes = self
+            .spec
+            .nodes
+            .iter()
+            .zip(&self.node_counters)
+            .map(|(n, c)| NodeResult {
+                name: n.name.clone(),
+                kind: match n.kind {
+                    NodeKind::Host => "host",
+                    NodeKind::Switch => "switch",
+                },
+                packets_sent: c.sent,
+                packets_received: c.received,
+                packets_forwarded: c.forwarded,
+            })
+            .collect();
+        let series = (self.window_ps > 0).then(|| {
+            let width = self.ports.iter().map(|p| p.window_bytes.len()).max().unwrap_or(0);
+            Series {
+                window_ps: self.window_ps,
+                link_bytes: self
+                    .ports
+                    .iter()
+                    .map(|p| {
+                        let mut v = p.window_bytes.clone();
+                        v.resize(width, 0);
+                        v
+                    })
+                    .collect(),
+            }
+        });
+        let flows_completed = flows.iter().filter(|f| f.completed).count() as u64;
+        SimResults {
+            summary: Summary {
+                sim_time_ps: self.now,
+                events: self.events_done,
+                packet_hops: self.hops,
+                wall_s,
+                drops: self.drops,
+                packets_created: self.created,
+                packets_delivered: self.delivered,
+                packets_in_flight: self.pool.live(),
+                flows_completed,
+                stopped_by,
+                peak_packets_alive: self.pool.capacity_used() as u64,
+            },
+            flows,
+            links,
+            nodes,
+            series,
+        }
+    }
+}

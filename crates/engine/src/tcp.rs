@@ -1,0 +1,427 @@
+//! TCP NewReno as two pure state machines, a sender and a receiver, that the simulator feeds with ACKs and
+//! data and whose requests (segments to send, timers to arm) it carries out. Byte sequence numbers start at 0;
+//! there is no handshake: a flow starts sending its initial window at its start time.
+//!
+//! Sender: slow start with appropriate byte counting (at most 2 MSS per ACK, RFC 3465), congestion avoidance
+//! of one MSS per window of acknowledged bytes, fast retransmit on `dupack_threshold` duplicate ACKs, NewReno
+//! fast recovery with partial ACKs (RFC 6582, "careful" entry: not again until the ACK passes `recover`),
+//! RFC 6298 retransmission timer with exponential back-off, go-back-N after a timeout.
+//! Receiver: cumulative ACKs, out-of-order segments kept, delayed ACKs (every second segment or on timer,
+//! immediately when data is out of order, fills a hole, or completes the flow).
+
+use crate::spec::TcpSpec;
+
+/// One segment the sender asks to transmit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    pub retx: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SenderStats {
+    pub data_packets_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct TcpSender {
+    size: u64,
+    mss: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    /// One past the highest byte ever sent: anything below it that is sent again is a retransmission.
+    high_tx: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    /// Acknowledged bytes counted towards the next congestion-avoidance increase.
+    ca_acked: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// Partial ACKs seen in the current recovery.
+    partial_acks: u32,
+    recover: Option<u64>,
+    srtt: Option<u64>,
+    rttvar: u64,
+    rto: u64,
+    /// Deadline of the retransmission timer, if armed.
+    pub rto_deadline: Option<u64>,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(size: u64, cfg: &TcpSpec) -> Self {
+        let mss = cfg.mss as u64;
+        TcpSender {
+            size,
+            mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            cwnd: cfg.initial_window as u64 * mss,
+            ssthresh: u64::MAX,
+            ca_acked: 0,
+            dupacks: 0,
+            in_recovery: false,
+            partial_acks: 0,
+            recover: None,
+            srtt: None,
+            rttvar: 0,
+            rto: cfg.initial_rto_ps.max(cfg.min_rto_ps),
+            rto_deadline: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.snd_una >= self.size
+    }
+
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    pub fn rto(&self) -> u64 {
+        self.rto
+    }
+
+    fn flight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    fn segment_at(&mut self, seq: u64) -> Segment {
+        let len = self.mss.min(self.size - seq) as u32;
+        let retx = seq < self.high_tx;
+        self.stats.data_packets_sent += 1;
+        if retx {
+            self.stats.retransmits += 1;
+        }
+        self.high_tx = self.high_tx.max(seq + len as u64);
+        Segment { seq, len, retx }
+    }
+
+    fn arm_if_idle(&mut self, now: u64) {
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rto);
+        }
+    }
+
+    /// Send whatever the window allows.
+    pub fn fill_window(&mut self, now: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
+        let wnd = self.cwnd.min(cfg.max_window_bytes);
+        while self.snd_nxt < self.size {
+            let len = self.mss.min(self.size - self.snd_nxt);
+            if self.flight() + len > wnd {
+                break;
+            }
+            let seg = self.segment_at(self.snd_nxt);
+            self.snd_nxt += seg.len as u64;
+            out.push(seg);
+        }
+        if self.snd_nxt > self.snd_una {
+            self.arm_if_idle(now);
+        }
+    }
+
+    fn retransmit_head(&mut self, out: &mut Vec<Segment>) {
+        let seg = self.segment_at(self.snd_una);
+        self.snd_nxt = self.snd_nxt.max(self.snd_una + seg.len as u64);
+        out.push(seg);
+    }
+
+    fn take_rtt_sample(&mut self, sample: u64, cfg: &TcpSpec) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(sample);
+                self.rttvar = sample / 2;
+            }
+            Some(srtt) => {
+                self.rttvar = (3 * self.rttvar + srtt.abs_diff(sample)) / 4;
+                self.srtt = Some((7 * srtt + sample) / 8);
+            }
+        }
+        self.rto = (self.srtt.unwrap() + 4 * self.rttvar).clamp(cfg.min_rto_ps, cfg.max_rto_ps);
+    }
+
+    /// A cumulative ACK for `ack` arrived, echoing the send time `echo_ts` of the data that caused it.
+    pub fn on_ack(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
+        let mss = self.mss;
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            // Timestamps make samples from retransmitted data safe (RFC 7323), so no Karn exclusion here.
+            self.take_rtt_sample(now.saturating_sub(echo_ts), cfg);
+            if self.in_recovery {
+                if ack >= self.recover.unwrap_or(0) {
+                    self.in_recovery = false;
+                    self.cwnd = self.ssthresh;
+                } else {
+                    // Partial ACK: the next hole is lost too; resend it and deflate by what was acked.
+                    self.retransmit_head(out);
+                    self.cwnd = self.cwnd.saturating_sub(acked) + mss;
+                    self.partial_acks += 1;
+                }
+            } else if self.cwnd < self.ssthresh {
+                self.cwnd += acked.min(2 * mss);
+            } else {
+                self.ca_acked += acked;
+                if self.ca_acked >= self.cwnd {
+                    self.ca_acked -= self.cwnd;
+                    self.cwnd += mss;
+                }
+            }
+            self.dupacks = 0;
+            // "Impatient" NewReno (RFC 6582 3.2): during recovery only the first partial ACK restarts the
+            // timer, so a window with many losses ends in a timeout instead of one hole per round trip.
+            let restart = !self.in_recovery || self.partial_acks <= 1;
+            if self.done() || self.snd_nxt == self.snd_una {
+                self.rto_deadline = None;
+            } else if restart {
+                self.rto_deadline = Some(now + self.rto);
+            }
+        } else if ack == self.snd_una && self.snd_nxt > self.snd_una {
+            self.dupacks += 1;
+            if !self.in_recovery && self.dupacks == cfg.dupack_threshold {
+                let may_enter = self.recover.is_none_or(|r| self.snd_una > r);
+                if may_enter {
+                    self.stats.fast_retransmits += 1;
+                    self.ssthresh = (self.flight() / 2).max(2 * mss);
+                    self.recover = Some(self.high_tx);
+                    self.in_recovery = true;
+                    self.partial_acks = 0;
+                    self.retransmit_head(out);
+                    self.cwnd = self.ssthresh + cfg.dupack_threshold as u64 * mss;
+                    self.rto_deadline = Some(now + self.rto);
+                }
+            } else if self.in_recovery {
+                self.cwnd += mss;
+            }
+        }
+        if !self.done() {
+            self.fill_window(now, cfg, out);
+        }
+    }
+
+    /// The retransmission timer fired (the simulator checked the deadline has passed).
+    pub fn on_timeout(&mut self, now: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
+        self.rto_deadline = None;
+        if self.done() {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.ssthresh = (self.flight() / 2).max(2 * self.mss);
+        self.cwnd = self.mss;
+        self.ca_acked = 0;
+        self.dupacks = 0;
+        self.in_recovery = false;
+        self.recover = Some(self.high_tx);
+        self.snd_nxt = self.snd_una; // go back N
+        self.rto = (self.rto * 2).min(cfg.max_rto_ps);
+        self.fill_window(now, cfg, out);
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ReceiverStats {
+    pub packets_received: u64,
+    pub ooo_packets: u64,
+    pub spurious_retransmits: u64,
+    pub acks_sent: u64,
+}
+
+/// What the receiver wants after a data packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckAction {
+    /// Send a cumulative ACK now.
+    Now,
+    /// Hold it; make sure a delayed-ACK timer fires by this time.
+    Delay(u64),
+}
+
+#[derive(Debug, Clone)]
+pub struct TcpReceiver {
+    size: u64,
+    /// Next byte expected: everything below it has arrived.
+    pub rcv_nxt: u64,
+    /// Received byte ranges above rcv_nxt, sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    /// Highest sequence number received so far, if any.
+    highest_seq: Option<u64>,
+    unacked_segments: u32,
+    /// Send time of the first data packet not yet acknowledged (echoed in the next ACK).
+    pub echo_ts: u64,
+    pub delack_deadline: Option<u64>,
+    pub finish: Option<u64>,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(size: u64) -> Self {
+        TcpReceiver {
+            size,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            highest_seq: None,
+            unacked_segments: 0,
+            echo_ts: 0,
+            delack_deadline: None,
+            finish: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    fn holds(&self, seq: u64, end: u64) -> bool {
+        end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq.max(self.rcv_nxt) && end <= e)
+    }
+
+    fn insert_ooo(&mut self, seq: u64, end: u64) {
+        let pos = self.ooo.partition_point(|&(s, _)| s < seq);
+        self.ooo.insert(pos, (seq, end));
+        // merge neighbours
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+        for &(s, e) in &self.ooo {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.ooo = merged;
+    }
+
+    /// A data packet arrived. Returns whether and when to acknowledge.
+    pub fn on_data(&mut self, now: u64, seq: u64, len: u32, retx: bool, ts: u64, cfg: &TcpSpec) -> AckAction {
+        let end = seq + len as u64;
+        self.stats.packets_received += 1;
+        // Out-of-order: a first transmission below the highest sequence number already seen on this flow.
+        if !retx && self.highest_seq.is_some_and(|h| seq < h) {
+            self.stats.ooo_packets += 1;
+        }
+        self.highest_seq = Some(self.highest_seq.map_or(seq, |h| h.max(seq)));
+        let duplicate = self.holds(seq, end);
+        if retx && duplicate {
+            self.stats.spurious_retransmits += 1;
+        }
+        let had_gap = !self.ooo.is_empty();
+        let in_order = seq <= self.rcv_nxt;
+        if !duplicate {
+            if in_order {
+                self.rcv_nxt = self.rcv_nxt.max(end);
+                while let Some(&(s, e)) = self.ooo.first() {
+                    if s > self.rcv_nxt {
+                        break;
+                    }
+                    self.rcv_nxt = self.rcv_nxt.max(e);
+                    self.ooo.remove(0);
+                }
+            } else {
+                self.insert_ooo(seq, end);
+            }
+        }
+        if self.unacked_segments == 0 {
+            self.echo_ts = ts;
+        }
+        self.unacked_segments += 1;
+        if self.rcv_nxt >= self.size && self.finish.is_none() {
+            self.finish = Some(now);
+            return AckAction::Now;
+        }
+        if !cfg.delayed_ack || duplicate || !in_order || had_gap || self.unacked_segments >= 2 {
+            return AckAction::Now;
+        }
+        let deadline = *self.delack_deadline.get_or_insert(now + cfg.delayed_ack_timeout_ps);
+        AckAction::Delay(deadline)
+    }
+
+    /// The ACK is being sent: returns (cumulative ack, echoed timestamp).
+    pub fn take_ack(&mut self) -> (u64, u64) {
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        self.stats.acks_sent += 1;
+        (self.rcv_nxt, self.echo_ts)
+    }
+
+    /// Distinct payload bytes received (in order and above the first hole).
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_nxt + self.ooo.iter().map(|&(s, e)| e - s).sum::<u64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> TcpSpec {
+        TcpSpec { mss: 1000, initial_window: 4, max_window_bytes: 1 << 20, ..TcpSpec::default() }
+    }
+
+    #[test]
+    fn a_single_loss_triggers_fast_retransmit_then_recovery_ends() {
+        let c = cfg();
+        let mut s = TcpSender::new(100_000, &c);
+        let mut out = Vec::new();
+        s.fill_window(0, &c, &mut out);
+        assert_eq!(out.len(), 4);
+        // Segment 0 is lost; segments 1..3 each produce a duplicate ACK for 0.
+        out.clear();
+        s.on_ack(10, 0, 0, &c, &mut out);
+        s.on_ack(11, 0, 0, &c, &mut out);
+        assert!(out.is_empty() && !s.in_recovery());
+        s.on_ack(12, 0, 0, &c, &mut out);
+        assert_eq!(out[0], Segment { seq: 0, len: 1000, retx: true });
+        assert!(s.in_recovery());
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.ssthresh(), 2000); // max(flight / 2, 2 MSS) with 4 segments in flight
+        // The retransmission fills the hole: the ACK covers everything sent before recovery began.
+        out.clear();
+        s.on_ack(20, 4000, 12, &c, &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd(), 2000);
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn losing_a_whole_window_ends_in_a_timeout_and_go_back_n() {
+        let c = cfg();
+        let mut s = TcpSender::new(100_000, &c);
+        let mut out = Vec::new();
+        s.fill_window(0, &c, &mut out);
+        let deadline = s.rto_deadline.expect("timer armed with data in flight");
+        assert_eq!(deadline, c.initial_rto_ps);
+        out.clear();
+        s.on_timeout(deadline, &c, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.cwnd(), 1000);
+        assert_eq!(out, vec![Segment { seq: 0, len: 1000, retx: true }]);
+        // Back-off doubles the timeout.
+        assert_eq!(s.rto_deadline, Some(deadline + 2 * c.initial_rto_ps));
+    }
+
+    #[test]
+    fn receiver_counts_reordering_and_spurious_retransmissions_apart() {
+        let c = TcpSpec { delayed_ack: true, ..cfg() };
+        let mut r = TcpReceiver::new(4000);
+        assert_eq!(r.on_data(0, 0, 1000, false, 0, &c), AckAction::Delay(c.delayed_ack_timeout_ps));
+        assert_eq!(r.on_data(1, 2000, 1000, false, 0, &c), AckAction::Now); // a gap: ACK at once
+        assert_eq!(r.on_data(2, 1000, 1000, false, 0, &c), AckAction::Now); // first transmission, late
+        assert_eq!(r.stats.ooo_packets, 1);
+        assert_eq!(r.rcv_nxt, 3000);
+        r.on_data(3, 1000, 1000, true, 0, &c); // a retransmission of data already held
+        assert_eq!(r.stats.spurious_retransmits, 1);
+        assert_eq!(r.stats.ooo_packets, 1, "retransmissions are never counted as out-of-order");
+        assert_eq!(r.on_data(4, 3000, 1000, false, 0, &c), AckAction::Now);
+        assert_eq!(r.finish, Some(4));
+        assert_eq!(r.bytes_received(), 4000);
+    }
+}
