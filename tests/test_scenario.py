@@ -67,7 +67,7 @@ def test_parse_set_reads_toml_values_and_keeps_text():
     ({"topology": {"link_rate": 1000000000}}, "topology.link_rate"),
     ({"topology": {"link_delay": "25"}}, "topology.link_delay"),
     ({"topology": {"queue": "many"}}, "topology.queue"),
-    ({"topology": {"kind": "leafspine", "k": 4}}, "topology.k"),
+    ({"topology": {"oversubscription": 1.25}}, "topology.oversubscription"),
     ({"routing": {"scheme": "spray"}}, "routing.scheme"),
     ({"tcp": {"dupack_threshold": 0}}, "tcp.dupack_threshold"),
     ({"workload": {"kind": "bursty"}}, "workload.kind"),

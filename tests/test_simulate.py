@@ -3,6 +3,7 @@
 flows instead of seed 003's 10 MB) so the suite stays fast; each test states its tolerance."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,8 @@ from greendcn import simulate
 from greendcn.experiments.metrics import run_metrics
 from greendcn.experiments.rps import seed003_scenario
 from greendcn.sweep import sweep
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def small(kind="static", scheme="single", **workload):
@@ -110,3 +113,28 @@ def test_run_metrics_follow_the_issue_definitions():
     assert m["long_throughput_bps"] == pytest.approx((8 * long["size_bytes"] / long["fct_s"]).mean())
     assert m["short_fct_s"] == pytest.approx(short["fct_s"].mean())
     assert m["ooo_pct"] == pytest.approx(100 * short["ooo_packets"].sum() / short["packets_received"].sum())
+
+
+def test_leafspine_permutation_under_ecmp_completes():
+    res = simulate({"topology": {"kind": "leafspine", "leaves": 3, "spines": 2, "hosts_per_leaf": 2},
+                    "routing": {"scheme": "ecmp"}, "workload": {"kind": "permutation", "size": "200KB"}})
+    assert len(res.flows) == 6 and res.flows["fct_s"].notna().all()
+    spines = res.nodes[res.nodes["name"].str.startswith("P")]
+    assert len(spines) == 2 and spines["packets_forwarded"].sum() > 0
+
+
+def test_a_fat_tree_file_can_switch_to_leafspine_by_override():
+    res = simulate(ROOT / "scenarios" / "seed003-static.toml", overrides=[
+        "topology.kind=leafspine", "topology.leaves=3", "topology.hosts_per_leaf=2", "workload.long_size=300KB"])
+    assert list(res.flows["dst"].unique()) == ["S5"]  # the static scenario's destination is the last host
+    assert res.flows["fct_s"].notna().all()
+
+
+def test_stop_time_leaves_flows_unfinished_with_no_fct():
+    res = simulate(small("static", long_flows=2), overrides=["run.stop_time=2ms"])
+    assert res.summary["stopped_by"] == "time_limit" and res.summary["sim_time_s"] == pytest.approx(0.002)
+    assert res.flows["fct_s"].isna().all() and (res.flows["bytes_received"] < res.flows["size_bytes"]).all()
+    s = res.summary
+    assert s["packets_created"] == s["packets_delivered"] + s["drops"] + s["packets_in_flight"] > 0
+    doc = res.to_json()
+    assert doc["flows"][0]["fct_s"] is None
