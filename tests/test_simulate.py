@@ -138,3 +138,21 @@ def test_stop_time_leaves_flows_unfinished_with_no_fct():
     assert s["packets_created"] == s["packets_delivered"] + s["drops"] + s["packets_in_flight"] > 0
     doc = res.to_json()
     assert doc["flows"][0]["fct_s"] is None
+
+
+def test_an_inline_udp_flow_is_sent_at_its_constant_rate():
+    # 1 MB of UDP payload at 100 Mbps: 680 datagrams of 1500 bytes on the wire, so about 81.6 ms; one
+    # datagram of slack (0.12 ms) plus the 150 us path covers rounding and propagation.
+    res = simulate({"workload": {"kind": "flows", "flows": [
+        {"src": "S0", "dst": "S15", "size": "1MB", "transport": "udp", "rate": "100Mbps", "class": "cbr"}]}})
+    f = res.flows.iloc[0]
+    wire_s = -(-1_000_000 // 1472) * 1500 * 8 / 100e6
+    assert f["transport"] == "udp" and f["bytes_received"] == 1_000_000
+    assert wire_s - 0.0002 < f["fct_s"] < wire_s + 0.0003
+
+
+def test_a_udp_flow_without_a_rate_names_the_field():
+    from greendcn.errors import InputError
+
+    with pytest.raises(InputError, match=r"workload\.flows\[0\]\.rate"):
+        simulate({"workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1MB", "transport": "udp"}]}})

@@ -160,6 +160,14 @@ class FlowEntry(_Model):
     size: SizeBytes
     start: TimePs = 0  # type: ignore[assignment]
     flow_class: str = Field("flow", alias="class")
+    transport: Literal["tcp", "udp"] = "tcp"
+    rate: RateBps | None = None  # UDP constant bit rate on the wire; required for udp
+
+    @model_validator(mode="after")
+    def _udp_rate(self) -> FlowEntry:
+        if self.transport == "udp" and self.rate is None:
+            raise FieldError("rate", "a UDP flow needs a sending rate", hint="add rate = '500Mbps'")
+        return self
 
 
 class FlowsWorkload(_WorkloadBase):

@@ -28,7 +28,7 @@ def flows_from_entries(net, entries, first_id: int = 0) -> list[Flow]:  # type: 
             raise InputError(f"{where}: src and dst are the same host", hint="a flow needs two distinct hosts")
         if e.size <= 0:
             raise InputError(f"{where}.size: must be positive", hint="write a size like '200KB'")
-        flows.append(Flow(first_id + i, src, dst, e.size, e.start, e.flow_class))
+        flows.append(Flow(first_id + i, src, dst, e.size, e.start, e.flow_class, e.transport, e.rate))
     return flows
 
 
