@@ -14,7 +14,7 @@ STATIC = ROOT / "scenarios" / "seed003-static.toml"
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "greendcn.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, check=False)
 
 
 def assert_clean_error(out: subprocess.CompletedProcess[str], field: str) -> None:

@@ -12,13 +12,13 @@ import pytest
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("rps")
     proc = subprocess.run([sys.executable, "-m", "greendcn.cli", "reproduce", "rps", "--quick", "--out", str(out),
-                           "--json", str(out / "rps.json")], capture_output=True, text=True, timeout=900)
+                           "--json", str(out / "rps.json")], capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr
     return out, pd.read_csv(out / "summary.csv"), pd.read_csv(out / "runs.csv"), proc.stdout
 
 
 def test_writes_figures_2_to_9_the_dupack_figure_and_csvs(quick):
-    out, summary, runs, stdout = quick
+    out, _, runs, stdout = quick
     names = sorted(p.name for p in out.glob("*.png"))
     assert [n.split("_")[0] for n in names] == ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9",
                                                  "fig"]
