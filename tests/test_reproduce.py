@@ -30,7 +30,7 @@ def test_writes_figures_2_to_9_the_dupack_figure_and_csvs(quick):
 
 
 def test_single_path_has_no_out_of_order_packets(quick):
-    _, summary, runs, _ = quick
+    _, _, runs, _ = quick
     assert (runs[runs["scheme"] == "single"]["ooo_pct"] == 0).all()
 
 
@@ -44,7 +44,7 @@ def test_static_single_path_runs_are_identical_across_seeds(quick):
 
 # Seed 003's findings at its own sizes (10 MB long, 200 KB short flows), 5 seeds instead of 10 and fewer N,
 # so that this takes seconds. Means are over N and seeds (the paper's figures are means over 10 runs).
-FINDINGS = dict(seeds=5, static_n=(2, 3, 4, 5), random_n=(1, 3, 5), short_counts=(20,))
+FINDINGS = {"seeds": 5, "static_n": (2, 3, 4, 5), "random_n": (1, 3, 5), "short_counts": (20,)}
 
 
 @pytest.fixture(scope="module")
