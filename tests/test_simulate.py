@@ -156,3 +156,12 @@ def test_a_udp_flow_without_a_rate_names_the_field():
 
     with pytest.raises(InputError, match=r"workload\.flows\[0\]\.rate"):
         simulate({"workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1MB", "transport": "udp"}]}})
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import greendcn.simulate
+
+    result = doctest.testmod(greendcn.simulate, raise_on_error=False)
+    assert result.attempted >= 3 and result.failed == 0
