@@ -27,7 +27,12 @@ pub fn run(spec: &SimSpec, interrupted: &mut dyn FnMut() -> bool) -> Result<SimR
 
 /// Parse a JSON spec, run it, and return the JSON results.
 pub fn run_json(spec_json: &str, interrupted: &mut dyn FnMut() -> bool) -> Result<String, EngineError> {
-    let spec: SimSpec = serde_json::from_str(spec_json).map_err(|e| EngineError::Parse(e.to_string()))?;
+    let de = &mut serde_json::Deserializer::from_str(spec_json);
+    let spec: SimSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        EngineError::Parse(if path == "." { inner.to_string() } else { format!("{path}: {inner}") })
+    })?;
     let results = run(&spec, interrupted)?;
     Ok(serde_json::to_string(&results).expect("results always serialize"))
 }

@@ -100,8 +100,8 @@ impl Port {
         c.busy_ps += ser;
         c.peak_queue_packets = c.peak_queue_packets.max(self.held.len() as u64);
         c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
-        if window_ps > 0 {
-            let w = (start / window_ps) as usize;
+        if let Some(w) = start.checked_div(window_ps) {
+            let w = w as usize;
             if self.window_bytes.len() <= w {
                 self.window_bytes.resize(w + 1, 0);
             }

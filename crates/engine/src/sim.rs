@@ -157,7 +157,7 @@ impl<'a> Sim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
-            if self.events_done % INTERRUPT_EVERY == 0 && interrupted() {
+            if self.events_done.is_multiple_of(INTERRUPT_EVERY) && interrupted() {
                 return Err(EngineError::Interrupted);
             }
             match ev.kind {

@@ -23,7 +23,7 @@ pub struct SerClock {
 impl SerClock {
     pub fn new(rate_bps: u64) -> Self {
         let per_byte = 8 * PS_PER_S;
-        let exact = if per_byte % rate_bps == 0 { Some(per_byte / rate_bps) } else { None };
+        let exact = if per_byte.is_multiple_of(rate_bps) { Some(per_byte / rate_bps) } else { None };
         SerClock { rate_bps, exact_ps_per_byte: exact }
     }
 

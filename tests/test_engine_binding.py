@@ -1,0 +1,64 @@
+"""The binding layer: JSON in and out, errors as Python exceptions, a Rust panic never aborts the interpreter."""
+
+import json
+
+import pytest
+
+from greendcn import EngineCrash, EngineInputError, _engine
+from greendcn.engine import run_spec
+
+GBPS = 10**9
+US = 10**6
+
+
+def two_hosts(**extra):
+    nodes = [{"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"}, {"name": "sw", "kind": "switch"}]
+    links = [{"a": 0, "b": 2, "rate_bps": GBPS, "delay_ps": 10 * US}, {"a": 1, "b": 2, "rate_bps": GBPS, "delay_ps": 10 * US}]
+    spec = {"routing": "single", "nodes": nodes, "links": links,
+            "flows": [{"id": 7, "src": 0, "dst": 1, "size_bytes": 1_000_000}]}
+    spec.update(extra)
+    return spec
+
+
+def test_a_run_returns_the_documented_tables_and_conserves_packets():
+    r = run_spec(two_hosts())
+    assert set(r) == {"flows", "links", "nodes", "summary", "series"}
+    (flow,) = r["flows"]
+    assert flow["id"] == 7 and flow["completed"] and flow["bytes_received"] == 1_000_000
+    assert len(r["links"]) == 4 and [l["dir"] for l in r["links"]] == [0, 1, 2, 3]
+    s = r["summary"]
+    assert s["packets_created"] == s["packets_delivered"] + s["drops"] + s["packets_in_flight"]
+    assert s["packet_hops"] == sum(l["packets_sent"] for l in r["links"])
+
+
+def test_windows_of_link_bytes_add_up_to_the_link_counters():
+    r = run_spec(two_hosts(stats_window_ps=1_000_000_000))
+    series = r["series"]
+    assert series["window_ps"] == 1_000_000_000
+    for link, row in zip(r["links"], series["link_bytes"]):
+        assert sum(row) == link["bytes_sent"]
+
+
+def test_same_spec_same_results_apart_from_wall_time():
+    a, b = run_spec(two_hosts(routing="rps")), run_spec(two_hosts(routing="rps"))
+    a["summary"].pop("wall_s"), b["summary"].pop("wall_s")
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "change,field",
+    [({"routing": "sprinkle"}, "routing"), ({"bogus": 1}, "bogus"),
+     ({"flows": [{"id": 0, "src": 0, "dst": 2, "size_bytes": 10}]}, "flows[0].dst"),
+     ({"flows": [{"id": 0, "src": 0, "dst": 1, "size_bytes": 0}]}, "flows[0].size_bytes")],
+)
+def test_bad_specs_raise_input_errors_naming_the_field(change, field):
+    with pytest.raises(EngineInputError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        run_spec(two_hosts(**change))
+
+
+def test_a_panic_in_rust_becomes_an_exception_not_an_abort():
+    with pytest.raises(_engine.EngineCrash, match="deliberate panic"):
+        _engine._panic_for_tests()
+    # and the interpreter, and the engine, still work afterwards
+    assert run_spec(two_hosts())["flows"][0]["completed"]
+    assert issubclass(EngineCrash, RuntimeError)
