@@ -27,6 +27,9 @@ def test_writes_figures_2_to_9_the_dupack_figure_and_csvs(quick):
     assert runs["all_completed"].all()
     assert set(runs["experiment"]) == {"static", "random", "shorts", "dupack"}
     assert "long_Mbps" in stdout
+    # each statement of the paper is printed beside ours, kept apart
+    assert all(f"Fig {n}" in stdout for n in range(2, 8)) and "Figs 8-9" in stdout
+    assert "paper: random pairs: about 20 % of packets out of order" in stdout
 
 
 def test_single_path_has_no_out_of_order_packets(quick):

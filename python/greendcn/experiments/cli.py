@@ -27,6 +27,7 @@ def rps(
     """Seed 003: single path vs random packet spraying on a k=4 fat-tree (Figs 2-9, plus dupack threshold)."""
     from .rps import RpsConfig, reproduce_rps, summarize
     from .rps_figures import write_figures
+    from .rps_findings import findings
 
     cfg = RpsConfig.quick() if quick else RpsConfig(seeds=seeds)
     if quick and seeds != 10:
@@ -43,5 +44,9 @@ def rps(
              "spurious": r.spurious_retransmits, "runs": r.runs, "complete": r.all_completed}
             for r in summary.itertuples()]
     echo_table(rows)
+    found = findings(summary)
+    print("\nseed 003's statements beside our runs:")
+    for f in found:
+        print(f"  {f['figure']}: paper: {f['seed 003 states']}\n      ours: {f['our runs (means over N and seeds)']}")
     info(f"wrote {out / 'runs.csv'}, {out / 'summary.csv'} and {len(figs)} figures in {out}")
-    write_json(json_out, {"config": cfg.__dict__, "summary": summary, "runs": runs})
+    write_json(json_out, {"config": cfg.__dict__, "findings": found, "summary": summary, "runs": runs})
