@@ -256,7 +256,9 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str] | dict[str, Any] |
     return out
 
 
-_KINDS = {"static", "random", "permutation", "flows", "function-after"}
+_KINDS = {"static", "random", "permutation", "flows"}
+# Entries pydantic adds to an error's location for union members and wrapped validators.
+_TYPE_TAGS = {"str", "int", "float", "bool", "none"}
 
 
 def _error_path(loc: tuple[Any, ...]) -> str:
@@ -266,7 +268,7 @@ def _error_path(loc: tuple[Any, ...]) -> str:
             parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
         elif i > 0 and loc[i - 1] == "workload" and item in _KINDS:
             continue  # the discriminator tag pydantic inserts; the user never wrote it
-        elif isinstance(item, str) and item.startswith(("function-", "union[", "str", "int")):
+        elif isinstance(item, str) and (item in _TYPE_TAGS or item.startswith(("function-", "union[", "dict["))):
             continue
         else:
             parts.append(str(item))
