@@ -31,6 +31,9 @@ def _print_summary(res: Any) -> None:
     echo_table(_class_rows(res))
     print(f"simulated {s['sim_time_s']:.6g} s, {s['events']} events, {s['packet_hops']} packet-hops, "
           f"{s['drops']} drops, engine wall {s['wall_s']:.3g} s ({s.get('stopped_by', '')})")
+    busiest = res.links.nlargest(3, "utilization")
+    print("busiest link directions: " + ", ".join(
+        f"{r['from']}->{r['to']} {100 * r['utilization']:.0f} %" for _, r in busiest.iterrows()))
 
 
 def simulate_cmd(
