@@ -3,9 +3,15 @@
 //!
 //! Because the queue is FIFO and work-conserving, a packet's departure time is fixed the moment the port
 //! accepts it: start = max(now, end of the previous packet), finish = start + serialization. So the port
-//! needs no "transmission done" event: it records finish times, forgets the ones already past when the
-//! next packet comes, and puts the packet straight into the pipe with its arrival time (finish + delay).
-//! Arrival times in the pipe are non-decreasing, so one pending event per port (for the pipe's head) suffices.
+//! needs no "transmission done" event: it puts the packet straight into its pipe with its arrival time
+//! (finish + delay). Arrival times in the pipe never decrease, so one pending event per port (for the pipe's
+//! head) suffices.
+//!
+//! The pipe is also the queue: the packets the port still holds (not yet fully on the wire) are the pipe's
+//! newest entries, those with arrival - delay > now. A counter of finished transmissions walks forward
+//! over the pipe lazily, when a packet is offered or leaves the pipe.
+//! Pipe entries carry what a switch needs to forward (destination, size, flow hash), so forwarding a
+//! packet reads the entry it just popped instead of the packet in the pool.
 
 use std::collections::VecDeque;
 
@@ -23,6 +29,16 @@ pub struct PortCounters {
     pub peak_queue_bytes: u64,
 }
 
+/// A packet in a port's pipe, with the keys needed to forward it at the far node.
+#[derive(Debug, Clone, Copy)]
+pub struct InFlight {
+    pub arrival: u64,
+    pub pkt: u32,
+    pub dst_host: u32,
+    pub wire_bytes: u32,
+    pub flow_hash: u32,
+}
+
 #[derive(Debug)]
 pub struct Port {
     pub from: u32,
@@ -33,11 +49,11 @@ pub struct Port {
     limit: Option<QueueLimit>,
     /// When the serializer is free again.
     busy_until: u64,
-    /// (finish time, wire bytes) of packets the port still holds, oldest first.
-    held: VecDeque<(u64, u32)>,
+    /// Packets accepted, in arrival order; the newest `held` of them are still being sent.
+    pub pipe: VecDeque<InFlight>,
+    /// How many of the pipe's entries, counted from its front, have finished transmission.
+    finished_in_pipe: usize,
     held_bytes: u64,
-    /// (arrival time at the far node, packet id), in arrival order.
-    pub pipe: VecDeque<(u64, u32)>,
     pub counters: PortCounters,
     /// Bytes whose transmission starts in each window (only when windows are on).
     pub window_bytes: Vec<u64>,
@@ -60,27 +76,39 @@ impl Port {
             clock: SerClock::new(rate_bps),
             limit,
             busy_until: 0,
-            held: VecDeque::new(),
-            held_bytes: 0,
             pipe: VecDeque::new(),
+            finished_in_pipe: 0,
+            held_bytes: 0,
             counters: PortCounters::default(),
             window_bytes: Vec::new(),
         }
     }
 
-    /// Offer a packet of `wire_bytes` at time `now`. `window_ps` > 0 turns on per-window byte counts.
+    /// Packets the port holds: accepted and not yet fully transmitted.
+    fn held(&self) -> usize {
+        self.pipe.len() - self.finished_in_pipe
+    }
+
+    /// Forget the held packets whose transmission has finished by `now`.
     #[inline]
-    pub fn offer(&mut self, now: u64, pkt: u32, wire_bytes: u32, window_ps: u64) -> Admission {
-        while let Some(&(finish, bytes)) = self.held.front() {
-            if finish > now {
+    fn advance(&mut self, now: u64) {
+        while let Some(e) = self.pipe.get(self.finished_in_pipe) {
+            if e.arrival - self.delay_ps > now {
                 break;
             }
-            self.held.pop_front();
-            self.held_bytes -= bytes as u64;
+            self.held_bytes -= e.wire_bytes as u64;
+            self.finished_in_pipe += 1;
         }
+    }
+
+    /// Offer a packet at time `now`. `window_ps` > 0 turns on per-window byte counts.
+    #[inline]
+    pub fn offer(&mut self, now: u64, mut entry: InFlight, window_ps: u64) -> Admission {
+        self.advance(now);
+        let wire_bytes = entry.wire_bytes;
         let fits = match self.limit {
             None => true,
-            Some(QueueLimit::Packets(n)) => (self.held.len() as u64) < n,
+            Some(QueueLimit::Packets(n)) => (self.held() as u64) < n,
             Some(QueueLimit::Bytes(b)) => self.held_bytes + wire_bytes as u64 <= b,
         };
         if !fits {
@@ -92,13 +120,11 @@ impl Port {
         let ser = self.clock.time_ps(wire_bytes as u64);
         let finish = start + ser;
         self.busy_until = finish;
-        self.held.push_back((finish, wire_bytes));
         self.held_bytes += wire_bytes as u64;
         let c = &mut self.counters;
         c.bytes_sent += wire_bytes as u64;
         c.packets_sent += 1;
         c.busy_ps += ser;
-        c.peak_queue_packets = c.peak_queue_packets.max(self.held.len() as u64);
         c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
         if let Some(w) = start.checked_div(window_ps) {
             let w = w as usize;
@@ -107,16 +133,36 @@ impl Port {
             }
             self.window_bytes[w] += wire_bytes as u64;
         }
-        let arrival = finish + self.delay_ps;
+        entry.arrival = finish + self.delay_ps;
         let pipe_was_empty = self.pipe.is_empty();
-        self.pipe.push_back((arrival, pkt));
-        Admission::Accepted { arrival, pipe_was_empty }
+        self.pipe.push_back(entry);
+        let held = self.held() as u64;
+        let c = &mut self.counters;
+        c.peak_queue_packets = c.peak_queue_packets.max(held);
+        Admission::Accepted { arrival: entry.arrival, pipe_was_empty }
+    }
+
+    /// Take the pipe's head (it has reached the far node) and return it with the next head's arrival time.
+    #[inline]
+    pub fn pop_arrival(&mut self) -> (InFlight, Option<u64>) {
+        let head = self.pipe.pop_front().expect("an arrival event always has a packet in its pipe");
+        if self.finished_in_pipe > 0 {
+            self.finished_in_pipe -= 1;
+        } else {
+            // It finished transmission long ago; nobody offered a packet since to notice.
+            self.held_bytes -= head.wire_bytes as u64;
+        }
+        (head, self.pipe.front().map(|e| e.arrival))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(pkt: u32, wire_bytes: u32) -> InFlight {
+        InFlight { arrival: 0, pkt, dst_host: 0, wire_bytes, flow_hash: 0 }
+    }
 
     fn arrival(a: Admission) -> Option<u64> {
         match a {
@@ -129,11 +175,11 @@ mod tests {
     fn back_to_back_packets_serialize_in_turn_and_overflow_drops() {
         // 1 Gbps, 25 us, room for 2 packets (the one on the wire included).
         let mut p = Port::new(0, 1, 0, 1_000_000_000, 25_000_000, Some(QueueLimit::Packets(2)));
-        assert_eq!(arrival(p.offer(0, 0, 1500, 0)), Some(12_000_000 + 25_000_000));
-        assert_eq!(arrival(p.offer(0, 1, 1500, 0)), Some(24_000_000 + 25_000_000));
-        assert_eq!(arrival(p.offer(0, 2, 1500, 0)), None);
+        assert_eq!(arrival(p.offer(0, entry(0, 1500), 0)), Some(12_000_000 + 25_000_000));
+        assert_eq!(arrival(p.offer(0, entry(1, 1500), 0)), Some(24_000_000 + 25_000_000));
+        assert_eq!(arrival(p.offer(0, entry(2, 1500), 0)), None);
         // Once the first has left the wire there is room again.
-        assert_eq!(arrival(p.offer(12_000_000, 3, 1500, 0)), Some(36_000_000 + 25_000_000));
+        assert_eq!(arrival(p.offer(12_000_000, entry(3, 1500), 0)), Some(36_000_000 + 25_000_000));
         assert_eq!(p.counters.drops, 1);
         assert_eq!(p.counters.packets_sent, 3);
         assert_eq!(p.counters.busy_ps, 36_000_000);
@@ -141,17 +187,22 @@ mod tests {
     }
 
     #[test]
-    fn byte_limits_count_bytes() {
+    fn byte_limits_count_bytes_and_popping_keeps_the_books() {
         let mut p = Port::new(0, 1, 0, 1_000_000_000, 0, Some(QueueLimit::Bytes(3000)));
-        assert!(arrival(p.offer(0, 0, 1500, 0)).is_some());
-        assert!(arrival(p.offer(0, 1, 1500, 0)).is_some());
-        assert!(arrival(p.offer(0, 2, 52, 0)).is_none());
+        assert!(arrival(p.offer(0, entry(0, 1500), 0)).is_some());
+        assert!(arrival(p.offer(0, entry(1, 1500), 0)).is_some());
+        assert!(arrival(p.offer(0, entry(2, 52), 0)).is_none());
         assert_eq!(p.counters.peak_queue_bytes, 3000);
+        // Both leave the pipe without any offer in between: the port must forget both.
+        let (head, next) = p.pop_arrival();
+        assert_eq!((head.pkt, next), (0, Some(24_000_000)));
+        p.pop_arrival();
+        assert!(arrival(p.offer(30_000_000, entry(3, 3000), 0)).is_some());
     }
 
     #[test]
     fn idle_port_starts_at_arrival_time() {
         let mut p = Port::new(0, 1, 0, 10_000_000_000, 1_000, None);
-        assert_eq!(arrival(p.offer(5_000_000, 0, 1500, 0)), Some(5_000_000 + 1_200_000 + 1_000));
+        assert_eq!(arrival(p.offer(5_000_000, entry(0, 1500), 0)), Some(5_000_000 + 1_200_000 + 1_000));
     }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::packet::{Packet, PacketKind, PacketPool};
-use crate::port::{Admission, Port};
+use crate::port::{Admission, InFlight, Port};
 use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routes;
@@ -205,28 +205,34 @@ impl<'a> Sim<'a> {
     // ---- the network -------------------------------------------------------------------------------
 
     #[inline]
-    fn pick_port(&mut self, node: u32, pkt: &Packet) -> Option<u32> {
-        let hops = self.routes.next_hops(node, pkt.dst_host);
+    fn pick_port(&mut self, node: u32, dst_host: u32, flow_hash: u32) -> Option<u32> {
+        let hops = self.routes.next_hops(node, dst_host);
         let n = hops.len();
         if n <= 1 {
             return hops.first().copied();
         }
         let i = match self.spec.routing {
             // Depends on (destination, switch) only, never on the seed: one fixed path per destination.
-            Routing::Single => (mix64((pkt.dst_host as u64) << 32 | node as u64) % n as u64) as usize,
-            Routing::Ecmp => (mix64(pkt.flow_hash ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % n as u64) as usize,
+            Routing::Single => (mix64((dst_host as u64) << 32 | node as u64) % n as u64) as usize,
+            Routing::Ecmp => (mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % n as u64) as usize,
             Routing::Rps => self.switch_rngs[node as usize].below(n as u32) as usize,
         };
         Some(hops[i])
     }
 
+    /// Forward a packet out of `node` (a switch, or the host that made it).
     #[inline]
-    fn offer(&mut self, port: u32, pkt: u32) {
-        let wire = self.pool.get(pkt).wire_bytes;
-        match self.ports[port as usize].offer(self.now, pkt, wire, self.window_ps) {
+    fn forward(&mut self, node: u32, entry: InFlight) {
+        let Some(port) = self.pick_port(node, entry.dst_host, entry.flow_hash) else {
+            // Unreachable by construction (flows are checked for paths); counted, never silently lost.
+            self.drops += 1;
+            self.pool.release(entry.pkt);
+            return;
+        };
+        match self.ports[port as usize].offer(self.now, entry, self.window_ps) {
             Admission::Dropped => {
                 self.drops += 1;
-                self.pool.release(pkt);
+                self.pool.release(entry.pkt);
             }
             Admission::Accepted { arrival, pipe_was_empty } => {
                 self.hops += 1;
@@ -237,40 +243,32 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Forward a packet out of `node` (a switch, or the host that made it).
-    #[inline]
-    fn forward(&mut self, node: u32, pkt_id: u32) {
-        let pkt = *self.pool.get(pkt_id);
-        match self.pick_port(node, &pkt) {
-            Some(port) => self.offer(port, pkt_id),
-            None => {
-                // Unreachable by construction (flows are checked for paths); counted, never silently lost.
-                self.drops += 1;
-                self.pool.release(pkt_id);
-            }
-        }
-    }
-
     fn send_from_host(&mut self, host: u32, pkt: Packet) {
-        let id = self.pool.alloc(pkt);
+        let entry = InFlight {
+            arrival: 0,
+            pkt: self.pool.alloc(pkt),
+            dst_host: pkt.dst_host,
+            wire_bytes: pkt.wire_bytes,
+            flow_hash: pkt.flow_hash as u32,
+        };
         self.created += 1;
         self.node_counters[host as usize].sent += 1;
-        self.forward(host, id);
+        self.forward(host, entry);
     }
 
     fn port_arrival(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        let (_, pkt) = p.pipe.pop_front().expect("an arrival event always has a packet in its pipe");
-        if let Some(&(next, _)) = p.pipe.front() {
+        let (entry, next) = p.pop_arrival();
+        if let Some(next) = next {
             self.events.push(next, EventKind::PortArrival, port);
         }
         let node = p.to;
         match self.kinds[node as usize] {
             NodeKind::Switch => {
                 self.node_counters[node as usize].forwarded += 1;
-                self.forward(node, pkt);
+                self.forward(node, entry);
             }
-            NodeKind::Host => self.deliver(node, pkt),
+            NodeKind::Host => self.deliver(node, entry.pkt),
         }
     }
 
