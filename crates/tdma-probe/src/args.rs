@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+#[derive(Debug)]
 pub struct Args {
     map: HashMap<String, String>,
 }
