@@ -38,6 +38,18 @@ pub fn pin_cpu(cpu: usize) -> io::Result<()> {
     Ok(())
 }
 
+/// Run the calling thread under SCHED_FIFO at `prio` (1-99): on a shared host, a CFS-scheduled sender is
+/// routinely descheduled for milliseconds, which would measure the neighbours rather than the sender.
+/// The kernel's RT throttling (sched_rt_runtime_us) still leaves other tasks a share of the CPU.
+pub fn set_fifo(prio: i32) -> io::Result<()> {
+    let param = libc::sched_param { sched_priority: prio };
+    // SAFETY: param is a valid sched_param; pid 0 means this thread.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 fn setsockopt_int(fd: RawFd, level: i32, name: i32, value: i32) -> io::Result<()> {
     // SAFETY: value lives for the call and its size is passed.
     let rc = unsafe {

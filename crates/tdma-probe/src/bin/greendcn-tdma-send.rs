@@ -7,12 +7,12 @@
 use std::net::{SocketAddr, UdpSocket};
 use tdma_probe::args::{die, Args};
 use tdma_probe::schedule::{burst_interval_ns, Schedule};
-use tdma_probe::sys::{now_ns, pin_cpu, wait_until};
+use tdma_probe::sys::{now_ns, pin_cpu, set_fifo, wait_until};
 use tdma_probe::wire::{write_gre, Header, FLAG_PAD, GRE_LEN, HEADER_LEN};
 
 const KNOWN: &[&str] = &[
     "dest", "start-ns", "period-ns", "uptime-ns", "guard-ns", "prealloc-ns", "slots", "size", "burst",
-    "rate-bps", "demand", "pad-size", "cpu", "vhost", "gre", "spin-ns",
+    "rate-bps", "demand", "pad-size", "cpu", "vhost", "gre", "spin-ns", "fifo",
 ];
 
 struct Config {
@@ -25,6 +25,7 @@ struct Config {
     demand: u64,
     pad_size: usize,
     cpu: i64,
+    fifo: i32,
     vhost: u16,
     gre: bool,
     spin_ns: u64,
@@ -60,6 +61,7 @@ fn config() -> Result<Config, String> {
     let mut cfg = Config {
         dests, sched, slots: a.u64_or("slots", 100)?, size, burst, rate_bps: a.u64_or("rate-bps", 0)?,
         demand: a.u64_or("demand", 0)?, pad_size, cpu: a.i64_or("cpu", -1)?,
+        fifo: i32::try_from(a.u64_or("fifo", 0)?.min(99)).unwrap_or(0),
         vhost: u16::try_from(vhost).map_err(|_| "--vhost must fit in 16 bits".to_string())?, gre,
         spin_ns: a.u64_or("spin-ns", 200_000)?,
     };
@@ -87,6 +89,11 @@ fn main() {
     if cfg.cpu >= 0 {
         if let Err(e) = pin_cpu(cfg.cpu as usize) {
             die(&format!("--cpu {}: cannot pin: {e}", cfg.cpu));
+        }
+    }
+    if cfg.fifo > 0 {
+        if let Err(e) = set_fifo(cfg.fifo) {
+            die(&format!("--fifo {}: cannot switch to SCHED_FIFO: {e}", cfg.fifo));
         }
     }
     let bind = if cfg.dests[0].is_ipv4() { "0.0.0.0:0" } else { "[::]:0" };
@@ -151,8 +158,8 @@ fn main() {
     }
     println!(
         "{{\"start_ns\": {}, \"slots\": {}, \"data_sent\": {}, \"pad_sent\": {}, \"bursts\": {}, \
-         \"send_errors\": {}, \"last_errno\": {}, \"late_open_max_ns\": {}, \"cpu\": {}, \"vhost\": {}}}",
+         \"send_errors\": {}, \"last_errno\": {}, \"late_open_max_ns\": {}, \"cpu\": {}, \"fifo\": {}, \"vhost\": {}}}",
         cfg.sched.start_ns, cfg.slots, c.data, c.pad, c.bursts, c.errors, c.last_errno, c.late_open_max_ns,
-        cfg.cpu, cfg.vhost
+        cfg.cpu, cfg.fifo, cfg.vhost
     );
 }

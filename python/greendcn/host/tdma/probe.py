@@ -48,6 +48,7 @@ class ProbeConfig:
     receiver_cpu: int | None = None
     qdisc: tuple[str, ...] = field(default_factory=tuple)  # tc arguments after `root` on the sender's veth
     gre: bool = False
+    fifo_priority: int = 10  # SCHED_FIFO for the sender (our choice; 0 = ordinary scheduling), see sys.rs
 
     def __post_init__(self) -> None:
         if self.vhosts < 1:
@@ -77,7 +78,7 @@ def _sender_argv(cfg: ProbeConfig, s: Schedule, v: int, dests: list[str], cpu: i
             "--prealloc-ns", str(s.prealloc_ns), "--slots", str(s.slots), "--size", str(cfg.size_bytes),
             "--burst", str(cfg.burst), "--rate-bps", str(cfg.rate_bps), "--demand", str(cfg.demand_pkts),
             "--pad-size", str(cfg.pad_bytes), "--cpu", str(-1 if cpu is None else cpu), "--vhost", str(v),
-            "--gre", "1" if cfg.gre else "0"]
+            "--gre", "1" if cfg.gre else "0", "--fifo", str(cfg.fifo_priority)]
 
 
 def _wait_ready(proc: subprocess.Popen, what: str, timeout_s: float = 10.0) -> None:
