@@ -9,10 +9,10 @@ use std::io::Write;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use tdma_probe::args::{die, Args};
-use tdma_probe::sys::{now_ns, pin_cpu, poll_readable, prepare_receiver, recv_timestamped};
+use tdma_probe::sys::{now_ns, pin_cpu, poll_readable, prepare_receiver, recv_timestamped, set_fifo};
 use tdma_probe::wire::{is_gre, write_record, Header, GRE_LEN};
 
-const KNOWN: &[&str] = &["listen", "out", "until-ns", "cpu", "relay-to", "rcvbuf"];
+const KNOWN: &[&str] = &["listen", "out", "until-ns", "cpu", "relay-to", "rcvbuf", "fifo"];
 
 fn main() {
     let a = Args::parse(std::env::args().skip(1), KNOWN).unwrap_or_else(|e| die(&e));
@@ -26,6 +26,10 @@ fn main() {
     let cpu = a.i64_or("cpu", -1).unwrap_or_else(|e| die(&e));
     if cpu >= 0 {
         pin_cpu(cpu as usize).unwrap_or_else(|e| die(&format!("--cpu {cpu}: cannot pin: {e}")));
+    }
+    let fifo = a.u64_or("fifo", 0).unwrap_or_else(|e| die(&e)).min(99) as i32;
+    if fifo > 0 {
+        set_fifo(fifo).unwrap_or_else(|e| die(&format!("--fifo {fifo}: cannot switch to SCHED_FIFO: {e}")));
     }
     let relay: Option<SocketAddr> = a.str("relay-to")
         .map(|s| s.parse().unwrap_or_else(|_| die(&format!("--relay-to: cannot read address {s:?}"))));

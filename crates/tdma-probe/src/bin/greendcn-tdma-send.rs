@@ -106,12 +106,15 @@ fn main() {
     let gap = burst_interval_ns(cfg.burst, cfg.size as u64, cfg.rate_bps);
     let mut c = Counts::default();
     let mut seq = 0u64;
+    let mut next_burst = 0u64;
     for k in 0..cfg.slots {
         let (open, close) = cfg.sched.window(k);
         let d = (k % cfg.dests.len() as u64) as usize;
         wait_until(open, cfg.spin_ns);
         c.late_open_max_ns = c.late_open_max_ns.max(now_ns() - open);
-        let mut next_burst = open;
+        // Pacing carries over from one window to the next, so back-to-back windows (duty 1) are paced as one
+        // stream rather than restarting with an extra burst at every boundary.
+        next_burst = next_burst.max(open);
         let mut in_slot = 0u64;
         'slot: loop {
             let mut now = now_ns();

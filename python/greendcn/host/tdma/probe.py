@@ -46,7 +46,8 @@ class ProbeConfig:
     pad_bytes: int = 0  # padding packets complete a burst when demand runs out; 0 disables them
     sender_cpu: int | None = None
     receiver_cpu: int | None = None
-    qdisc: tuple[str, ...] = field(default_factory=tuple)  # tc arguments after `root` on the sender's veth
+    # tc commands for the sender's veth (arguments after `tc`, "{dev}" stands for the device), run in order
+    tc: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
     gre: bool = False
     fifo_priority: int = 10  # SCHED_FIFO for the sender (our choice; 0 = ordinary scheduling), see sys.rs
 
@@ -116,11 +117,12 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
     send_cpu = cfg.sender_cpu if cfg.sender_cpu is not None else send_cpu
     recv_cpu = cfg.receiver_cpu if cfg.receiver_cpu is not None else recv_cpu
     with Namespaces(["tx", "rx"], [("tx", "rx")]) as ns, tempfile.TemporaryDirectory(prefix=PREFIX_TMP) as tmp:
-        if cfg.qdisc:
-            r = ns.check("tx", ["tc", "qdisc", "replace", "dev", ns.dev[("tx", "rx")], "root", *cfg.qdisc])
+        for args in cfg.tc:
+            argv = [a.replace("{dev}", ns.dev[("tx", "rx")]) for a in args]
+            r = ns.check("tx", ["tc", *argv])
             if r.returncode:
-                raise GreendcnError(f"tc refused qdisc {' '.join(cfg.qdisc)}: {r.stderr.strip()}",
-                                    hint="`greendcn host tdma pacing` lists the qdiscs this kernel has")
+                raise GreendcnError(f"`tc {' '.join(argv)}` failed: {r.stderr.strip()}",
+                                    hint="`greendcn host tdma pacing --list` shows the qdiscs this kernel has")
         rx_addr = ns.addr[("rx", "tx")]
         ports = [BASE_PORT + i for i in range(cfg.vhosts * d)]
         now = time.time_ns()
@@ -130,7 +132,8 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
         log = Path(tmp) / "rx.log"
         recv = ns.run("rx", [str(binary(RECEIVER)), "--listen", ",".join(f"{rx_addr}:{p}" for p in ports),
                              "--out", str(log), "--until-ns", str(until),
-                             "--cpu", str(-1 if recv_cpu is None else recv_cpu)],
+                             "--cpu", str(-1 if recv_cpu is None else recv_cpu),
+                             "--fifo", str(min(cfg.fifo_priority, 5))],  # below the sender: it must not block it
                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         senders = []
         try:
