@@ -25,8 +25,8 @@ _SIZES = (64, 128, 256, 512, 1024, 1500)
 
 def _row(claim: str, source: str, inputs: str, model: float, thesis: float | None, agree: bool | None,
          unit: str) -> dict[str, object]:
-    return {"claim": claim, "source": source, "inputs": inputs, f"model_{unit}": model,
-            f"thesis_{unit}": thesis, "agree": agree}
+    return {"claim": claim, "source": source, "inputs": inputs, "model": model, "thesis": thesis,
+            "unit": unit, "agree": agree}
 
 
 def thesis_checks() -> list[dict[str, object]]:
