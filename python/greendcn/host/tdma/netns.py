@@ -73,12 +73,18 @@ class Namespaces:
     `addr[(a, b)]` is the address of a's end of the a-b link; `run(role, argv)` starts a process inside."""
 
     def __init__(self, roles: Sequence[str], links: Sequence[tuple[str, str]]):
-        self.tag = f"{os.getpid()}-{next(_counter)}"
+        self.serial = next(_counter)
+        self.tag = f"{os.getpid()}-{self.serial}"
         self.names = {r: f"{PREFIX}{self.tag}-{r}" for r in roles}
         self.links = list(links)
         self.addr: dict[tuple[str, str], str] = {}
         self.dev: dict[tuple[str, str], str] = {}
         self._created: list[str] = []
+        self._root_links: list[str] = []
+        unknown = {r for link in self.links for r in link} - set(self.names)
+        if unknown:
+            raise GreendcnError(f"links name unknown roles: {', '.join(sorted(unknown))}",
+                                hint="every end of a link must be one of the roles")
 
     def __enter__(self) -> "Namespaces":
         check_capabilities()
@@ -90,10 +96,14 @@ class Namespaces:
             for i, (a, b) in enumerate(self.links):
                 # Interface names are limited to 15 characters and must be unique in the root namespace
                 # for the instant before they move, hence pid-based short names.
-                da, db = f"gt{os.getpid() % 10**7}{i}a"[-15:], f"gt{os.getpid() % 10**7}{i}b"[-15:]
+                stem = f"gt{os.getpid() % 10**7}{self.serial % 100}{i}"
+                da, db = f"{stem}a", f"{stem}b"
                 _ip("link", "add", "name", da, "type", "veth", "peer", "name", db)
+                self._root_links += [da, db]  # each end lives in our namespace until it has moved
                 _ip("link", "set", da, "netns", self.names[a])
+                self._root_links.remove(da)
                 _ip("link", "set", db, "netns", self.names[b])
+                self._root_links.remove(db)
                 for dev, role, host in ((da, a, 1), (db, b, 2)):
                     addr = f"10.203.{i}.{host}"
                     _ip("-n", self.names[role], "addr", "add", f"{addr}/24", "dev", dev)
@@ -109,7 +119,10 @@ class Namespaces:
         self.close()
 
     def close(self) -> None:
-        """Delete every namespace created (their veth ends go with them); safe to call twice."""
+        """Delete every namespace created (their veth ends go with them) and any pair stranded in the
+        calling namespace by a failure half-way; safe to call twice."""
+        while self._root_links:
+            subprocess.run(["ip", "link", "del", self._root_links.pop()], capture_output=True)
         while self._created:
             subprocess.run(["ip", "netns", "del", self._created.pop()], capture_output=True)
 
