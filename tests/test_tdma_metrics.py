@@ -5,8 +5,17 @@ import pytest
 
 from greendcn.circuit.tdma import LagLaw
 from greendcn.errors import InputError
-from greendcn.host.tdma import (DOWN, UP, WRONG, Schedule, classify, load_records, make_records, measure,
-                                simulate_sender)
+from greendcn.host.tdma import (
+    DOWN,
+    UP,
+    WRONG,
+    Schedule,
+    classify,
+    load_records,
+    make_records,
+    measure,
+    simulate_sender,
+)
 from greendcn.host.tdma.records import FLAG_PAD
 
 # Period 1000 ns, uptime [0, 600) of each period, starting at t = 10_000 ns.

@@ -1,5 +1,6 @@
 """The TDMA model: goodput formula, downtime leak mechanism, lag fit, export, and the thesis comparison."""
 
+import itertools
 import json
 
 import numpy as np
@@ -32,7 +33,7 @@ def test_bigger_packets_leak_more_at_a_fixed_guard():
 
 def test_leak_falls_as_the_guard_grows():
     leaks = [link(1500, g).leak_share() for g in (0.0, 1e-6, 2e-6, 4e-6)]
-    assert all(a > b for a, b in zip(leaks, leaks[1:]))
+    assert all(a > b for a, b in itertools.pairwise(leaks))
 
 
 def test_fixed_lag_leak_counts_the_batch_tail():

@@ -19,7 +19,7 @@ from greendcn.host.tdma.relay import run_relay
 
 
 def our_namespaces() -> list[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ip", "netns", "list"], check=False, capture_output=True, text=True).stdout
     return [line.split()[0] for line in out.splitlines() if line.startswith(PREFIX)]
 
 
@@ -70,12 +70,12 @@ def test_namespaces_are_removed_after_runs(run):
 
 
 def root_links() -> set[str]:
-    out = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ip", "-br", "link"], check=False, capture_output=True, text=True).stdout
     return {line.split()[0].split("@")[0] for line in out.splitlines() if line.strip()}
 
 
 def test_namespaces_and_links_are_removed_when_setup_fails(monkeypatch):
-    import greendcn.host.tdma.netns as netns
+    from greendcn.host.tdma import netns
 
     before_ns, before_links = set(our_namespaces()), root_links()
     real_ip = netns._ip
@@ -86,9 +86,8 @@ def test_namespaces_and_links_are_removed_when_setup_fails(monkeypatch):
         real_ip(*args)
 
     monkeypatch.setattr(netns, "_ip", failing_ip)
-    with pytest.raises(GreendcnError, match="simulated"):
-        with Namespaces(["x", "y"], [("x", "y")]):
-            pass
+    with pytest.raises(GreendcnError, match="simulated"), Namespaces(["x", "y"], [("x", "y")]):
+        pass
     assert set(our_namespaces()) == before_ns
     assert root_links() == before_links
 
@@ -108,7 +107,7 @@ def test_relay_delivers_through_the_middle_host():
 def test_without_net_admin_it_fails_with_the_reason():
     code = "from greendcn.cli import main; main(['tdma', 'probe', '--duration', '20ms'])"
     r = subprocess.run(["capsh", "--drop=cap_net_admin,cap_sys_admin", "--", "-c",
-                        f"{sys.executable} -c \"{code}\""], capture_output=True, text=True, timeout=120)
+                        f"{sys.executable} -c \"{code}\""], check=False, capture_output=True, text=True, timeout=120)
     assert r.returncode == 1, r.stderr
     assert "CAP_NET_ADMIN" in r.stderr and "hint:" in r.stderr and "Traceback" not in r.stderr
 

@@ -6,10 +6,10 @@ from .tdma_fit import fit_lag_law, load_lag_law, save_lag_law
 __all__ = [
     "LagLaw",
     "TdmaLink",
+    "fit_lag_law",
     "goodput_bps",
     "leak_share",
-    "stall_shortfall",
-    "fit_lag_law",
     "load_lag_law",
     "save_lag_law",
+    "stall_shortfall",
 ]

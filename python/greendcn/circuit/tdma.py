@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["LagLaw", "TdmaLink", "goodput_bps", "leak_share", "stall_shortfall", "WIRE_OVERHEAD_BYTES"]
+__all__ = ["WIRE_OVERHEAD_BYTES", "LagLaw", "TdmaLink", "goodput_bps", "leak_share", "stall_shortfall"]
 
 WIRE_OVERHEAD_BYTES = 24  # seed 001, line 657: "(p_b + 24)"
 _PHASES = 32  # burst phases averaged over (our choice: the sender's burst grid is not aligned to the window)

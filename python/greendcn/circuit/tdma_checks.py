@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .tdma import LagLaw, TdmaLink, goodput_bps
 
-__all__ = ["thesis_checks", "NIC_LAG", "WATCHDOG_STALLS"]
+__all__ = ["NIC_LAG", "WATCHDOG_STALLS", "thesis_checks"]
 
 SEED = "seed 001"
 # Our choice for a 100 G software NIC: the thesis fixes preallocation at 3 us "from preliminary results"

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import InputError
 from .tdma import LagLaw
 
-__all__ = ["fit_lag_law", "save_lag_law", "load_lag_law", "FIT_FORMAT"]
+__all__ = ["FIT_FORMAT", "fit_lag_law", "load_lag_law", "save_lag_law"]
 
 FIT_FORMAT = "greendcn.circuit.tdma.LagLaw/1"
 _MIN_THRESHOLD_S = 20e-6

@@ -9,7 +9,7 @@ import greendcn
 
 from ...errors import GreendcnError
 
-__all__ = ["binary", "SENDER", "RECEIVER", "ENV_BIN_DIR"]
+__all__ = ["ENV_BIN_DIR", "RECEIVER", "SENDER", "binary"]
 
 SENDER = "greendcn-tdma-send"
 RECEIVER = "greendcn-tdma-recv"

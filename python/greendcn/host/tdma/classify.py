@@ -13,7 +13,7 @@ import numpy as np
 
 from .schedule import Schedule
 
-__all__ = ["UP", "DOWN", "WRONG", "CLASS_NAMES", "classify"]
+__all__ = ["CLASS_NAMES", "DOWN", "UP", "WRONG", "classify"]
 
 UP, DOWN, WRONG = 0, 1, 2
 CLASS_NAMES = {UP: "up", DOWN: "down", WRONG: "wrong"}

@@ -6,7 +6,6 @@ NIC or wire accuracy, and none is a 10/40/100 G result."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -61,13 +60,13 @@ def probe(
     destinations: int = typer.Option(1, help="Destinations per virtual host, rotated slot by slot."),
     size: str = typer.Option("1472B", help="UDP payload per data packet."),
     burst: int = typer.Option(8, help="Packets handed over per clock check."),
-    rate: Optional[str] = typer.Option(None, help="In-slot pacing per virtual host, e.g. 1Gbps (default: none)."),
+    rate: str | None = typer.Option(None, help="In-slot pacing per virtual host, e.g. 1Gbps (default: none)."),
     demand: int = typer.Option(0, help="Data packets per slot (0 = infinite demand)."),
     pad: str = typer.Option("0B", help="Padding packet size completing a burst when demand runs out (0 = off)."),
     rt_priority: int = typer.Option(10, help="SCHED_FIFO priority of the sender (0 = ordinary scheduling)."),
-    log: Optional[Path] = typer.Option(None, help="Keep the raw receiver log (48-byte records) here."),
-    fit: Optional[Path] = typer.Option(None, help="Fit the lag law to this run and write it here (JSON)."),
-    json_path: Optional[Path] = JsonOption,
+    log: Path | None = typer.Option(None, help="Keep the raw receiver log (48-byte records) here."),
+    fit: Path | None = typer.Option(None, help="Fit the lag law to this run and write it here (JSON)."),
+    json_path: Path | None = JsonOption,
 ) -> None:
     """Run one TDMA schedule over veth between two namespaces and measure it."""
     from .probe import ProbeConfig, run_probe
@@ -112,7 +111,7 @@ def search(
     duration: str = typer.Option("300ms", help="Length of each probe run."),
     burst: int = typer.Option(8, help="Packets per burst."),
     size: str = typer.Option("1472B", help="UDP payload per packet."),
-    json_path: Optional[Path] = JsonOption,
+    json_path: Path | None = JsonOption,
 ) -> None:
     """Binary-search the smallest guard whose measured downtime share meets --target."""
     from .probe import ProbeConfig, run_probe
@@ -153,7 +152,7 @@ _DEFAULT_VALUES = {"guard": "0us,5us,10us,20us,40us,80us", "duty": "0.1,0.3,0.5,
 @app.command()
 def sweep(
     kind: str = typer.Argument(..., help="guard | duty | period | vhosts"),
-    values: Optional[str] = typer.Option(None, help="Comma-separated values (times with units for guard/period)."),
+    values: str | None = typer.Option(None, help="Comma-separated values (times with units for guard/period)."),
     period: str = typer.Option("500us", help="Period (fixed unless sweeping it)."),
     duty: float = typer.Option(0.5, help="Duty (fixed unless sweeping it)."),
     guard: str = typer.Option("5us", help="Guard (fixed unless sweeping it)."),
@@ -162,7 +161,7 @@ def sweep(
     burst: int = typer.Option(8, help="Packets per burst."),
     size: str = typer.Option("1472B", help="UDP payload per packet."),
     out: Path = typer.Option(Path("out/tdma"), help="Folder for the CSV and PNG."),
-    json_path: Optional[Path] = JsonOption,
+    json_path: Path | None = JsonOption,
 ) -> None:
     """Sweep one parameter (like seed 001 Figs 3.10-3.12), set beside the model fitted to the runs."""
     from .probe import ProbeConfig
@@ -202,7 +201,7 @@ def pacing(
     duration: str = typer.Option("300ms", help="Length of each run."),
     out: Path = typer.Option(Path("out/tdma"), help="Folder for the CSV and PNG."),
     list_only: bool = typer.Option(False, "--list", help="Only list the qdiscs this kernel offers."),
-    json_path: Optional[Path] = JsonOption,
+    json_path: Path | None = JsonOption,
 ) -> None:
     """Compare tc tbf/htb with user-space pacing: achieved vs requested rate and the gap CDF."""
     from .pacing import PACING_MODES, detect_qdiscs, run_pacing
@@ -235,7 +234,7 @@ def relay(
     size: str = typer.Option("1472B", help="UDP payload per packet (GRE header included)."),
     duration: str = typer.Option("300ms", help="Length of each run."),
     out: Path = typer.Option(Path("out/tdma"), help="Folder for the CSV and PNG."),
-    json_path: Optional[Path] = JsonOption,
+    json_path: Path | None = JsonOption,
 ) -> None:
     """Indirection A->B->C with a user-space GRE relay: latency percentiles and loss vs offered rate."""
     from .relay import relay_sweep
@@ -251,7 +250,7 @@ def relay(
 @app.command()
 def model(
     rate: str = typer.Option("25Gbps", help="Line rate C."),
-    pace: Optional[str] = typer.Option(None, help="In-slot sending rate R if below the line rate."),
+    pace: str | None = typer.Option(None, help="In-slot sending rate R if below the line rate."),
     period: str = typer.Option("500us", help="Period P."),
     duty: float = typer.Option(0.5, help="Uptime / period."),
     guard: str = typer.Option("5us", help="Guard g."),
@@ -263,9 +262,9 @@ def model(
     stall_law: str = typer.Option("exponential", help="exponential | fixed"),
     size: str = typer.Option("1500B", help="Packet size s."),
     burst: int = typer.Option(8, help="Burst size b."),
-    lag_fit: Optional[Path] = typer.Option(None, help="Load d0, jitter and stalls from a fit file instead."),
+    lag_fit: Path | None = typer.Option(None, help="Load d0, jitter and stalls from a fit file instead."),
     thesis: bool = typer.Option(False, "--thesis", help="Print the model beside seed 001's statements."),
-    json_path: Optional[Path] = JsonOption,
+    json_path: Path | None = JsonOption,
 ) -> None:
     """Goodput R(U - g + p - d0)/P, downtime leak and stall shortfall for given inputs."""
     from ...circuit.tdma import LagLaw, TdmaLink

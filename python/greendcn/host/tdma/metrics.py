@@ -23,7 +23,7 @@ from .classify import DOWN, UP, WRONG, classify
 from .records import FLAG_PAD
 from .schedule import Schedule
 
-__all__ = ["Metrics", "measure", "percentiles", "slot_edges", "within_slot_gaps", "GAP_LEVELS"]
+__all__ = ["GAP_LEVELS", "Metrics", "measure", "percentiles", "slot_edges", "within_slot_gaps"]
 
 GAP_LEVELS = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
 

@@ -11,10 +11,11 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
+from typing import Self
 
 from ...errors import GreendcnError
 
-__all__ = ["Namespaces", "check_capabilities", "remove_stale", "PREFIX"]
+__all__ = ["PREFIX", "Namespaces", "check_capabilities", "remove_stale"]
 
 PREFIX = "gdn-tdma-"
 _CAP_NET_ADMIN, _CAP_SYS_ADMIN = 12, 21
@@ -43,14 +44,14 @@ def check_capabilities() -> None:
 
 
 def _ip(*args: str) -> None:
-    r = subprocess.run(["ip", *args], capture_output=True, text=True)
+    r = subprocess.run(["ip", *args], check=False, capture_output=True, text=True)
     if r.returncode:
         raise GreendcnError(f"`ip {' '.join(args)}` failed: {r.stderr.strip() or r.returncode}",
                             hint="check that iproute2 works here and that you have CAP_NET_ADMIN")
 
 
 def _namespaces() -> list[str]:
-    r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+    r = subprocess.run(["ip", "netns", "list"], check=False, capture_output=True, text=True)
     return [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
 
 
@@ -62,7 +63,7 @@ def remove_stale() -> list[str]:
             continue
         pid = ns[len(PREFIX):].split("-")[0]
         if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+            subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
             gone.append(ns)
     return gone
 
@@ -86,7 +87,7 @@ class Namespaces:
             raise GreendcnError(f"links name unknown roles: {', '.join(sorted(unknown))}",
                                 hint="every end of a link must be one of the roles")
 
-    def __enter__(self) -> "Namespaces":
+    def __enter__(self) -> Self:
         check_capabilities()
         try:
             for ns in self.names.values():
@@ -122,9 +123,9 @@ class Namespaces:
         """Delete every namespace created (their veth ends go with them) and any pair stranded in the
         calling namespace by a failure half-way; safe to call twice."""
         while self._root_links:
-            subprocess.run(["ip", "link", "del", self._root_links.pop()], capture_output=True)
+            subprocess.run(["ip", "link", "del", self._root_links.pop()], check=False, capture_output=True)
         while self._created:
-            subprocess.run(["ip", "netns", "del", self._created.pop()], capture_output=True)
+            subprocess.run(["ip", "netns", "del", self._created.pop()], check=False, capture_output=True)
 
     def cmd(self, role: str, argv: Sequence[str]) -> list[str]:
         return ["ip", "netns", "exec", self.names[role], *argv]
@@ -133,4 +134,4 @@ class Namespaces:
         return subprocess.Popen(self.cmd(role, argv), text=True, **kw)  # type: ignore[call-overload]
 
     def check(self, role: str, argv: Sequence[str]) -> subprocess.CompletedProcess:
-        return subprocess.run(self.cmd(role, argv), capture_output=True, text=True)
+        return subprocess.run(self.cmd(role, argv), check=False, capture_output=True, text=True)

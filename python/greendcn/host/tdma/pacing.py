@@ -20,7 +20,7 @@ from .netns import Namespaces
 from .probe import ProbeConfig, run_probe
 from .schedule import Schedule
 
-__all__ = ["QDISC_PROBES", "detect_qdiscs", "PACING_MODES", "pacing_config", "run_pacing", "PacingResult"]
+__all__ = ["PACING_MODES", "QDISC_PROBES", "PacingResult", "detect_qdiscs", "pacing_config", "run_pacing"]
 
 # Minimal valid arguments for each kind, so that "unknown kind" can be told apart from "bad arguments".
 QDISC_PROBES: dict[str, tuple[str, ...]] = {

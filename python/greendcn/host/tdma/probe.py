@@ -23,7 +23,7 @@ from .netns import Namespaces
 from .records import load_records
 from .schedule import Schedule
 
-__all__ = ["ProbeConfig", "ProbeRun", "run_probe", "default_cpus", "BASE_PORT"]
+__all__ = ["BASE_PORT", "ProbeConfig", "ProbeRun", "default_cpus", "run_probe"]
 
 BASE_PORT = 9000
 _START_MARGIN_NS = 150_000_000  # time for `ip netns exec` and process start before slot 0

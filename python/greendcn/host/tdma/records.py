@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import InputError
 
-__all__ = ["RECORD_DTYPE", "FLAG_PAD", "load_records", "make_records"]
+__all__ = ["FLAG_PAD", "RECORD_DTYPE", "load_records", "make_records"]
 
 FLAG_PAD = 1
 RECORD_DTYPE = np.dtype([

@@ -25,7 +25,7 @@ from .probe import BASE_PORT, ProbeConfig, _finish, _sender_argv, _wait_ready, d
 from .records import load_records
 from .schedule import Schedule
 
-__all__ = ["RelayPoint", "run_relay", "relay_sweep", "LATENCY_LEVELS"]
+__all__ = ["LATENCY_LEVELS", "RelayPoint", "relay_sweep", "run_relay"]
 
 LATENCY_LEVELS = (0.1, 25, 50, 75, 99.9)  # the box and whiskers of Fig 3.13 (seed 001, line 1354)
 

@@ -42,7 +42,7 @@ class Schedule:
             raise InputError("destinations: need at least one", hint="for example --destinations 1")
 
     @classmethod
-    def from_duty(cls, period_ns: int, duty: float, **kw: int) -> "Schedule":
+    def from_duty(cls, period_ns: int, duty: float, **kw: int) -> Schedule:
         if not 0 < duty <= 1:
             raise InputError(f"duty: must lie in (0, 1], got {duty}", hint="for example --duty 0.5")
         return cls(period_ns=period_ns, uptime_ns=round(period_ns * duty), **kw)
@@ -59,5 +59,5 @@ class Schedule:
         up = self.up_start_ns(k)
         return up - self.prealloc_ns, up + self.uptime_ns - self.prealloc_ns - self.guard_ns
 
-    def with_(self, **changes: int) -> "Schedule":
+    def with_(self, **changes: int) -> Schedule:
         return replace(self, **changes)

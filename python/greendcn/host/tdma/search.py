@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ...errors import InputError
 
-__all__ = ["GuardStep", "GuardSearch", "guard_search", "upper_bound_share"]
+__all__ = ["GuardSearch", "GuardStep", "guard_search", "upper_bound_share"]
 
 
 def upper_bound_share(leaked: int, packets: int) -> float:

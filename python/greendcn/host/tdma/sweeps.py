@@ -22,7 +22,7 @@ from .metrics import within_slot_gaps
 from .probe import ProbeConfig, ProbeRun, run_probe
 from .records import FLAG_PAD
 
-__all__ = ["SWEEP_KINDS", "SweepResult", "point_config", "run_sweep", "model_columns", "plot_sweep"]
+__all__ = ["SWEEP_KINDS", "SweepResult", "model_columns", "plot_sweep", "point_config", "run_sweep"]
 
 SWEEP_KINDS = ("guard", "duty", "period", "vhosts")
 _LAG_SAMPLE = 200_000  # pooled lags kept for the fit; more adds time, not accuracy
