@@ -179,7 +179,7 @@ def sweep(
     base = ProbeConfig(Schedule.from_duty(p, duty, guard_ns=_ns(guard, "guard"), prealloc_ns=_ns(prealloc, "prealloc")),
                        size_bytes=parse_size_bytes(size, "size"), burst=burst)
     res = run_sweep(kind, vals, base, _ns(duration, "duration"), out_dir=out)
-    cols = [kind, "data_rx", "down_share", "model_down_share", "goodput_Mbps", "model_goodput_Mbps",
+    cols = [kind, "data_rx", "loss_share", "down_share", "model_down_share", "goodput_Mbps", "model_goodput_Mbps",
             "duty_achieved", "empty_slot_share", "late_p99_us", "overrun_p99_us", "pkt_time_us"]
     echo_table(res.table[cols].to_dict(orient="records"), cols)
     print(f"largest model-measurement gap: downtime share {res.largest_gap_down_share:.3g} (absolute), "

@@ -35,6 +35,18 @@ def default_cpus() -> tuple[int | None, int | None]:
     return cpus[-1], (cpus[0] if len(cpus) > 1 else None)
 
 
+def sender_cpu(v: int, first: int | None) -> int | None:
+    """CPU of virtual host v: the first sender gets `first`, the others go round the allowed CPUs downwards.
+
+    Two SCHED_FIFO senders of equal priority on one CPU would starve each other, so we spread them (our
+    choice); with more virtual hosts than CPUs they share, as the sweep over virtual hosts then shows."""
+    if first is None:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    i = cpus.index(first) if first in cpus else len(cpus) - 1
+    return cpus[(i - v) % len(cpus)]
+
+
 @dataclass(frozen=True)
 class ProbeConfig:
     schedule: Schedule
@@ -133,7 +145,9 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
         recv = ns.run("rx", [str(binary(RECEIVER)), "--listen", ",".join(f"{rx_addr}:{p}" for p in ports),
                              "--out", str(log), "--until-ns", str(until),
                              "--cpu", str(-1 if recv_cpu is None else recv_cpu),
-                             "--fifo", str(min(cfg.fifo_priority, 5))],  # below the sender: it must not block it
+                             # Above the senders: a receiver that shares a CPU with a spinning sender must still
+                             # drain its socket, or the run measures socket drops instead of timing.
+                             "--fifo", str(min(cfg.fifo_priority + 1, 99) if cfg.fifo_priority else 0)],
                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         senders = []
         try:
@@ -143,7 +157,7 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
                                     hint="the machine is overloaded; try again")
             for v in range(cfg.vhosts):
                 dests = [f"{rx_addr}:{BASE_PORT + v * d + j}" for j in range(d)]
-                senders.append(ns.run("tx", _sender_argv(cfg, s, v, dests, send_cpu),
+                senders.append(ns.run("tx", _sender_argv(cfg, s, v, dests, sender_cpu(v, send_cpu)),
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE))
             budget = (until - time.time_ns()) / 1e9 + 30
             sent = [_finish(p, f"sender {i}", budget) for i, p in enumerate(senders)]
