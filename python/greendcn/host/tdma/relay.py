@@ -37,6 +37,7 @@ class RelayPoint:
     delivered: int
     relayed: int
     latency_ns: dict[str, float]
+    drops_at_c: int = 0  # lost in C's socket queue: the measuring end, not the relay
 
     @property
     def loss_share(self) -> float:
@@ -59,7 +60,7 @@ def run_relay(rate_bps: int, size_bytes: int = 1472, duration_ns: int = 300_000_
         log = Path(tmp) / "c.log"
         pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
         recv_c = ns.run("c", [str(binary(RECEIVER)), "--listen", c_in, "--out", str(log), "--until-ns",
-                              str(until + 10_000_000), "--fifo", "5"], **pipes)
+                              str(until + 10_000_000), "--fifo", "11"], **pipes)  # above sender and relay
         relay_b = ns.run("b", [str(binary(RECEIVER)), "--listen", b_in, "--relay-to", c_in, "--until-ns",
                                str(until), "--cpu", str(-1 if relay_cpu is None else relay_cpu),
                                "--fifo", "10"], **pipes)  # the relay is real-time like the sender (our choice)
@@ -87,7 +88,8 @@ def run_relay(rate_bps: int, size_bytes: int = 1472, duration_ns: int = 300_000_
            if lat.size else {})
     if lat.size:
         pct["max"] = float(lat.max())
-    return RelayPoint(rate_bps, int(sent["data_sent"]), int(rec.size), int(relayed["relayed"]), pct)
+    return RelayPoint(rate_bps, int(sent["data_sent"]), int(rec.size), int(relayed["relayed"]), pct,
+                      int(got["socket_drops"]))
 
 
 def relay_sweep(rates_bps: list[int], size_bytes: int = 1472, duration_ns: int = 300_000_000,
@@ -96,7 +98,7 @@ def relay_sweep(rates_bps: list[int], size_bytes: int = 1472, duration_ns: int =
     for r in tqdm(rates_bps, desc="relay", unit="run", file=sys.stderr, disable=not progress, leave=False):
         p = run_relay(r, size_bytes, duration_ns)
         rows.append({"offered_Mbps": r / 1e6, "sent": p.sent, "relayed": p.relayed, "delivered": p.delivered,
-                     "loss_share": p.loss_share,
+                     "loss_share": p.loss_share, "drops_at_c": p.drops_at_c,
                      **{f"latency_{k}_us": v / 1e3 for k, v in p.latency_ns.items()}})
     table = pd.DataFrame(rows)
     csv = png = None
