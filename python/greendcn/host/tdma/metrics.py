@@ -23,7 +23,7 @@ from .classify import DOWN, UP, WRONG, classify
 from .records import FLAG_PAD
 from .schedule import Schedule
 
-__all__ = ["GAP_LEVELS", "Metrics", "measure", "percentiles", "slot_edges", "within_slot_gaps"]
+__all__ = ["GAP_LEVELS", "Metrics", "measure", "percentiles", "send_gaps", "slot_edges", "within_slot_gaps"]
 
 GAP_LEVELS = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99)
 
@@ -63,6 +63,18 @@ def within_slot_gaps(records: np.ndarray) -> np.ndarray:
     vh, sl, rx = vh[order], sl[order], rx[order]
     same = (vh[1:] == vh[:-1]) & (sl[1:] == sl[:-1])
     return np.diff(rx)[same]
+
+
+def send_gaps(records: np.ndarray) -> np.ndarray:
+    """Send-stamp differences (ns) between consecutive packets of one virtual host within one slot: the
+    sender's own cost per packet, which on veth plays the part of the serialisation time."""
+    vh = records["vhost"].astype(np.int64)
+    sl = records["slot"].astype(np.int64)
+    tx = records["send_ns"].astype(np.int64)
+    order = np.lexsort((tx, sl, vh))
+    vh, sl, tx = vh[order], sl[order], tx[order]
+    same = (vh[1:] == vh[:-1]) & (sl[1:] == sl[:-1])
+    return np.diff(tx)[same]
 
 
 @dataclass

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from ...circuit.tdma import LagLaw, TdmaLink
 from ...circuit.tdma_fit import fit_lag_law
 from ...errors import InputError
-from .metrics import within_slot_gaps
+from .metrics import send_gaps
 from .probe import ProbeConfig, ProbeRun, run_probe
 from .records import FLAG_PAD
 
@@ -58,16 +58,15 @@ class SweepResult:
 
 def _row(kind: str, value: float, run: ProbeRun) -> dict[str, float]:
     m, s = run.metrics, run.schedule
-    gaps = within_slot_gaps(run.records)
+    gaps = send_gaps(run.records)
     return {kind: value, "period_us": s.period_ns / 1e3, "duty": s.duty, "guard_us": s.guard_ns / 1e3,
             "vhosts": run.config.vhosts, "data_rx": m.data_received, "down_share": m.downtime_share,
             "wrong_share": m.wrong_share, "loss_share": m.loss_share, "empty_slot_share": m.empty_slot_share,
             "duty_achieved": m.duty_achieved, "goodput_Mbps": m.goodput_bps / 1e6,
             "late_p99_us": m.lateness_ns["p99"] / 1e3, "overrun_p99_us": m.overrun_ns["p99"] / 1e3,
             "lag_min_us": m.fixed_lag_ns / 1e3,
-            # Within a burst packets are one send call apart (the median gap); bursts recur every b mean gaps.
-            "pkt_time_us": float(np.median(gaps)) / 1e3 if gaps.size else float("nan"),
-            "mean_gap_us": float(np.mean(gaps)) / 1e3 if gaps.size else float("nan")}
+            # The sender's mean cost per packet (send-stamp gaps within a slot) stands in for (s + 24) * 8 / C.
+            "pkt_time_us": float(np.mean(gaps)) / 1e3 if gaps.size else float("nan")}
 
 
 def model_columns(table: pd.DataFrame, law: LagLaw, base: ProbeConfig) -> pd.DataFrame:
@@ -81,8 +80,7 @@ def model_columns(table: pd.DataFrame, law: LagLaw, base: ProbeConfig) -> pd.Dat
             continue
         link = TdmaLink(line_rate_bps=1.0, period_s=r.period_us * 1e-6, uptime_s=r.duty * r.period_us * 1e-6,
                         guard_s=r.guard_us * 1e-6, prealloc_s=base.schedule.prealloc_ns * 1e-9,
-                        packet_bytes=base.size_bytes, burst=base.burst, lag=law, packet_time_s=t_pkt,
-                        rate_bps=base.size_bytes * 8 / max(r.mean_gap_us * 1e-6, t_pkt))
+                        packet_bytes=base.size_bytes, burst=base.burst, lag=law, packet_time_s=t_pkt)
         down.append(link.leak_share())
         good.append(link.goodput_bps() * r.vhosts / 1e6)
     out = table.copy()
