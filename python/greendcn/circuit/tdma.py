@@ -121,6 +121,10 @@ class TdmaLink:
     lag: LagLaw = field(default_factory=LagLaw)
     rate_bps: float | None = None
     packet_time_s: float | None = None
+    # None: the burst grid has no relation to the window (a NIC batching on its own clock), so its phase is
+    # uniform over one burst interval. A number: the sender starts its first burst as the window opens and
+    # the grid then drifts; this is the width of the drift where the window ends (our choice, see sweeps).
+    phase_spread_s: float | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.uptime_s <= self.period_s:
@@ -163,7 +167,8 @@ def leak_share(link: TdmaLink) -> float:
 
     Bursts start every burst interval tau from the window's opening at a phase phi; packet j of a burst
     (j = 1..b) ends on the wire at phi + i*tau + j*t_pkt + L - p relative to the uptime's start. It leaks when
-    that is past U, or before 0 (over-preallocation). The phase is averaged over a grid (our choice)."""
+    that is past U, or before 0 (over-preallocation). The phase is averaged over a grid (our choice): over one
+    burst interval, or over `phase_spread_s` around 0 for a sender aligned to the window."""
     tau, t_pkt, b = link.burst_interval_s, link.t_pkt_s, link.burst
     window = link.uptime_s - link.guard_s
     d0, p, U = link.lag.d0_s, link.prealloc_s, link.uptime_s
@@ -171,7 +176,11 @@ def leak_share(link: TdmaLink) -> float:
     j = np.arange(1, b + 1, dtype=np.float64)
     leaked = 0.0
     sent = 0.0
-    for phi in (np.arange(_PHASES) + 0.5) / _PHASES * tau:
+    if link.phase_spread_s is None or link.phase_spread_s >= tau:
+        phases = (np.arange(_PHASES) + 0.5) / _PHASES * tau
+    else:  # aligned start, centred drift of the given width
+        phases = ((np.arange(_PHASES) + 0.5) / _PHASES - 0.5) * link.phase_spread_s
+    for phi in phases:
         n_bursts = max(0, math.ceil((window - phi) / tau))
         if n_bursts == 0:
             continue

@@ -66,7 +66,16 @@ def _row(kind: str, value: float, run: ProbeRun) -> dict[str, float]:
             "late_p99_us": m.lateness_ns["p99"] / 1e3, "overrun_p99_us": m.overrun_ns["p99"] / 1e3,
             "lag_min_us": m.fixed_lag_ns / 1e3,
             # The sender's mean cost per packet (send-stamp gaps within a slot) stands in for (s + 24) * 8 / C.
-            "pkt_time_us": float(np.mean(gaps)) / 1e3 if gaps.size else float("nan")}
+            "pkt_time_us": float(np.mean(gaps)) / 1e3 if gaps.size else float("nan"),
+            "pkt_time_sd_us": float(np.std(gaps)) / 1e3 if gaps.size else float("nan")}
+
+
+def drift_width(window_s: float, t_pkt_s: float, sd_s: float) -> float:
+    """Width of a uniform law with the spread of the last burst's start: the sender starts at the window's
+    opening, and n independent per-packet costs of standard deviation sd add up to sd * sqrt(n) (our
+    choice of model; a uniform law of width w has standard deviation w / sqrt(12))."""
+    n = max(1.0, window_s / t_pkt_s)
+    return float(np.sqrt(12.0) * sd_s * np.sqrt(n))
 
 
 def model_columns(table: pd.DataFrame, law: LagLaw, base: ProbeConfig) -> pd.DataFrame:
@@ -80,7 +89,9 @@ def model_columns(table: pd.DataFrame, law: LagLaw, base: ProbeConfig) -> pd.Dat
             continue
         link = TdmaLink(line_rate_bps=1.0, period_s=r.period_us * 1e-6, uptime_s=r.duty * r.period_us * 1e-6,
                         guard_s=r.guard_us * 1e-6, prealloc_s=base.schedule.prealloc_ns * 1e-9,
-                        packet_bytes=base.size_bytes, burst=base.burst, lag=law, packet_time_s=t_pkt)
+                        packet_bytes=base.size_bytes, burst=base.burst, lag=law, packet_time_s=t_pkt,
+                        phase_spread_s=drift_width(r.duty * r.period_us * 1e-6 - r.guard_us * 1e-6, t_pkt,
+                                                   r.pkt_time_sd_us * 1e-6))
         down.append(link.leak_share())
         good.append(link.goodput_bps() * r.vhosts / 1e6)
     out = table.copy()
