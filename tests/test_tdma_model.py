@@ -101,3 +101,13 @@ def test_bad_inputs_name_the_field():
         LagLaw(stall_prob=2.0)
     with pytest.raises(InputError, match="guard_s"):
         TdmaLink(10e9, 1e-3, 5e-4, 6e-4, 0.0, 1500, 8)
+
+
+def test_aligned_sender_leaks_the_computed_tail():
+    # Uptime 50 us, guard 5 us: a 45 us window. One burst of 8 x 7 us starts as the window opens, so its
+    # packets finish at 7, 14, ..., 56 us and only the last (56 > 50) reaches downtime: 1 of 8.
+    aligned = TdmaLink(1.0, 100e-6, 50e-6, 5e-6, 0.0, 1000, 8, LagLaw(), packet_time_s=7e-6, phase_spread_s=1e-12)
+    assert aligned.leak_share() == pytest.approx(1 / 8)
+    # Without alignment the burst may start anywhere in its 56 us interval, and the leak is larger.
+    loose = TdmaLink(1.0, 100e-6, 50e-6, 5e-6, 0.0, 1000, 8, LagLaw(), packet_time_s=7e-6)
+    assert loose.leak_share() > aligned.leak_share()

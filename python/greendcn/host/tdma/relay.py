@@ -2,7 +2,7 @@
 user space and forwards the inner packet to C (kernel GRE is absent on this machine kind).
 
 The analogue of seed 001's Fig 3.13 (forwarding latency with GRE, quartiles and 0.1/99.9 percentiles, loss vs
-rate; lines 1219 and 1354-1358), on veth: latency is C's kernel receive time minus A's send time, on the one
+rate; lines 1219 and 1361), on veth: latency is C's kernel receive time minus A's send time, on the one
 clock the three namespaces share. It measures this host's software relay, not a NIC's."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .schedule import Schedule
 
 __all__ = ["LATENCY_LEVELS", "RelayPoint", "relay_sweep", "run_relay"]
 
-LATENCY_LEVELS = (0.1, 25, 50, 75, 99.9)  # the box and whiskers of Fig 3.13 (seed 001, line 1354)
+LATENCY_LEVELS = (0.1, 25, 50, 75, 99.9)  # the box and whiskers of Fig 3.13 (seed 001, line 1361)
 
 
 @dataclass
