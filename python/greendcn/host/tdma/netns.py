@@ -89,6 +89,7 @@ class Namespaces:
 
     def __enter__(self) -> Self:
         check_capabilities()
+        remove_stale()  # leftovers of runs that were killed before they could clean up
         try:
             for ns in self.names.values():
                 _ip("netns", "add", ns)
