@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 
-
 def main() -> None:
     from greendcn.circuit.tdma import LagLaw, TdmaLink
     from greendcn.host.tdma import ProbeConfig, Schedule, measure, run_probe, simulate_sender
