@@ -117,3 +117,33 @@ def test_missing_binary_is_a_clear_error(monkeypatch, tmp_path):
     with pytest.raises(GreendcnError, match="greendcn-tdma-.* is missing") as e:
         run_probe(ProbeConfig(Schedule.from_duty(1_000_000, 0.5, slots=5)))
     assert "make build" in e.value.hint
+
+
+def test_finite_demand_is_padded_to_whole_bursts():
+    # 10 data packets per slot in bursts of 8: 8 data, then 2 data + 6 padding. Counts per slot are set by
+    # the sender's rule, not by timing, so only a slot a stall skips entirely can change them.
+    sched = Schedule.from_duty(1_000_000, 0.5, slots=100)
+    r = run_probe(ProbeConfig(sched, burst=8, demand_pkts=10, pad_bytes=128))
+    sent = r.senders[0]
+    assert sent["data_sent"] % 10 == 0 and sent["data_sent"] >= 900
+    assert sent["pad_sent"] * 10 == sent["data_sent"] * 6
+    per_slot = np.bincount(r.records["slot"][(r.records["flags"] & 1) == 0].astype(np.int64))
+    assert per_slot.max() <= 10
+    assert np.all(r.records["len"][(r.records["flags"] & 1) == 1] == 128)
+
+
+def test_slots_rotate_over_destinations():
+    sched = Schedule.from_duty(1_000_000, 0.5, slots=60, destinations=3)
+    r = run_probe(ProbeConfig(sched, burst=4))
+    rec = r.records
+    assert np.all(rec["port"] % 3 == rec["slot"] % 3)  # slot k goes to destination k % 3, always
+    assert set(np.unique(rec["port"])) == {0, 1, 2}
+
+
+def test_in_slot_pacing_sets_the_typical_gap():
+    # 100 Mb/s with 1472-byte payloads: one packet every 117.76 us. The median gap ignores rare stalls;
+    # 25% leaves room for a loaded host while still failing if pacing were absent (gaps of ~5 us).
+    sched = Schedule(period_ns=1_000_000, uptime_ns=1_000_000, slots=150)
+    r = run_probe(ProbeConfig(sched, burst=1, rate_bps=100_000_000))
+    assert r.metrics.ideal_gap_ns == pytest.approx(117_760)
+    assert r.metrics.gap_ns["q50"] == pytest.approx(117_760, rel=0.25)

@@ -46,6 +46,11 @@ def _metrics_rows(m) -> list[dict[str, object]]:
         for k in ("p50", "p99", "p99_9", "max"):
             rows.append((f"{name} {k.replace('_', '.')}", d[k] / 1e3, "us"))
     rows.append(("fixed lag d0 = suggested preallocation", m.fixed_lag_ns / 1e3, "us"))
+    for q in ("q01", "q50", "q99"):
+        if q in m.gap_ns:
+            rows.append((f"in-slot receive gap {q}", m.gap_ns[q] / 1e3, "us"))
+    if m.ideal_gap_ns:
+        rows.append(("ideal gap at the pacing rate", m.ideal_gap_ns / 1e3, "us"))
     return [{"quantity": q, "value": v, "unit": u} for q, v, u in rows]
 
 
