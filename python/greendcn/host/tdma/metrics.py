@@ -101,21 +101,6 @@ class Metrics:
     gap_ns: dict[str, float] = field(default_factory=dict)
     ideal_gap_ns: float | None = None
 
-    def row(self) -> dict[str, object]:
-        """The headline numbers as one flat table row (units in the names)."""
-        return {
-            "duty_sched": self.duty_scheduled, "duty_achieved": self.duty_achieved,
-            "goodput_Mbps": self.goodput_bps / 1e6, "data_rx": self.data_received,
-            "down_share": self.downtime_share, "wrong_share": self.wrong_share,
-            "empty_slots": self.empty_slot_share,
-            "late_p50_us": self.lateness_ns["p50"] / 1e3, "late_p99_us": self.lateness_ns["p99"] / 1e3,
-            "late_max_us": self.lateness_ns["max"] / 1e3,
-            "overrun_p50_us": self.overrun_ns["p50"] / 1e3, "overrun_p99_us": self.overrun_ns["p99"] / 1e3,
-            "overrun_p99.9_us": self.overrun_ns["p99_9"] / 1e3, "overrun_max_us": self.overrun_ns["max"] / 1e3,
-            "lag_min_us": self.fixed_lag_ns / 1e3, "lag_p99_us": self.lag_ns["p99"] / 1e3,
-            "lag_max_us": self.lag_ns["max"] / 1e3,
-        }
-
 
 def measure(records: np.ndarray, schedule: Schedule, vhosts: int = 1, data_sent: int | None = None,
             ideal_gap_ns: float | None = None) -> Metrics:

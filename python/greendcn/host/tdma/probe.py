@@ -26,6 +26,7 @@ from .schedule import Schedule
 __all__ = ["BASE_PORT", "ProbeConfig", "ProbeRun", "default_cpus", "run_probe"]
 
 BASE_PORT = 9000
+PREFIX_TMP = "gdn-tdma-"  # temporary folders carry the same prefix as the namespaces
 _START_MARGIN_NS = 150_000_000  # time for `ip netns exec` and process start before slot 0
 
 
@@ -175,5 +176,3 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
     m = measure(records, s, vhosts=cfg.vhosts, data_sent=sum(x["data_sent"] for x in sent), ideal_gap_ns=ideal)
     return ProbeRun(cfg, s, records, m, sent, got)
 
-
-PREFIX_TMP = "gdn-tdma-"
