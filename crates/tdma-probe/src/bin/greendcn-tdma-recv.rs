@@ -29,7 +29,10 @@ fn main() {
     }
     let fifo = a.u64_or("fifo", 0).unwrap_or_else(|e| die(&e)).min(99) as i32;
     if fifo > 0 {
-        set_fifo(fifo).unwrap_or_else(|e| die(&format!("--fifo {fifo}: cannot switch to SCHED_FIFO: {e}")));
+        if let Err(e) = set_fifo(fifo) {
+            // Kernel timestamps do not depend on it; only the risk of socket drops grows, and those are counted.
+            eprintln!("warning: --fifo {fifo}: cannot switch to SCHED_FIFO ({e}); using ordinary scheduling");
+        }
     }
     let relay: Option<SocketAddr> = a.str("relay-to")
         .map(|s| s.parse().unwrap_or_else(|_| die(&format!("--relay-to: cannot read address {s:?}"))));

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -98,6 +99,9 @@ def _sender_argv(cfg: ProbeConfig, s: Schedule, v: int, dests: list[str], cpu: i
 def _wait_ready(proc: subprocess.Popen, what: str, timeout_s: float = 10.0) -> None:
     assert proc.stderr is not None
     line = proc.stderr.readline()
+    while line.startswith("warning:"):  # pass the binary's warnings on, then expect "ready"
+        print(line.rstrip(), file=sys.stderr)
+        line = proc.stderr.readline()
     if line.strip() != "ready":
         proc.kill()
         rest = line + (proc.stderr.read() or "")
@@ -172,6 +176,9 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
         if log_path is not None:
             Path(log_path).parent.mkdir(parents=True, exist_ok=True)
             Path(log_path).write_bytes(records.tobytes())
+    if cfg.fifo_priority and any(x.get("fifo", 0) == 0 for x in sent):
+        print("warning: the sender could not use SCHED_FIFO (no CAP_SYS_NICE?); timing includes "
+              "ordinary scheduling delays", file=sys.stderr)
     ideal = cfg.size_bytes * 8 * 1e9 / cfg.rate_bps if cfg.rate_bps else None
     m = measure(records, s, vhosts=cfg.vhosts, data_sent=sum(x["data_sent"] for x in sent), ideal_gap_ns=ideal)
     return ProbeRun(cfg, s, records, m, sent, got)
