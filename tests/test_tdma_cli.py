@@ -66,3 +66,28 @@ def test_bad_input_names_the_field_with_a_hint():
     assert isinstance(r.exception, InputError) and "guard" in r.exception.hint
     r = runner.invoke(app, ["pacing", "--rates", "fast"])
     assert isinstance(r.exception, InputError) and "rates" in str(r.exception)
+
+
+def test_model_reads_an_exported_fit(tmp_path):
+    from greendcn.circuit import LagLaw, save_lag_law
+
+    fit, out = tmp_path / "fit.json", tmp_path / "m.json"
+    save_lag_law(fit, LagLaw(d0_s=4e-6, jitter_mean_s=1e-6, stall_prob=1e-4, stall_mean_s=50e-6))
+    r = runner.invoke(app, ["model", "--lag-fit", str(fit), "--prealloc", "0us", "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    assert data["lag"]["d0_s"] == 4e-6 and data["lag"]["stall_prob"] == 1e-4
+    # 4 us of lag not preallocated: 25 Gb/s x 1500/1524 x (250 - 5 - 4) / 500 us of payload
+    assert abs(data["goodput_bps"] - 25e9 * 1500 / 1524 * 241 / 500) < 1e3
+
+
+def test_search_runs_a_short_binary_search(tmp_path):
+    out = tmp_path / "s.json"
+    r = runner.invoke(app, ["search", "--period", "1ms", "--target", "0.05", "--low", "0us", "--high", "200us",
+                            "--resolution", "50us", "--duration", "40ms", "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    assert 2 <= len(data["steps"]) <= 4  # both ends, then at most two halvings of 200 us down to 50 us
+    assert all(s["packets"] > 0 for s in data["steps"])
+    if data["met"]:
+        assert data["leaked"] <= 0.05 * data["packets"]
