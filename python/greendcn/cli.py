@@ -35,6 +35,7 @@ def version() -> None:
 # Add yours here, one line each, in alphabetical order.
 SUBAPPS: list[tuple[str, str]] = [
     ("reproduce", ".experiments.cli"),
+    ("tdma", ".host.tdma.cli"),
 ]
 
 
