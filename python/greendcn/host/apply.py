@@ -118,6 +118,11 @@ class Changer:
                 with open(self.sys.path(e["path"]), "w") as f:
                     f.write(e["previous"])
             except OSError as err:
+                try:  # a write the kernel refused left the old value in place: nothing to restore there
+                    if _read_current(self.sys, e["path"]) == e["previous"]:
+                        continue
+                except OSError:
+                    pass
                 problems.append(f"{e['path']}: {err.strerror}")
         if not problems:
             self.state_path.unlink(missing_ok=True)
