@@ -45,18 +45,33 @@ def test_apply_then_revert_is_byte_identical(tmp_path, kw, freq):
     assert not state.exists()
 
 
-def test_frequency_writes_keep_min_below_max(tmp_path):
+def _limits(writes, rel):
+    return [(w.rel.rsplit("/", 1)[1], w.value) for w in writes if w.rel.startswith(rel + "/")]
+
+
+def test_raising_the_floor_above_the_ceiling_raises_the_ceiling_first(tmp_path):
     sys, topo = _tree(tmp_path)
-    # Lower the ceiling first, so a floor above it forces the max-then-min order the kernel accepts.
     for p in topo.policies:
         sys.path(f"{p.rel}/scaling_max_freq").write_text("1500000\n")
     plan = make_plan(discover(sys.root), ["enp3s0f0"], 2, work_min_khz=2000000)
-    writes = plan_writes(sys, plan)
     pol = next(s for s in plan.settings if s.role == "working").rel
-    names = [w.rel.rsplit("/", 1)[1] for w in writes if w.rel.startswith(pol + "/")]
-    assert names == ["scaling_governor", "scaling_max_freq", "scaling_min_freq"] or "scaling_max_freq" not in names
-    # The working policy has no max in its plan, so only the min is written and it is checked against the cap:
-    assert names.index("scaling_governor") == 0
+    assert _limits(plan_writes(sys, plan), pol) == [("scaling_governor", "performance"),
+                                                    ("scaling_max_freq", "2201000"), ("scaling_min_freq", "2000000")]
+
+
+def test_lowering_the_ceiling_below_the_floor_lowers_the_floor_first(tmp_path):
+    sys, topo = _tree(tmp_path)
+    for p in topo.policies:
+        sys.path(f"{p.rel}/scaling_min_freq").write_text("1800000\n")
+    plan = make_plan(discover(sys.root), ["enp3s0f0"], 2, idle_max_khz=1300000)
+    pol = next(s for s in plan.settings if s.role == "idle").rel
+    assert _limits(plan_writes(sys, plan), pol) == [("scaling_governor", "powersave"),
+                                                    ("scaling_min_freq", "1200000"), ("scaling_max_freq", "1300000")]
+    state = tmp_path / "s.json"
+    before = snapshot(sys.root)
+    apply_plan(sys, plan, state)
+    revert(sys, state)
+    assert snapshot(sys.root) == before
 
 
 def test_without_apply_nothing_is_written(tmp_path):

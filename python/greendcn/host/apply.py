@@ -42,13 +42,20 @@ def plan_writes(sys: SysRoot, plan: Plan) -> list[Write]:
     writes: list[Write] = []
     for s in plan.settings:
         writes.append(Write(f"{s.rel}/scaling_governor", s.governor))
+        cur_min, cur_max = sys.read_int(f"{s.rel}/scaling_min_freq"), sys.read_int(f"{s.rel}/scaling_max_freq")
+        new_min, new_max = s.min_khz, s.max_khz
+        # A floor above the present ceiling needs a higher ceiling (the hardware's), and a ceiling below the
+        # present floor a lower floor, or the kernel refuses the write (our choice of the companion value).
+        if new_min is not None and new_max is None and cur_max is not None and new_min > cur_max:
+            new_max = sys.read_int(f"{s.rel}/cpuinfo_max_freq")
+        if new_max is not None and new_min is None and cur_min is not None and new_max < cur_min:
+            new_min = sys.read_int(f"{s.rel}/cpuinfo_min_freq")
         limits = []
-        if s.min_khz is not None:
-            limits.append(Write(f"{s.rel}/scaling_min_freq", str(s.min_khz)))
-        if s.max_khz is not None:
-            limits.append(Write(f"{s.rel}/scaling_max_freq", str(s.max_khz)))
-        cur_max = sys.read_int(f"{s.rel}/scaling_max_freq")
-        if s.min_khz is not None and cur_max is not None and s.min_khz > cur_max:
+        if new_min is not None:
+            limits.append(Write(f"{s.rel}/scaling_min_freq", str(new_min)))
+        if new_max is not None:
+            limits.append(Write(f"{s.rel}/scaling_max_freq", str(new_max)))
+        if new_min is not None and cur_max is not None and new_min > cur_max:
             limits.reverse()  # raise the ceiling before lifting the floor above the old ceiling
         writes.extend(limits)
     return writes
