@@ -78,7 +78,7 @@ def test_without_apply_nothing_is_written(tmp_path):
     sys, _ = _tree(tmp_path)
     before = snapshot(sys.root)
     out = subprocess.run(["greendcn", "host", "plan", "--root", str(sys.root), "--port", "enp3s0f0"],
-                         capture_output=True, text=True, env=os.environ | {"PATH": os.path.dirname(os.sys.executable)
+                         check=False, capture_output=True, text=True, env=os.environ | {"PATH": os.path.dirname(os.sys.executable)
                                                                            + ":" + os.environ["PATH"]})
     assert out.returncode == 0, out.stderr
     assert "nothing written" in out.stderr
@@ -106,11 +106,11 @@ def test_not_root_refuses_on_the_real_machine(tmp_path, monkeypatch):
 
 def test_read_only_tree_refuses(tmp_path):
     """A real read-only bind mount of the fake tree (we are root here); the failure to mount is a test failure."""
-    sys, topo = _tree(tmp_path)
+    sys, _topo = _tree(tmp_path)
     before = snapshot(sys.root)
     mnt = tmp_path / "ro"
     mnt.mkdir()
-    r = subprocess.run(["mount", "--bind", "-o", "ro", str(sys.root), str(mnt)], capture_output=True, text=True)
+    r = subprocess.run(["mount", "--bind", "-o", "ro", str(sys.root), str(mnt)], check=False, capture_output=True, text=True)
     if r.returncode != 0:
         pytest.fail(f"cannot make a read-only bind mount (needs root): {r.stderr.strip()}")
     try:
@@ -152,7 +152,7 @@ def test_second_apply_needs_a_revert_first(tmp_path):
 
 
 def test_revert_errors(tmp_path):
-    sys, topo = _tree(tmp_path)
+    sys, _topo = _tree(tmp_path)
     with pytest.raises(InputError, match="nothing to revert"):
         revert(sys, tmp_path / "none.json")
     bad = tmp_path / "bad.json"

@@ -28,7 +28,7 @@ def test_physical_cores_before_siblings_and_cpu0_kept(table1):
     p = make_plan(table1, PORTS, 2)
     assert 0 not in p.lcores and 24 not in p.lcores  # CPU 0's whole core stays with the system (our choice)
     cores = [table1.core_of(c) for c in p.lcores]
-    assert len(set((k.package, k.core_id) for k in cores)) == len(p.lcores)  # no two lcores share a core
+    assert len({(k.package, k.core_id) for k in cores}) == len(p.lcores)  # no two lcores share a core
     assert p.main_cpu == 2 and p.ports[0].cpus == (4, 6)
 
 

@@ -39,7 +39,7 @@ HIGH, LOW = 40e6, 0.4e6  # sender rates, b/s
 
 
 def _ip(*args: str) -> None:
-    r = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=30)
+    r = subprocess.run(["ip", *args], check=False, capture_output=True, text=True, timeout=30)
     if r.returncode != 0:
         raise RuntimeError(f"`ip {' '.join(args)}` failed: {r.stderr.strip()}")
 
@@ -64,8 +64,8 @@ def veth():
             pytest.fail(f"cannot create the test's network namespace and veth pair (root and iproute2 needed): {e}")
         yield ns, here, there, mine
     finally:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)  # takes the veth pair with it
-        subprocess.run(["ip", "link", "del", here], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)  # takes the veth pair with it
+        subprocess.run(["ip", "link", "del", here], check=False, capture_output=True)
 
 
 def _wait_for_traffic(reader, port, timeout_s=10.0):

@@ -15,7 +15,7 @@ from ..errors import InputError
 from .apply import Changer
 from .topology import Topology
 
-__all__ = ["Actuator", "CpufreqActuator", "FileActuator", "CommandActuator", "LogActuator"]
+__all__ = ["Actuator", "CommandActuator", "CpufreqActuator", "FileActuator", "LogActuator"]
 
 
 class Actuator(Protocol):

@@ -16,7 +16,7 @@ from ..errors import GreendcnError, InputError
 from .plan import Plan
 from .sysfs import SysRoot
 
-__all__ = ["Write", "Changer", "plan_writes", "apply_plan", "revert", "default_state_path", "STATE_FORMAT"]
+__all__ = ["STATE_FORMAT", "Changer", "Write", "apply_plan", "default_state_path", "plan_writes", "revert"]
 
 STATE_FORMAT = "greendcn-host-state/1"
 
@@ -94,7 +94,7 @@ class Changer:
 
     def _save(self) -> None:
         payload = {"format": STATE_FORMAT, "root": str(self.sys.root),
-                   "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                   "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                    "entries": self.entries}
         try:
             self.state_path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,6 @@ import json
 import re
 import shlex
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -29,6 +28,10 @@ for _name, _module in SUBAPPS:
     app.add_typer(importlib.import_module(_module, __package__).app, name=_name)
 
 RootOption = typer.Option("/", "--root", help="Root holding sys/ (default: this machine).")
+PlanPortOption = typer.Option(..., "--port", help="Interface to drive (repeat for several ports).")
+ControlPortOption = typer.Option([], "--port", help="NAME:CPULIST, e.g. eth1:2,4 (repeat per port).")
+PlanFileOption = typer.Option(None, "--plan", help="Ports and CPUs from a `plan --json` file.")
+CommandArgument = typer.Argument(None, help="The command to measure, after --.")
 StateOption = typer.Option(None, "--state", help="State file of previous values [default: ROOT/run/greendcn/host-state.json].")
 
 
@@ -55,7 +58,7 @@ def _grouped(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 @app.command()
-def layout(root: Path = RootOption, json_out: Optional[Path] = JsonOption) -> None:
+def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
     """Print the socket x core table (as seed 000 Table I shows it), the NICs with their NUMA nodes, and cpufreq."""
     from .topology import discover
 
@@ -88,7 +91,8 @@ def layout(root: Path = RootOption, json_out: Optional[Path] = JsonOption) -> No
     write_json(json_out, {
         "root": topo.root, "sockets": sockets, "nodes": {str(k): list(v) for k, v in topo.nodes.items()},
         "cores": [{"package": k.package, "core_id": k.core_id, "node": k.node, "cpus": list(k.cpus)} for k in topo.cores],
-        "nics": [vars(n) | {"speed_mbps": n.speed_mbps} for n in topo.nics.values()],
+        "nics": [{"name": n.name, "numa_node": n.node, "driver": n.driver, "speed_mbps": n.speed_mbps, "pci": n.pci,
+                  "virtual": n.virtual} for n in topo.nics.values()],
         "cpufreq": {"driver": topo.cpufreq_driver, "present": topo.cpufreq_present,
                     "policies": [{"policy": p.name, "cpus": list(p.cpus), "governor": p.governor,
                                   "governors": list(p.governors), "min_khz": p.min_khz, "max_khz": p.max_khz,
@@ -99,18 +103,18 @@ def layout(root: Path = RootOption, json_out: Optional[Path] = JsonOption) -> No
 
 @app.command()
 def plan(
-    port: list[str] = typer.Option(..., "--port", help="Interface to drive (repeat for several ports)."),
+    port: list[str] = PlanPortOption,
     cores_per_port: int = typer.Option(2, "--cores-per-port", help="Logical CPUs per port."),
     allow_cpu0: bool = typer.Option(False, "--allow-cpu0", help="Let CPU 0's core work (our default keeps it for the system)."),
     main_lcore: bool = typer.Option(True, "--main-lcore/--no-main-lcore", help="Reserve a main lcore for pktgen."),
     work_governor: str = typer.Option("performance", help="Governor of working cores (seed 000: performance)."),
     idle_governor: str = typer.Option("powersave", help="Governor of idle cores (seed 000: powersave)."),
-    work_min_freq: Optional[str] = typer.Option(None, help="Floor for working cores, e.g. 2.2GHz."),
-    idle_max_freq: Optional[str] = typer.Option(None, help="Cap for idle cores, e.g. 1.2GHz."),
+    work_min_freq: str | None = typer.Option(None, help="Floor for working cores, e.g. 2.2GHz."),
+    idle_max_freq: str | None = typer.Option(None, help="Cap for idle cores, e.g. 1.2GHz."),
     apply: bool = typer.Option(False, "--apply", help="Write the cpufreq settings (needs root; revert undoes)."),
-    state: Optional[Path] = StateOption,
+    state: Path | None = StateOption,
     root: Path = RootOption,
-    json_out: Optional[Path] = JsonOption,
+    json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 000's Algorithm 1: cores on each port's NUMA node, then the DVFS plan; prints DPDK/pktgen arguments."""
     from .apply import apply_plan
@@ -157,7 +161,7 @@ def plan(
 
 
 @app.command()
-def revert(state: Optional[Path] = StateOption, root: Path = RootOption, json_out: Optional[Path] = JsonOption) -> None:
+def revert(state: Path | None = StateOption, root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
     """Restore the cpufreq values recorded by `plan --apply` or `control`."""
     from .apply import revert as do_revert
 
@@ -166,7 +170,7 @@ def revert(state: Optional[Path] = StateOption, root: Path = RootOption, json_ou
     write_json(json_out, {"restored": restored})
 
 
-def _ports_from(port: list[str], plan_file: Optional[Path]) -> tuple[dict[str, tuple[int, ...]], Optional[int]]:
+def _ports_from(port: list[str], plan_file: Path | None) -> tuple[dict[str, tuple[int, ...]], int | None]:
     ports: dict[str, tuple[int, ...]] = {}
     main = None
     if plan_file is not None:
@@ -188,22 +192,22 @@ def _ports_from(port: list[str], plan_file: Optional[Path]) -> tuple[dict[str, t
 
 @app.command()
 def control(
-    port: list[str] = typer.Option([], "--port", help="NAME:CPULIST, e.g. eth1:2,4 (repeat per port)."),
-    plan_file: Optional[Path] = typer.Option(None, "--plan", help="Ports and CPUs from a `plan --json` file."),
+    port: list[str] = ControlPortOption,
+    plan_file: Path | None = PlanFileOption,
     high_rate: str = typer.Option("1Gbps", help="At or above: the port's cores work (our default)."),
     low_rate: str = typer.Option("500Mbps", help="Below for --dwell: the port's cores go idle (our default)."),
     dwell: str = typer.Option("5s", help="How long the rate must stay low before idling (our default)."),
     interval: str = typer.Option("1s", help="Sampling interval."),
-    duration: Optional[str] = typer.Option(None, help="Stop after this long (default: run until Ctrl-C)."),
+    duration: str | None = typer.Option(None, help="Stop after this long (default: run until Ctrl-C)."),
     direction: str = typer.Option("both", help="Counter to use: rx, tx or both (the larger)."),
     actuator: str = typer.Option("cpufreq", help="cpufreq, none (log only), file:PATH or cmd:PROGRAM."),
     idle_governor: str = typer.Option("powersave", help="cpufreq actuator: governor of idle cores."),
-    idle_max_freq: Optional[str] = typer.Option(None, help="cpufreq actuator: frequency cap of idle cores."),
-    netns: Optional[str] = typer.Option(None, "--netns", help="Read the counters inside this network namespace."),
+    idle_max_freq: str | None = typer.Option(None, help="cpufreq actuator: frequency cap of idle cores."),
+    netns: str | None = typer.Option(None, "--netns", help="Read the counters inside this network namespace."),
     keep: bool = typer.Option(False, "--keep", help="Leave the last cpufreq settings in place on exit."),
-    state: Optional[Path] = StateOption,
+    state: Path | None = StateOption,
     root: Path = RootOption,
-    json_out: Optional[Path] = JsonOption,
+    json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 000's rate affinity: idle a port's cores while its rate is low, wake them when it is high."""
     from .actuators import CommandActuator, CpufreqActuator, FileActuator, LogActuator
@@ -265,10 +269,10 @@ def control(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def measure(
-    cmd: list[str] = typer.Argument(None, help="The command, after --"),
+    cmd: list[str] = CommandArgument,
     interval: str = typer.Option("1s", help="How often to read the counters while it runs (catches wraps)."),
     root: Path = RootOption,
-    json_out: Optional[Path] = JsonOption,
+    json_out: Path | None = JsonOption,
 ) -> None:
     """Run CMD and report the RAPL energy (J) and average power (W) of every zone while it ran."""
     from .rapl import measure as do_measure

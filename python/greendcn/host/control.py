@@ -20,8 +20,16 @@ from ..errors import GreendcnError, InputError
 from .actuators import Actuator
 from .sysfs import SysRoot, validate_ifname
 
-__all__ = ["ControlConfig", "Decision", "Sample", "RateController", "CounterReader", "SysfsCounters",
-           "NetnsCounters", "validate_netns"]
+__all__ = [
+    "ControlConfig",
+    "CounterReader",
+    "Decision",
+    "NetnsCounters",
+    "RateController",
+    "Sample",
+    "SysfsCounters",
+    "validate_netns",
+]
 
 
 class CounterReader(Protocol):

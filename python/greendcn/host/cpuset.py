@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from ..errors import InputError
 
-__all__ = ["parse_cpulist", "format_cpulist", "mask_to_cpus", "cpus_to_mask"]
+__all__ = ["cpus_to_mask", "format_cpulist", "mask_to_cpus", "parse_cpulist"]
 
 
 def parse_cpulist(text: str, what: str = "cpu list") -> list[int]:
@@ -46,8 +46,7 @@ def format_cpulist(cpus: Iterable[int]) -> str:
 def mask_to_cpus(mask: str, what: str = "cpu mask") -> list[int]:
     """'0x155' -> [0, 2, 4, 6, 8]: bit n set means logical CPU n is allowed. Commas (sysfs `cpumap`) are ignored."""
     text = mask.strip().lower().replace(",", "")
-    if text.startswith("0x"):
-        text = text[2:]
+    text = text.removeprefix("0x")
     try:
         value = int(text, 16)
     except ValueError:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .cpuset import format_cpulist
 
-__all__ = ["FakeNic", "FakeRapl", "FakeMachine", "build_tree", "table1_machine", "snapshot"]
+__all__ = ["FakeMachine", "FakeNic", "FakeRapl", "build_tree", "snapshot", "table1_machine"]
 
 ACPI_GOVERNORS = "conservative ondemand userspace powersave performance schedutil"
 PSTATE_GOVERNORS = "performance powersave"

@@ -15,7 +15,7 @@ from .cpuset import cpus_to_mask, format_cpulist
 from .sysfs import validate_ifname
 from .topology import Topology
 
-__all__ = ["PortPlan", "PolicySetting", "Plan", "make_plan", "pktgen_map"]
+__all__ = ["Plan", "PolicySetting", "PortPlan", "make_plan", "pktgen_map"]
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,7 @@ def make_plan(topo: Topology, ports: list[str], cores_per_port: int = 2, *, allo
         first_node = nodes[ports[0]][0]
         if allow_cpu0 and 0 in topo.cpus:
             main = 0  # the paper's runs used lcore 0 (cores 0-8, seed 000 line 235) with pktgen's main there
-            for n in free:
-                free[n] = [c for c in free[n] if c != 0]
+            free = {n: [c for c in cpus if c != 0] for n, cpus in free.items()}
         elif free[first_node]:
             main = free[first_node].pop(0)
     order = sorted(ports, key=lambda p: (topo.nics[p].pci is None, topo.nics[p].pci or "", ports.index(p)))
@@ -189,7 +188,7 @@ def make_plan(topo: Topology, ports: list[str], cores_per_port: int = 2, *, allo
         if nic.pci is None:
             warnings.append(f"{port}: no PCI device found, so no `-a` argument for it (a virtual interface?)")
 
-    working = set(c for p in plans for c in p.cpus) | ({main} if main is not None else set())
+    working = {c for p in plans for c in p.cpus} | ({main} if main is not None else set())
     whole = set()
     for c in working:
         whole.update(topo.core_of(c).cpus)  # siblings share the core's clock: hold the whole core

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..errors import GreendcnError
 from .sysfs import SysRoot
 
-__all__ = ["Zone", "zones", "read_energy", "energy_delta_uj", "Measurement", "measure", "RaplAbsent"]
+__all__ = ["Measurement", "RaplAbsent", "Zone", "energy_delta_uj", "measure", "read_energy", "zones"]
 
 POWERCAP = "sys/class/powercap"
 

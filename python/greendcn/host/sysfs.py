@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["SysRoot", "validate_ifname", "IFNAMSIZ"]
+__all__ = ["IFNAMSIZ", "SysRoot", "validate_ifname"]
 
 # The kernel's IFNAMSIZ is 16 bytes including the terminating NUL, so a name has at most 15 characters.
 IFNAMSIZ = 16

@@ -8,10 +8,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from ..errors import InputError
 from .cpuset import parse_cpulist
 from .sysfs import SysRoot, validate_ifname
 
-__all__ = ["Cpu", "Core", "Nic", "Policy", "Topology", "discover"]
+__all__ = ["Core", "Cpu", "Nic", "Policy", "Topology", "discover"]
 
 CPU_DIR = "sys/devices/system/cpu"
 NODE_DIR = "sys/devices/system/node"
@@ -204,8 +205,6 @@ def discover(root: str | os.PathLike[str] | SysRoot = "/") -> Topology:
     warnings: list[str] = []
     cpu_ids = _cpu_ids(sys)
     if not cpu_ids:
-        from ..errors import InputError
-
         raise InputError(f"no CPUs found under {sys.path(CPU_DIR)}",
                          hint="--root must hold sys/devices/system/cpu (pass / for this machine)")
     nodes = _nodes(sys, cpu_ids, warnings)
@@ -214,7 +213,7 @@ def discover(root: str | os.PathLike[str] | SysRoot = "/") -> Topology:
     for name in sys.listdir(NET_DIR):
         try:
             validate_ifname(name)
-        except Exception:
+        except InputError:
             warnings.append(f"skipped '{name}' under {NET_DIR}: not a valid interface name")
             continue
         nics[name] = _nic(sys, name)

@@ -1,0 +1,73 @@
+"""`greendcn host` commands: output, JSON with units in key names, and errors as `error:` + `hint:`."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from greendcn.host.fake import build_tree, snapshot, table1_machine
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "greendcn.cli", "host", *args], check=False, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    return build_tree(tmp_path_factory.mktemp("cli") / "t", table1_machine())
+
+
+def test_layout_prints_table1(tree, tmp_path):
+    r = run("layout", "--root", str(tree), "--json", str(tmp_path / "l.json"))
+    assert r.returncode == 0, r.stderr
+    assert "Core 8  [12, 36]  [13, 37]" in r.stdout
+    data = json.loads((tmp_path / "l.json").read_text())
+    assert len(data["cores"]) == 24 and {n["name"]: n["numa_node"] for n in data["nics"]}["enp130s0f0"] == 1
+    assert data["nics"][0]["speed_mbps"] == 10000
+
+
+def test_plan_apply_revert_via_cli(tmp_path):
+    root = build_tree(tmp_path / "t", table1_machine())
+    before = snapshot(root)
+    state = tmp_path / "state.json"
+    r = run("plan", "--root", str(root), "--port", "enp3s0f0", "--port", "enp3s0f1", "--apply",
+            "--state", str(state), "--json", str(tmp_path / "p.json"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "p.json").read_text())
+    assert data["ports"][0]["cpus"] == [4, 6] and data["pktgen_m"] == "[4:6].0,[8:10].1"
+    assert data["applied"] and snapshot(root) != before
+    r = run("revert", "--root", str(root), "--state", str(state))
+    assert r.returncode == 0, r.stderr
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["plan", "--port", "averyveryverylongname"], "the kernel allows 15"),
+    (["plan", "--port", "eth9"], "no interface 'eth9'"),
+    (["plan", "--port", "enp3s0f0", "--idle-max-freq", "fast"], "--idle-max-freq"),
+    (["control", "--port", "enp3s0f0"], "lacks its CPUs"),
+    (["control", "--port", "enp3s0f0:4", "--low-rate", "2Gbps"], "--low-rate"),
+    (["revert", "--state", "/nonexistent/state.json"], "nothing to revert"),
+])
+def test_errors_have_hints(tree, args, msg):
+    r = run(*args, "--root", str(tree))
+    assert r.returncode == 1 and msg in r.stderr and "hint:" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_root():
+    r = run("layout", "--root", "/nonexistent/dir")
+    assert r.returncode == 1 and "not a directory" in r.stderr
+
+
+def test_control_dry_run_from_plan_file(tree, tmp_path):
+    """Counters of the fake tree stay at 0, so the port idles once the dwell has passed (actuator none)."""
+    r = run("plan", "--root", str(tree), "--port", "enp3s0f0", "--json", str(tmp_path / "p.json"))
+    assert r.returncode == 0, r.stderr
+    r = run("control", "--root", str(tree), "--plan", str(tmp_path / "p.json"), "--actuator", "none",
+            "--interval", "50ms", "--dwell", "100ms", "--duration", "400ms", "--json", str(tmp_path / "c.json"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert [d["to"] for d in data["decisions"]] == ["idle"] and data["decisions"][0]["rate_bps"] == 0
+    assert data["decisions"][0]["t_s"] >= 0.1 and "rate_bps" in data["samples"][0]
