@@ -25,7 +25,8 @@ def read_samples(path: str | Path) -> dict[str, np.ndarray]:
     """Read the samples CSV into arrays; a missing column or a non-number names the row and column."""
     p = Path(path)
     try:
-        rows = list(csv.DictReader(p.open(newline="")))
+        with p.open(newline="") as fh:
+            rows = list(csv.DictReader(fh))
     except OSError as e:
         raise InputError(f"cannot read samples {p}: {e.strerror}", hint="check the path of the CSV")
     if not rows:
