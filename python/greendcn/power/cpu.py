@@ -18,8 +18,17 @@ import numpy as np
 from ..errors import InputError
 from .router import RouterPlatform, chi, phi
 
-__all__ = ["ServerSpec", "SERVER_A", "CpuChoices", "CoreState", "ServerModel", "fit_server",
-           "table1_cpu", "affcon_configs", "predict_affcon"]
+__all__ = [
+    "SERVER_A",
+    "CoreState",
+    "CpuChoices",
+    "ServerModel",
+    "ServerSpec",
+    "affcon_configs",
+    "fit_server",
+    "predict_affcon",
+    "table1_cpu",
+]
 
 
 @dataclass(frozen=True)
