@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import sys as pysys
 
 import pytest
 
@@ -77,9 +78,8 @@ def test_lowering_the_ceiling_below_the_floor_lowers_the_floor_first(tmp_path):
 def test_without_apply_nothing_is_written(tmp_path):
     sys, _ = _tree(tmp_path)
     before = snapshot(sys.root)
-    out = subprocess.run(["greendcn", "host", "plan", "--root", str(sys.root), "--port", "enp3s0f0"],
-                         check=False, capture_output=True, text=True, env=os.environ | {"PATH": os.path.dirname(os.sys.executable)
-                                                                           + ":" + os.environ["PATH"]})
+    out = subprocess.run([pysys.executable, "-m", "greendcn.cli", "host", "plan", "--root", str(sys.root),
+                          "--port", "enp3s0f0"], check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "nothing written" in out.stderr
     assert snapshot(sys.root) == before

@@ -71,3 +71,16 @@ def test_control_dry_run_from_plan_file(tree, tmp_path):
     data = json.loads((tmp_path / "c.json").read_text())
     assert [d["to"] for d in data["decisions"]] == ["idle"] and data["decisions"][0]["rate_bps"] == 0
     assert data["decisions"][0]["t_s"] >= 0.1 and "rate_bps" in data["samples"][0]
+
+
+def test_control_cpufreq_actuator_restores_on_exit(tmp_path):
+    """Zero traffic on the fake counters: the port's core goes to powersave, and on exit the tree is as before."""
+    root = build_tree(tmp_path / "t", table1_machine())
+    before = snapshot(root)
+    r = run("control", "--root", str(root), "--port", "enp3s0f0:4", "--interval", "50ms", "--dwell", "100ms",
+            "--duration", "300ms", "--state", str(tmp_path / "s.json"), "--json", str(tmp_path / "c.json"))
+    assert r.returncode == 0, r.stderr
+    d = json.loads((tmp_path / "c.json").read_text())["decisions"]
+    assert d[0]["to"] == "idle" and "policy4 -> powersave" in d[0]["actions"]
+    assert "policy28 -> powersave" in d[0]["actions"]  # the sibling shares the core's clock
+    assert "restored" in r.stderr and snapshot(root) == before and not (tmp_path / "s.json").exists()

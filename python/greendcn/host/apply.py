@@ -61,7 +61,7 @@ def plan_writes(sys: SysRoot, plan: Plan) -> list[Write]:
     return writes
 
 
-def _check_targets(sys: SysRoot, rels: list[str], action: str) -> None:
+def check_targets(sys: SysRoot, rels: list[str], action: str) -> None:
     if sys.is_real and os.geteuid() != 0:
         raise GreendcnError(f"cannot {action}: writing cpufreq settings needs root (running as uid {os.geteuid()})",
                             hint="run with sudo, or pass --root to a copy of the tree; nothing was written")
@@ -142,7 +142,7 @@ def apply_plan(sys: SysRoot, plan: Plan, state_path: str | os.PathLike[str] | No
         raise GreendcnError(f"nothing to apply: no cpufreq policy under {sys.root}",
                             hint="this machine (or VM) exposes no frequency control; the core plan still holds")
     writes = plan_writes(sys, plan)
-    _check_targets(sys, [w.rel for w in writes], "apply")
+    check_targets(sys, [w.rel for w in writes], "apply")
     changer = Changer(sys, state_path or default_state_path(sys))
     changer.begin()
     done = []
@@ -178,7 +178,7 @@ def revert(sys: SysRoot, state_path: str | os.PathLike[str] | None = None) -> li
         raise InputError(f"{path} records changes under {state['root']}, not {sys.root}",
                          hint=f"pass --root {state['root']}")
     entries = state.get("entries", [])
-    _check_targets(sys, [e["path"] for e in entries], "revert")
+    check_targets(sys, [e["path"] for e in entries], "revert")
     changer = Changer(sys, path)
     changer.entries = entries
     problems = changer.restore()

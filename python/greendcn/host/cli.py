@@ -211,7 +211,7 @@ def control(
 ) -> None:
     """Seed 000's rate affinity: idle a port's cores while its rate is low, wake them when it is high."""
     from .actuators import CommandActuator, CpufreqActuator, FileActuator, LogActuator
-    from .apply import Changer, _check_targets, default_state_path
+    from .apply import Changer, check_targets, default_state_path
     from .control import ControlConfig, NetnsCounters, RateController, SysfsCounters
     from .topology import discover
 
@@ -229,7 +229,7 @@ def control(
         working = {c for v in ports.values() for c in v} | ({main} if main is not None else set())
         act = CpufreqActuator(topo, changer, working, idle_governor=idle_governor,
                               idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"))
-        _check_targets(sys, [f"{p.rel}/{f}" for p in topo.policies for f in ("scaling_governor", "scaling_max_freq")
+        check_targets(sys, [f"{p.rel}/{f}" for p in topo.policies for f in ("scaling_governor", "scaling_max_freq")
                              if any(c in p.cpus for v in ports.values() for c in v)], "control")
         changer.begin()
     elif actuator == "none":
