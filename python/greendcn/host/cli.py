@@ -205,6 +205,7 @@ def control(
     idle_max_freq: str | None = typer.Option(None, help="cpufreq actuator: frequency cap of idle cores."),
     netns: str | None = typer.Option(None, "--netns", help="Read the counters inside this network namespace."),
     keep: bool = typer.Option(False, "--keep", help="Leave the last cpufreq settings in place on exit."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every sample's rate on stderr."),
     state: Path | None = StateOption,
     root: Path = RootOption,
     json_out: Path | None = JsonOption,
@@ -250,8 +251,12 @@ def control(
         info(f"t={d.t_s:.2f}s {d.port}: {d.previous} -> {d.state}: {d.reason}"
              + (f" [{'; '.join(d.actions)}]" if d.actions else ""))
 
+    def sample(s) -> None:
+        info(f"t={s.t_s:.2f}s {s.port}: {format_rate(s.rate_bps)} ({s.state})")
+
     try:
-        ctl.run(parse_time_s(duration, "--duration") if duration else None, on_decision=log)
+        ctl.run(parse_time_s(duration, "--duration") if duration else None, on_decision=log,
+                on_sample=sample if verbose else None)
     finally:
         if changer is not None and not keep:
             problems = changer.restore()

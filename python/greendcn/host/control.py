@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..errors import GreendcnError, InputError
+from ..units import format_rate
 from .actuators import Actuator
 from .sysfs import SysRoot, validate_ifname
 
@@ -172,10 +173,11 @@ class RateController:
             new, reason = None, ""
             if st.state == "working" and st.low_since is not None and now - st.low_since >= cfg.dwell_s:
                 new = "idle"
-                reason = (f"rate {rate:.4g} b/s below low threshold {cfg.low_bps:.4g} b/s "
+                reason = (f"rate {format_rate(rate)} below the low threshold {format_rate(cfg.low_bps)} "
                           f"for {now - st.low_since:.3g} s (dwell {cfg.dwell_s:g} s)")
             elif st.state == "idle" and rate >= cfg.high_bps:
-                new, reason = "working", f"rate {rate:.4g} b/s at or above high threshold {cfg.high_bps:.4g} b/s"
+                new = "working"
+                reason = f"rate {format_rate(rate)} at or above the high threshold {format_rate(cfg.high_bps)}"
             if new:
                 actions = self.actuator.set_state(port, st.cpus, new)
                 d = Decision(now, port, rate, st.state, new, reason, tuple(actions))
@@ -186,7 +188,8 @@ class RateController:
 
     def run(self, duration_s: float | None, *, clock: Callable[[], float] = time.monotonic,
             sleep: Callable[[float], None] = time.sleep,
-            on_decision: Callable[[Decision], None] | None = None) -> None:
+            on_decision: Callable[[Decision], None] | None = None,
+            on_sample: Callable[[Sample], None] | None = None) -> None:
         """Sample every `interval_s` until `duration_s` has passed (None: until Ctrl-C). Times in the log are
         seconds since the start."""
         t0 = clock()
@@ -197,9 +200,13 @@ class RateController:
                 wait = t0 + k * self.config.interval_s - clock()
                 if wait > 0:
                     sleep(wait)
+                seen = len(self.samples)
                 for d in self.step(clock() - t0):
                     if on_decision:
                         on_decision(d)
+                if on_sample:
+                    for s in self.samples[seen:]:
+                        on_sample(s)
                 k += 1
         except KeyboardInterrupt:
             pass
