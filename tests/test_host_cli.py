@@ -1,6 +1,7 @@
 """`greendcn host` commands: output, JSON with units in key names, and errors as `error:` + `hint:`."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -84,3 +85,15 @@ def test_control_cpufreq_actuator_restores_on_exit(tmp_path):
     assert d[0]["to"] == "idle" and "policy4 -> powersave" in d[0]["actions"]
     assert "policy28 -> powersave" in d[0]["actions"]  # the sibling shares the core's clock
     assert "restored" in r.stderr and snapshot(root) == before and not (tmp_path / "s.json").exists()
+
+
+def test_layout_of_this_machine(tmp_path):
+    """The real /sys, read only: the CLI must run and report what cpufreq offers here, whatever that is."""
+    r = run("layout", "--json", str(tmp_path / "l.json"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "l.json").read_text())
+    in_cores = sorted(c for k in data["cores"] for c in k["cpus"])
+    in_nodes = sorted(c for cpus in data["nodes"].values() for c in cpus)
+    assert in_cores == in_nodes and len(in_cores) == os.cpu_count()
+    if not data["cpufreq"]["policies"]:
+        assert "no frequency control here" in r.stdout

@@ -65,7 +65,11 @@ def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
     topo = discover(root)
     sockets = topo.sockets
     rows = []
+    previous = None
     for cid in sorted({k.core_id for k in topo.cores}):
+        if previous is not None and cid > previous + 1:  # Table I marks the jump in core ids (5 -> 8) this way
+            rows.append({"core": "--"} | {f"Socket {s}": "--" for s in sockets})
+        previous = cid
         row: dict[str, object] = {"core": f"Core {cid}"}
         for s in sockets:
             k = next((k for k in topo.cores if k.package == s and k.core_id == cid), None)
