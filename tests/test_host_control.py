@@ -132,3 +132,25 @@ def test_file_and_command_actuators(tmp_path):
     assert out.read_text() == "eth1; rm -rf / idle 4,6\n"
     with pytest.raises(InputError, match="does not exist"):
         FileActuator(tmp_path / "missing" / "x.json")
+
+
+def test_run_keeps_ticks_and_skips_after_a_stall():
+    """A scripted clock: samples land on the interval grid, and a 1 s stall skips the missed ticks."""
+    now = [100.0]
+    stalls = {3: 1.0}
+
+    def clock():
+        return now[0]
+
+    def sleep(s):
+        now[0] += s
+        k = round((now[0] - 100.0) / 0.25)
+        now[0] += stalls.pop(k, 0.0)
+
+    reader = Scripted([0] * 100)
+    ctl = RateController({"eth1": (4,)}, reader, LogActuator(), ControlConfig(interval_s=0.25, dwell_s=10))
+    ctl.run(3.0, clock=clock, sleep=sleep)
+    times = [s.t_s for s in ctl.samples]
+    assert times[:2] == [0.25, 0.5]
+    assert 1.75 in times and 1.0 not in times  # the ticks inside the stall are skipped, the grid is kept
+    assert all(round(t / 0.25, 9) == int(round(t / 0.25)) for t in times) and times[-1] <= 3.0

@@ -207,6 +207,7 @@ class RateController:
                 if on_sample:
                     for s in self.samples[seen:]:
                         on_sample(s)
-                k += 1
+                # After a stall (a loaded machine), resume on the next tick instead of sampling in a burst.
+                k = max(k + 1, int((clock() - t0) / self.config.interval_s) + 1)
         except KeyboardInterrupt:
             pass
