@@ -97,3 +97,23 @@ def test_layout_of_this_machine(tmp_path):
     assert in_cores == in_nodes and len(in_cores) == os.cpu_count()
     if not data["cpufreq"]["policies"]:
         assert "no frequency control here" in r.stdout
+
+
+def test_apply_then_control_then_revert(tmp_path):
+    """The operator's sequence with default state files inside the tree's run/: plan --apply, a controller on top
+    (its own state, restored on exit to the applied values), then revert: the tree is back as it was, except
+    for the state folder the commands created under run/."""
+    root = build_tree(tmp_path / "t", table1_machine())
+    before = snapshot(root)
+    r = run("plan", "--root", str(root), "--port", "enp3s0f0", "--apply", "--json", str(tmp_path / "p.json"))
+    assert r.returncode == 0, r.stderr
+    applied = snapshot(root)
+    r = run("control", "--root", str(root), "--plan", str(tmp_path / "p.json"), "--interval", "50ms",
+            "--dwell", "100ms", "--duration", "300ms")
+    assert r.returncode == 0, r.stderr
+    assert "working -> idle" in r.stderr and snapshot(root) == applied
+    r = run("revert", "--root", str(root))
+    assert r.returncode == 0, r.stderr
+    after = snapshot(root)
+    assert {k: v for k, v in after.items() if not k.startswith("run")} == before
+    assert not (root / "run/greendcn/apply-state.json").exists()

@@ -16,7 +16,8 @@ from ..errors import GreendcnError, InputError
 from .plan import Plan
 from .sysfs import SysRoot
 
-__all__ = ["STATE_FORMAT", "Changer", "Write", "apply_plan", "default_state_path", "plan_writes", "revert"]
+__all__ = ["STATE_FORMAT", "Changer", "Write", "apply_plan", "check_targets", "default_state_path", "plan_writes",
+           "revert"]
 
 STATE_FORMAT = "greendcn-host-state/1"
 
@@ -27,9 +28,10 @@ class Write:
     value: str
 
 
-def default_state_path(sys: SysRoot) -> Path:
-    """/run is a tmpfs, so a reboot (which resets cpufreq anyway) also forgets the state file."""
-    return sys.path("run/greendcn/host-state.json")
+def default_state_path(sys: SysRoot, kind: str = "apply") -> Path:
+    """/run is a tmpfs, so a reboot (which resets cpufreq anyway) also forgets the state file. `apply` and
+    `control` keep separate files, so a controller can run on top of an applied plan and undo only its own."""
+    return sys.path(f"run/greendcn/{kind}-state.json")
 
 
 def _read_current(sys: SysRoot, rel: str) -> str:

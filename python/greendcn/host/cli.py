@@ -32,7 +32,8 @@ PlanPortOption = typer.Option(..., "--port", help="Interface to drive (repeat fo
 ControlPortOption = typer.Option([], "--port", help="NAME:CPULIST, e.g. eth1:2,4 (repeat per port).")
 PlanFileOption = typer.Option(None, "--plan", help="Ports and CPUs from a `plan --json` file.")
 CommandArgument = typer.Argument(None, help="The command to measure, after --.")
-StateOption = typer.Option(None, "--state", help="State file of previous values [default: ROOT/run/greendcn/host-state.json].")
+StateOption = typer.Option(None, "--state", help="State file of previous values [default: ROOT/run/greendcn/apply-state.json;"
+                           " control: control-state.json].")
 
 
 def _freq_khz(text: str | None, what: str) -> int | None:
@@ -230,7 +231,7 @@ def control(
         for c in {c for v in ports.values() for c in v}:
             if c not in topo.cpus:
                 fail(f"--port: CPU {c} does not exist under {sys.root}", hint="see `greendcn host layout`")
-        changer = Changer(sys, state or default_state_path(sys))
+        changer = Changer(sys, state or default_state_path(sys, "control"))
         working = {c for v in ports.values() for c in v} | ({main} if main is not None else set())
         act = CpufreqActuator(topo, changer, working, idle_governor=idle_governor,
                               idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"))
