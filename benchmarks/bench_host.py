@@ -32,15 +32,21 @@ def main() -> None:
         ports = [f"enp3s0f{i}" for i in range(4)]
         t = _best(lambda: make_plan(topo, ports, 2), 20)
         print(f"plan, 4 ports x 2 cores: {t * 1e3:.2f} ms")
-        ctl = RateController({p: (2 * i + 4,) for i, p in enumerate(ports)}, SysfsCounters(SysRoot(root)),
-                             LogActuator(), ControlConfig(dwell_s=0.0))
+        ctl = RateController(
+            {p: (2 * i + 4,) for i, p in enumerate(ports)},
+            SysfsCounters(SysRoot(root)),
+            LogActuator(),
+            ControlConfig(dwell_s=0.0),
+        )
         n = 500
         t0 = time.perf_counter()
         for k in range(n):
             ctl.step(float(k))
         per = (time.perf_counter() - t0) / n
-        print(f"controller step, 4 ports read from sysfs files: {per * 1e6:.0f} us per sample "
-              f"({per / 4 * 1e6:.0f} us per port)")
+        print(
+            f"controller step, 4 ports read from sysfs files: {per * 1e6:.0f} us per sample "
+            f"({per / 4 * 1e6:.0f} us per port)"
+        )
     t = _best(lambda: discover("/"), 5)
     print(f"discover, this machine's /sys: {t * 1e3:.1f} ms")
 

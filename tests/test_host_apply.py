@@ -20,10 +20,15 @@ def _tree(tmp_path, **kw):
     return SysRoot(root), discover(root)
 
 
-@pytest.mark.parametrize("kw, freq", [({"cpufreq": "acpi-cpufreq"}, {}),
-                                      ({"cpufreq": "intel_pstate"}, {"idle_max_khz": 1500000}),
-                                      ({"policy_scope": "core"}, {"work_min_khz": 2200000, "idle_max_khz": 1200000}),
-                                      ({"policy_scope": "package"}, {})])
+@pytest.mark.parametrize(
+    "kw, freq",
+    [
+        ({"cpufreq": "acpi-cpufreq"}, {}),
+        ({"cpufreq": "intel_pstate"}, {"idle_max_khz": 1500000}),
+        ({"policy_scope": "core"}, {"work_min_khz": 2200000, "idle_max_khz": 1200000}),
+        ({"policy_scope": "package"}, {}),
+    ],
+)
 def test_apply_then_revert_is_byte_identical(tmp_path, kw, freq):
     sys, topo = _tree(tmp_path, **kw)
     before = snapshot(sys.root)
@@ -56,8 +61,11 @@ def test_raising_the_floor_above_the_ceiling_raises_the_ceiling_first(tmp_path):
         sys.path(f"{p.rel}/scaling_max_freq").write_text("1500000\n")
     plan = make_plan(discover(sys.root), ["enp3s0f0"], 2, work_min_khz=2000000)
     pol = next(s for s in plan.settings if s.role == "working").rel
-    assert _limits(plan_writes(sys, plan), pol) == [("scaling_governor", "performance"),
-                                                    ("scaling_max_freq", "2201000"), ("scaling_min_freq", "2000000")]
+    assert _limits(plan_writes(sys, plan), pol) == [
+        ("scaling_governor", "performance"),
+        ("scaling_max_freq", "2201000"),
+        ("scaling_min_freq", "2000000"),
+    ]
 
 
 def test_lowering_the_ceiling_below_the_floor_lowers_the_floor_first(tmp_path):
@@ -66,8 +74,11 @@ def test_lowering_the_ceiling_below_the_floor_lowers_the_floor_first(tmp_path):
         sys.path(f"{p.rel}/scaling_min_freq").write_text("1800000\n")
     plan = make_plan(discover(sys.root), ["enp3s0f0"], 2, idle_max_khz=1300000)
     pol = next(s for s in plan.settings if s.role == "idle").rel
-    assert _limits(plan_writes(sys, plan), pol) == [("scaling_governor", "powersave"),
-                                                    ("scaling_min_freq", "1200000"), ("scaling_max_freq", "1300000")]
+    assert _limits(plan_writes(sys, plan), pol) == [
+        ("scaling_governor", "powersave"),
+        ("scaling_min_freq", "1200000"),
+        ("scaling_max_freq", "1300000"),
+    ]
     state = tmp_path / "s.json"
     before = snapshot(sys.root)
     apply_plan(sys, plan, state)
@@ -78,8 +89,23 @@ def test_lowering_the_ceiling_below_the_floor_lowers_the_floor_first(tmp_path):
 def test_without_apply_nothing_is_written(tmp_path):
     sys, _ = _tree(tmp_path)
     before = snapshot(sys.root)
-    out = subprocess.run([pysys.executable, "-m", "greendcn.cli", "host", "plan", "--root", str(sys.root),
-                          "--port", "enp3s0f0"], check=False, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            pysys.executable,
+            "-m",
+            "greendcn.cli",
+            "host",
+            "plan",
+            "--root",
+            str(sys.root),
+            "--port",
+            "enp3s0f0",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "nothing written" in out.stderr
     assert snapshot(sys.root) == before
@@ -110,7 +136,9 @@ def test_read_only_tree_refuses(tmp_path):
     before = snapshot(sys.root)
     mnt = tmp_path / "ro"
     mnt.mkdir()
-    r = subprocess.run(["mount", "--bind", "-o", "ro", str(sys.root), str(mnt)], check=False, capture_output=True, text=True)
+    r = subprocess.run(
+        ["mount", "--bind", "-o", "ro", str(sys.root), str(mnt)], check=False, capture_output=True, text=True
+    )
     if r.returncode != 0:
         pytest.fail(f"cannot make a read-only bind mount (needs root): {r.stderr.strip()}")
     try:
@@ -160,7 +188,14 @@ def test_revert_errors(tmp_path):
     with pytest.raises(InputError, match="records changes under /elsewhere"):
         revert(sys, bad)
     evil = tmp_path / "evil.json"
-    evil.write_text(json.dumps({"format": "greendcn-host-state/1", "root": str(sys.root),
-                                "entries": [{"path": "../outside", "previous": "x"}]}))
+    evil.write_text(
+        json.dumps(
+            {
+                "format": "greendcn-host-state/1",
+                "root": str(sys.root),
+                "entries": [{"path": "../outside", "previous": "x"}],
+            }
+        )
+    )
     with pytest.raises(InputError, match="stay inside"):
         revert(sys, evil)

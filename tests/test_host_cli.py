@@ -11,8 +11,13 @@ from greendcn.host.fake import build_tree, snapshot, table1_machine
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "greendcn.cli", "host", *args], check=False, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "greendcn.cli", "host", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +38,20 @@ def test_plan_apply_revert_via_cli(tmp_path):
     root = build_tree(tmp_path / "t", table1_machine())
     before = snapshot(root)
     state = tmp_path / "state.json"
-    r = run("plan", "--root", str(root), "--port", "enp3s0f0", "--port", "enp3s0f1", "--apply",
-            "--state", str(state), "--json", str(tmp_path / "p.json"))
+    r = run(
+        "plan",
+        "--root",
+        str(root),
+        "--port",
+        "enp3s0f0",
+        "--port",
+        "enp3s0f1",
+        "--apply",
+        "--state",
+        str(state),
+        "--json",
+        str(tmp_path / "p.json"),
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "p.json").read_text())
     assert data["ports"][0]["cpus"] == [4, 6] and data["pktgen_m"] == "[4:6].0,[8:10].1"
@@ -44,14 +61,17 @@ def test_plan_apply_revert_via_cli(tmp_path):
     assert snapshot(root) == before
 
 
-@pytest.mark.parametrize("args, msg", [
-    (["plan", "--port", "averyveryverylongname"], "the kernel allows 15"),
-    (["plan", "--port", "eth9"], "no interface 'eth9'"),
-    (["plan", "--port", "enp3s0f0", "--idle-max-freq", "fast"], "--idle-max-freq"),
-    (["control", "--port", "enp3s0f0"], "lacks its CPUs"),
-    (["control", "--port", "enp3s0f0:4", "--low-rate", "2Gbps"], "--low-rate"),
-    (["revert", "--state", "/nonexistent/state.json"], "nothing to revert"),
-])
+@pytest.mark.parametrize(
+    "args, msg",
+    [
+        (["plan", "--port", "averyveryverylongname"], "the kernel allows 15"),
+        (["plan", "--port", "eth9"], "no interface 'eth9'"),
+        (["plan", "--port", "enp3s0f0", "--idle-max-freq", "fast"], "--idle-max-freq"),
+        (["control", "--port", "enp3s0f0"], "lacks its CPUs"),
+        (["control", "--port", "enp3s0f0:4", "--low-rate", "2Gbps"], "--low-rate"),
+        (["revert", "--state", "/nonexistent/state.json"], "nothing to revert"),
+    ],
+)
 def test_errors_have_hints(tree, args, msg):
     r = run(*args, "--root", str(tree))
     assert r.returncode == 1 and msg in r.stderr and "hint:" in r.stderr and "Traceback" not in r.stderr
@@ -66,8 +86,23 @@ def test_control_dry_run_from_plan_file(tree, tmp_path):
     """Counters of the fake tree stay at 0, so the port idles once the dwell has passed (actuator none)."""
     r = run("plan", "--root", str(tree), "--port", "enp3s0f0", "--json", str(tmp_path / "p.json"))
     assert r.returncode == 0, r.stderr
-    r = run("control", "--root", str(tree), "--plan", str(tmp_path / "p.json"), "--actuator", "none",
-            "--interval", "50ms", "--dwell", "100ms", "--duration", "400ms", "--json", str(tmp_path / "c.json"))
+    r = run(
+        "control",
+        "--root",
+        str(tree),
+        "--plan",
+        str(tmp_path / "p.json"),
+        "--actuator",
+        "none",
+        "--interval",
+        "50ms",
+        "--dwell",
+        "100ms",
+        "--duration",
+        "400ms",
+        "--json",
+        str(tmp_path / "c.json"),
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "c.json").read_text())
     assert [d["to"] for d in data["decisions"]] == ["idle"] and data["decisions"][0]["rate_bps"] == 0
@@ -78,8 +113,23 @@ def test_control_cpufreq_actuator_restores_on_exit(tmp_path):
     """Zero traffic on the fake counters: the port's core goes to powersave, and on exit the tree is as before."""
     root = build_tree(tmp_path / "t", table1_machine())
     before = snapshot(root)
-    r = run("control", "--root", str(root), "--port", "enp3s0f0:4", "--interval", "50ms", "--dwell", "100ms",
-            "--duration", "300ms", "--state", str(tmp_path / "s.json"), "--json", str(tmp_path / "c.json"))
+    r = run(
+        "control",
+        "--root",
+        str(root),
+        "--port",
+        "enp3s0f0:4",
+        "--interval",
+        "50ms",
+        "--dwell",
+        "100ms",
+        "--duration",
+        "300ms",
+        "--state",
+        str(tmp_path / "s.json"),
+        "--json",
+        str(tmp_path / "c.json"),
+    )
     assert r.returncode == 0, r.stderr
     d = json.loads((tmp_path / "c.json").read_text())["decisions"]
     assert d[0]["to"] == "idle" and "policy4 -> powersave" in d[0]["actions"]
@@ -108,8 +158,19 @@ def test_apply_then_control_then_revert(tmp_path):
     r = run("plan", "--root", str(root), "--port", "enp3s0f0", "--apply", "--json", str(tmp_path / "p.json"))
     assert r.returncode == 0, r.stderr
     applied = snapshot(root)
-    r = run("control", "--root", str(root), "--plan", str(tmp_path / "p.json"), "--interval", "50ms",
-            "--dwell", "100ms", "--duration", "300ms")
+    r = run(
+        "control",
+        "--root",
+        str(root),
+        "--plan",
+        str(tmp_path / "p.json"),
+        "--interval",
+        "50ms",
+        "--dwell",
+        "100ms",
+        "--duration",
+        "300ms",
+    )
     assert r.returncode == 0, r.stderr
     assert "working -> idle" in r.stderr and snapshot(root) == applied
     r = run("revert", "--root", str(root))

@@ -78,8 +78,14 @@ def test_counter_reset_gives_no_rate():
     assert [s.t_s for s in ctl.samples] == [1.0, 3.0]  # the reset interval (t=2) is skipped, not a huge rate
 
 
-@pytest.mark.parametrize("kw, field", [({"low_bps": 2e9, "high_bps": 1e9}, "--low-rate"),
-                                       ({"interval_s": 0}, "--interval"), ({"direction": "up"}, "--direction")])
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"low_bps": 2e9, "high_bps": 1e9}, "--low-rate"),
+        ({"interval_s": 0}, "--interval"),
+        ({"direction": "up"}, "--direction"),
+    ],
+)
 def test_bad_config_names_the_option(kw, field):
     with pytest.raises(InputError, match=field):
         RateController({"eth1": (1,)}, Scripted([]), LogActuator(), ControlConfig(**kw))
@@ -123,8 +129,10 @@ def test_file_and_command_actuators(tmp_path):
     f = FileActuator(tmp_path / "rates.json")
     f.set_state("eth1", (4, 6), "idle")
     f.set_state("eth2", (8,), "working")
-    assert json.loads((tmp_path / "rates.json").read_text()) == {"eth1": {"cpus": [4, 6], "state": "idle"},
-                                                               "eth2": {"cpus": [8], "state": "working"}}
+    assert json.loads((tmp_path / "rates.json").read_text()) == {
+        "eth1": {"cpus": [4, 6], "state": "idle"},
+        "eth2": {"cpus": [8], "state": "working"},
+    }
     out = tmp_path / "cmd.txt"
     script = "import sys; open(sys.argv[1], 'a').write(' '.join(sys.argv[2:]) + '\\n')"
     c = CommandActuator([sys.executable, "-c", script, str(out), "{port}", "{state}", "{cpus}"])

@@ -6,8 +6,9 @@ from greendcn.errors import InputError
 from greendcn.host.cpuset import cpus_to_mask, format_cpulist, mask_to_cpus, parse_cpulist
 
 
-@pytest.mark.parametrize("mask, cpus", [("0x1f", [0, 1, 2, 3, 4]), ("0x155", [0, 2, 4, 6, 8]),
-                                        ("0x2aa", [1, 3, 5, 7, 9])])
+@pytest.mark.parametrize(
+    "mask, cpus", [("0x1f", [0, 1, 2, 3, 4]), ("0x155", [0, 2, 4, 6, 8]), ("0x2aa", [1, 3, 5, 7, 9])]
+)
 def test_paper_masks_round_trip(mask, cpus):
     # Seed 000 line 128 maps these masks to these logical cores exactly: no tolerance.
     assert mask_to_cpus(mask) == cpus

@@ -106,7 +106,16 @@ def test_pktgen_map_and_eal_args(table1):
     # DPDK numbers ports in PCI order, so enp3s0f0 is port 0 even though it was named second.
     assert [x.dpdk_port for x in p.ports] == [1, 0]
     assert p.pktgen_m() == "[8:10].0,[4:6].1"
-    assert p.eal_args() == ["-l", "2,4,6,8,10", "--main-lcore", "2", "-a", "0000:03:00.0", "-a", "0000:03:00.1"]
+    assert p.eal_args() == [
+        "-l",
+        "2,4,6,8,10",
+        "--main-lcore",
+        "2",
+        "-a",
+        "0000:03:00.0",
+        "-a",
+        "0000:03:00.1",
+    ]
     assert make_plan(table1, ["enp3s0f0"], 1).pktgen_m() == "4.0"
     assert make_plan(table1, ["enp3s0f0"], 3).pktgen_m() == "[4/6/8].0"
 

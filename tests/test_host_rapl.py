@@ -23,17 +23,26 @@ def test_delta_without_and_with_wrap():
 
 
 def _rapl_tree(tmp_path, pkg_uj=MAX - 500_000):
-    m = FakeMachine(sockets=1, core_ids=(0,), threads=1, cpufreq=None,
-                    rapl=[FakeRapl("package-0", "intel-rapl:0", pkg_uj, MAX),
-                          FakeRapl("dram", "intel-rapl:0:0", 1_000_000, MAX)])
+    m = FakeMachine(
+        sockets=1,
+        core_ids=(0,),
+        threads=1,
+        cpufreq=None,
+        rapl=[
+            FakeRapl("package-0", "intel-rapl:0", pkg_uj, MAX),
+            FakeRapl("dram", "intel-rapl:0:0", 1_000_000, MAX),
+        ],
+    )
     return build_tree(tmp_path / "t", m)
 
 
 def test_zones_are_found(tmp_path):
     root = _rapl_tree(tmp_path)
     zs = zones(SysRoot(root))
-    assert [(z.zone, z.name, z.max_range_uj) for z in zs] == [("intel-rapl:0", "package-0", MAX),
-                                                              ("intel-rapl:0:0", "dram", MAX)]
+    assert [(z.zone, z.name, z.max_range_uj) for z in zs] == [
+        ("intel-rapl:0", "package-0", MAX),
+        ("intel-rapl:0:0", "dram", MAX),
+    ]
 
 
 def test_measure_a_command_across_a_wrap(tmp_path):
@@ -41,12 +50,34 @@ def test_measure_a_command_across_a_wrap(tmp_path):
     root = _rapl_tree(tmp_path)
     pkg = root / "sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/energy_uj"
     dram = root / "sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:0/energy_uj"
-    script = (f"import time; open({str(pkg)!r}, 'w').write('2000000\\n'); "
-              f"open({str(dram)!r}, 'w').write('1750000\\n'); time.sleep(0.3)")
+    script = (
+        f"import time; open({str(pkg)!r}, 'w').write('2000000\\n'); "
+        f"open({str(dram)!r}, 'w').write('1750000\\n'); time.sleep(0.3)"
+    )
     out = tmp_path / "m.json"
-    r = subprocess.run([sys.executable, "-m", "greendcn.cli", "host", "measure", "--root", str(root),
-                        "--interval", "100ms", "--json", str(out), "--", sys.executable, "-c", script],
-                       check=False, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "greendcn.cli",
+            "host",
+            "measure",
+            "--root",
+            str(root),
+            "--interval",
+            "100ms",
+            "--json",
+            str(out),
+            "--",
+            sys.executable,
+            "-c",
+            script,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
     got = {z["zone"]: z for z in data["zones"]}
@@ -66,8 +97,13 @@ def test_absent_rapl_is_said_plainly(tmp_path):
 
 def test_this_machine_via_cli():
     """This machine has no powercap directory: the command must refuse, with no number on stdout."""
-    r = subprocess.run([sys.executable, "-m", "greendcn.cli", "host", "measure", "--", "true"],
-                       check=False, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "greendcn.cli", "host", "measure", "--", "true"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if zones(SysRoot("/")):
         assert r.returncode == 0 and "energy_j" in r.stdout
     else:

@@ -38,9 +38,16 @@ def test_nics_nodes_driver_speed(tmp_path):
 
 def test_virtio_nic_walks_up_to_its_pci_parent(tmp_path):
     # As on this machine: eth0 -> virtio device (no numa_node) -> PCI function (numa_node -1).
-    m = FakeMachine(sockets=1, core_ids=(0, 1), threads=1, cpufreq="empty",
-                    nics=[FakeNic("eth0", "0000:00:03.0", -1, "virtio_net", -1, virtio=True),
-                          FakeNic("eth1", "0000:00:04.0", 0, "virtio_net", -1, virtio=True)])
+    m = FakeMachine(
+        sockets=1,
+        core_ids=(0, 1),
+        threads=1,
+        cpufreq="empty",
+        nics=[
+            FakeNic("eth0", "0000:00:03.0", -1, "virtio_net", -1, virtio=True),
+            FakeNic("eth1", "0000:00:04.0", 0, "virtio_net", -1, virtio=True),
+        ],
+    )
     topo = discover(build_tree(tmp_path / "t", m))
     assert topo.nics["eth0"].node == -1 and topo.nics["eth0"].pci == "0000:00:03.0"
     assert topo.nics["eth0"].driver == "virtio_net"
@@ -92,7 +99,9 @@ def test_this_machine_read_only():
     assert sorted(c for k in topo.cores for c in k.cpus) == sorted(topo.cpus)
     assert all(n.name == validate_ifname(n.name) for n in topo.nics.values())
     assert "lo" in topo.nics and topo.nics["lo"].virtual
-    if not Path("/sys/devices/system/cpu/cpufreq").exists() or not os.listdir("/sys/devices/system/cpu/cpufreq"):
+    if not Path("/sys/devices/system/cpu/cpufreq").exists() or not os.listdir(
+        "/sys/devices/system/cpu/cpufreq"
+    ):
         assert topo.policies == []
     else:
         assert topo.policies

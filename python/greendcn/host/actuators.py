@@ -44,16 +44,27 @@ class CpufreqActuator:
 
     name = "cpufreq"
 
-    def __init__(self, topo: Topology, changer: Changer, working_cpus: set[int], *,
-                 working_governor: str = "performance", idle_governor: str = "powersave",
-                 idle_max_khz: int | None = None):
+    def __init__(
+        self,
+        topo: Topology,
+        changer: Changer,
+        working_cpus: set[int],
+        *,
+        working_governor: str = "performance",
+        idle_governor: str = "powersave",
+        idle_max_khz: int | None = None,
+    ):
         if not topo.policies:
-            raise InputError(f"--actuator cpufreq: no cpufreq policy under {topo.root}",
-                             hint="use --actuator file:PATH or cmd:..., or none for a dry run")
+            raise InputError(
+                f"--actuator cpufreq: no cpufreq policy under {topo.root}",
+                hint="use --actuator file:PATH or cmd:..., or none for a dry run",
+            )
         for gov in (working_governor, idle_governor):
             if any(p.governors and gov not in p.governors for p in topo.policies):
-                raise InputError(f"--actuator cpufreq: governor '{gov}' is not offered here",
-                                 hint=f"offered: {' '.join(topo.policies[0].governors)}")
+                raise InputError(
+                    f"--actuator cpufreq: governor '{gov}' is not offered here",
+                    hint=f"offered: {' '.join(topo.policies[0].governors)}",
+                )
         self.topo = topo
         self.changer = changer
         self.working = set()
@@ -99,7 +110,9 @@ class FileActuator:
     def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         if not self.path.parent.is_dir():
-            raise InputError(f"--actuator file: folder {self.path.parent} does not exist", hint="create it first")
+            raise InputError(
+                f"--actuator file: folder {self.path.parent} does not exist", hint="create it first"
+            )
         self.states: dict[str, dict[str, object]] = {}
 
     def set_state(self, port: str, cpus: tuple[int, ...], state: str) -> list[str]:
@@ -119,7 +132,9 @@ class CommandActuator:
 
     def __init__(self, argv: list[str], timeout_s: float = 10.0):
         if not argv:
-            raise InputError("--actuator cmd: empty command", hint="e.g. --actuator 'cmd:/usr/local/bin/onrate'")
+            raise InputError(
+                "--actuator cmd: empty command", hint="e.g. --actuator 'cmd:/usr/local/bin/onrate'"
+            )
         self.argv = argv
         self.timeout_s = timeout_s
 

@@ -18,12 +18,13 @@ from ..units import format_rate, parse_rate_bps, parse_time_s
 from .cpuset import format_cpulist, parse_cpulist
 from .sysfs import SysRoot, validate_ifname
 
-app = typer.Typer(help="AFFCON on this machine: core layout, affinity and DVFS plans, rate control, RAPL energy.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="AFFCON on this machine: core layout, affinity and DVFS plans, rate control, RAPL energy.",
+    no_args_is_help=True,
+)
 
 # Sub-apps of `greendcn host` living in their own packages: (command name, module with an `app`), one line each.
-SUBAPPS: list[tuple[str, str]] = [
-]
+SUBAPPS: list[tuple[str, str]] = []
 for _name, _module in SUBAPPS:
     app.add_typer(importlib.import_module(_module, __package__).app, name=_name)
 
@@ -32,8 +33,12 @@ PlanPortOption = typer.Option(..., "--port", help="Interface to drive (repeat fo
 ControlPortOption = typer.Option([], "--port", help="NAME:CPULIST, e.g. eth1:2,4 (repeat per port).")
 PlanFileOption = typer.Option(None, "--plan", help="Ports and CPUs from a `plan --json` file.")
 CommandArgument = typer.Argument(None, help="The command to measure, after --.")
-StateOption = typer.Option(None, "--state", help="State file of previous values [default: ROOT/run/greendcn/apply-state.json;"
-                           " control: control-state.json].")
+StateOption = typer.Option(
+    None,
+    "--state",
+    help="State file of previous values [default: ROOT/run/greendcn/apply-state.json;"
+    " control: control-state.json].",
+)
 
 
 def _freq_khz(text: str | None, what: str) -> int | None:
@@ -68,7 +73,9 @@ def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
     rows = []
     previous = None
     for cid in sorted({k.core_id for k in topo.cores}):
-        if previous is not None and cid > previous + 1:  # Table I marks the jump in core ids (5 -> 8) this way
+        if (
+            previous is not None and cid > previous + 1
+        ):  # Table I marks the jump in core ids (5 -> 8) this way
             rows.append({"core": "--"} | {f"Socket {s}": "--" for s in sockets})
         previous = cid
         row: dict[str, object] = {"core": f"Core {cid}"}
@@ -76,47 +83,119 @@ def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
             k = next((k for k in topo.cores if k.package == s and k.core_id == cid), None)
             row[f"Socket {s}"] = "[" + ", ".join(map(str, k.cpus)) + "]" if k else "-"
         rows.append(row)
-    print(f"{len(topo.cpus)} logical CPUs, {len(topo.cores)} physical cores, {len(sockets)} sockets, "
-          f"{len(topo.nodes)} NUMA nodes")
+    print(
+        f"{len(topo.cpus)} logical CPUs, {len(topo.cores)} physical cores, {len(sockets)} sockets, "
+        f"{len(topo.nodes)} NUMA nodes"
+    )
     echo_table(rows)
     print()
-    echo_table([{"nic": n.name, "numa_node": n.node, "driver": n.driver or "-", "speed_mbps": n.speed_mbps,
-                 "pci": n.pci or "-", "kind": "virtual" if n.virtual else "device"} for n in topo.nics.values()])
+    echo_table(
+        [
+            {
+                "nic": n.name,
+                "numa_node": n.node,
+                "driver": n.driver or "-",
+                "speed_mbps": n.speed_mbps,
+                "pci": n.pci or "-",
+                "kind": "virtual" if n.virtual else "device",
+            }
+            for n in topo.nics.values()
+        ]
+    )
     print()
     if topo.policies:
         print(f"cpufreq driver {topo.cpufreq_driver}: {len(topo.policies)} policies")
-        echo_table(_grouped([{"cpus": p.cpus, "governor": p.governor, "min_khz": p.min_khz, "max_khz": p.max_khz,
-                              "governors": " ".join(p.governors)} for p in topo.policies]))
+        echo_table(
+            _grouped(
+                [
+                    {
+                        "cpus": p.cpus,
+                        "governor": p.governor,
+                        "min_khz": p.min_khz,
+                        "max_khz": p.max_khz,
+                        "governors": " ".join(p.governors),
+                    }
+                    for p in topo.policies
+                ]
+            )
+        )
     else:
-        print("cpufreq: " + ("directory present but empty: no frequency control here" if topo.cpufreq_present
-                             else "absent: no frequency control here"))
+        print(
+            "cpufreq: "
+            + (
+                "directory present but empty: no frequency control here"
+                if topo.cpufreq_present
+                else "absent: no frequency control here"
+            )
+        )
     print(f"isolated CPUs: {format_cpulist(topo.isolated) or 'none'}")
     for w in topo.warnings:
         info(f"warning: {w}")
-    write_json(json_out, {
-        "root": topo.root, "sockets": sockets, "nodes": {str(k): list(v) for k, v in topo.nodes.items()},
-        "cores": [{"package": k.package, "core_id": k.core_id, "node": k.node, "cpus": list(k.cpus)} for k in topo.cores],
-        "nics": [{"name": n.name, "numa_node": n.node, "driver": n.driver, "speed_mbps": n.speed_mbps, "pci": n.pci,
-                  "virtual": n.virtual} for n in topo.nics.values()],
-        "cpufreq": {"driver": topo.cpufreq_driver, "present": topo.cpufreq_present,
-                    "policies": [{"policy": p.name, "cpus": list(p.cpus), "governor": p.governor,
-                                  "governors": list(p.governors), "min_khz": p.min_khz, "max_khz": p.max_khz,
-                                  "hw_min_khz": p.hw_min_khz, "hw_max_khz": p.hw_max_khz,
-                                  "frequencies_khz": list(p.frequencies_khz)} for p in topo.policies]},
-        "isolated": list(topo.isolated), "nohz_full": list(topo.nohz_full), "warnings": topo.warnings})
+    write_json(
+        json_out,
+        {
+            "root": topo.root,
+            "sockets": sockets,
+            "nodes": {str(k): list(v) for k, v in topo.nodes.items()},
+            "cores": [
+                {"package": k.package, "core_id": k.core_id, "node": k.node, "cpus": list(k.cpus)}
+                for k in topo.cores
+            ],
+            "nics": [
+                {
+                    "name": n.name,
+                    "numa_node": n.node,
+                    "driver": n.driver,
+                    "speed_mbps": n.speed_mbps,
+                    "pci": n.pci,
+                    "virtual": n.virtual,
+                }
+                for n in topo.nics.values()
+            ],
+            "cpufreq": {
+                "driver": topo.cpufreq_driver,
+                "present": topo.cpufreq_present,
+                "policies": [
+                    {
+                        "policy": p.name,
+                        "cpus": list(p.cpus),
+                        "governor": p.governor,
+                        "governors": list(p.governors),
+                        "min_khz": p.min_khz,
+                        "max_khz": p.max_khz,
+                        "hw_min_khz": p.hw_min_khz,
+                        "hw_max_khz": p.hw_max_khz,
+                        "frequencies_khz": list(p.frequencies_khz),
+                    }
+                    for p in topo.policies
+                ],
+            },
+            "isolated": list(topo.isolated),
+            "nohz_full": list(topo.nohz_full),
+            "warnings": topo.warnings,
+        },
+    )
 
 
 @app.command()
 def plan(
     port: list[str] = PlanPortOption,
     cores_per_port: int = typer.Option(2, "--cores-per-port", help="Logical CPUs per port."),
-    allow_cpu0: bool = typer.Option(False, "--allow-cpu0", help="Let CPU 0's core work (our default keeps it for the system)."),
-    main_lcore: bool = typer.Option(True, "--main-lcore/--no-main-lcore", help="Reserve a main lcore for pktgen."),
-    work_governor: str = typer.Option("performance", help="Governor of working cores (seed 000: performance)."),
+    allow_cpu0: bool = typer.Option(
+        False, "--allow-cpu0", help="Let CPU 0's core work (our default keeps it for the system)."
+    ),
+    main_lcore: bool = typer.Option(
+        True, "--main-lcore/--no-main-lcore", help="Reserve a main lcore for pktgen."
+    ),
+    work_governor: str = typer.Option(
+        "performance", help="Governor of working cores (seed 000: performance)."
+    ),
     idle_governor: str = typer.Option("powersave", help="Governor of idle cores (seed 000: powersave)."),
     work_min_freq: str | None = typer.Option(None, help="Floor for working cores, e.g. 2.2GHz."),
     idle_max_freq: str | None = typer.Option(None, help="Cap for idle cores, e.g. 1.2GHz."),
-    apply: bool = typer.Option(False, "--apply", help="Write the cpufreq settings (needs root; revert undoes)."),
+    apply: bool = typer.Option(
+        False, "--apply", help="Write the cpufreq settings (needs root; revert undoes)."
+    ),
     state: Path | None = StateOption,
     root: Path = RootOption,
     json_out: Path | None = JsonOption,
@@ -128,18 +207,46 @@ def plan(
 
     sys = SysRoot(root)
     topo = discover(sys)
-    p = make_plan(topo, port, cores_per_port, allow_cpu0=allow_cpu0, main_lcore=main_lcore,
-                  work_governor=work_governor, idle_governor=idle_governor,
-                  work_min_khz=_freq_khz(work_min_freq, "--work-min-freq"),
-                  idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"))
-    echo_table([{"port": x.port, "numa_node": x.node if x.node_known else f"{x.node}?", "pci": x.pci or "-",
-                 "dpdk_port": x.dpdk_port, "cpus": format_cpulist(x.cpus),
-                 "cores": " ".join(f"{topo.cpus[c].package}:{topo.cpus[c].core_id}" for c in x.cpus)}
-                for x in p.ports])
+    p = make_plan(
+        topo,
+        port,
+        cores_per_port,
+        allow_cpu0=allow_cpu0,
+        main_lcore=main_lcore,
+        work_governor=work_governor,
+        idle_governor=idle_governor,
+        work_min_khz=_freq_khz(work_min_freq, "--work-min-freq"),
+        idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"),
+    )
+    echo_table(
+        [
+            {
+                "port": x.port,
+                "numa_node": x.node if x.node_known else f"{x.node}?",
+                "pci": x.pci or "-",
+                "dpdk_port": x.dpdk_port,
+                "cpus": format_cpulist(x.cpus),
+                "cores": " ".join(f"{topo.cpus[c].package}:{topo.cpus[c].core_id}" for c in x.cpus),
+            }
+            for x in p.ports
+        ]
+    )
     print(f"main lcore: {p.main_cpu if p.main_cpu is not None else 'none'}")
     if p.settings:
-        echo_table(_grouped([{"cpus": s.cpus, "role": s.role, "governor": s.governor, "min_khz": s.min_khz,
-                              "max_khz": s.max_khz} for s in p.settings]))
+        echo_table(
+            _grouped(
+                [
+                    {
+                        "cpus": s.cpus,
+                        "role": s.role,
+                        "governor": s.governor,
+                        "min_khz": s.min_khz,
+                        "max_khz": s.max_khz,
+                    }
+                    for s in p.settings
+                ]
+            )
+        )
     print("DPDK EAL:            " + shlex.join(p.eal_args()))
     print("DPDK 16.04 coremask: " + shlex.join(p.eal_args_coremask()))
     print("pktgen -m:           " + shlex.quote(p.pktgen_m()))
@@ -149,24 +256,55 @@ def plan(
     writes = []
     if apply:
         writes = apply_plan(sys, p, state)
-        info(f"applied {len(writes)} writes; undo with: greendcn host revert --root {sys.root}"
-             + (f" --state {state}" if state else ""))
+        info(
+            f"applied {len(writes)} writes; undo with: greendcn host revert --root {sys.root}"
+            + (f" --state {state}" if state else "")
+        )
     else:
         info("nothing written (pass --apply to set the governors)")
-    write_json(json_out, {
-        "root": str(sys.root),
-        "ports": [{"port": x.port, "numa_node": x.node, "numa_node_known": x.node_known, "pci": x.pci,
-                   "dpdk_port": x.dpdk_port, "cpus": list(x.cpus)} for x in p.ports],
-        "main_lcore": p.main_cpu, "lcores": p.lcores, "working_cpus": list(p.working_cpus),
-        "eal_args": p.eal_args(), "eal_args_coremask": p.eal_args_coremask(), "pktgen_m": p.pktgen_m(),
-        "kernel_params": p.kernel_params(topo),
-        "settings": [{"policy": s.policy, "cpus": list(s.cpus), "role": s.role, "governor": s.governor,
-                      "min_khz": s.min_khz, "max_khz": s.max_khz} for s in p.settings],
-        "applied": [{"path": w.rel, "value": w.value} for w in writes], "warnings": p.warnings})
+    write_json(
+        json_out,
+        {
+            "root": str(sys.root),
+            "ports": [
+                {
+                    "port": x.port,
+                    "numa_node": x.node,
+                    "numa_node_known": x.node_known,
+                    "pci": x.pci,
+                    "dpdk_port": x.dpdk_port,
+                    "cpus": list(x.cpus),
+                }
+                for x in p.ports
+            ],
+            "main_lcore": p.main_cpu,
+            "lcores": p.lcores,
+            "working_cpus": list(p.working_cpus),
+            "eal_args": p.eal_args(),
+            "eal_args_coremask": p.eal_args_coremask(),
+            "pktgen_m": p.pktgen_m(),
+            "kernel_params": p.kernel_params(topo),
+            "settings": [
+                {
+                    "policy": s.policy,
+                    "cpus": list(s.cpus),
+                    "role": s.role,
+                    "governor": s.governor,
+                    "min_khz": s.min_khz,
+                    "max_khz": s.max_khz,
+                }
+                for s in p.settings
+            ],
+            "applied": [{"path": w.rel, "value": w.value} for w in writes],
+            "warnings": p.warnings,
+        },
+    )
 
 
 @app.command()
-def revert(state: Path | None = StateOption, root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
+def revert(
+    state: Path | None = StateOption, root: Path = RootOption, json_out: Path | None = JsonOption
+) -> None:
     """Restore the cpufreq values recorded by `plan --apply` or `control`."""
     from .apply import revert as do_revert
 
@@ -185,12 +323,16 @@ def _ports_from(port: list[str], plan_file: Path | None) -> tuple[dict[str, tupl
                 ports[validate_ifname(x["port"], "--plan ports")] = tuple(int(c) for c in x["cpus"])
             main = data.get("main_lcore")
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise InputError(f"--plan: cannot read ports from {plan_file}: {e}",
-                             hint="pass the --json file written by `greendcn host plan`") from None
+            raise InputError(
+                f"--plan: cannot read ports from {plan_file}: {e}",
+                hint="pass the --json file written by `greendcn host plan`",
+            ) from None
     for spec in port:
         name, sep, cpus = spec.partition(":")
         if not sep:
-            raise InputError(f"--port: '{spec}' lacks its CPUs", hint="write NAME:CPULIST, e.g. --port eth1:2,4")
+            raise InputError(
+                f"--port: '{spec}' lacks its CPUs", hint="write NAME:CPULIST, e.g. --port eth1:2,4"
+            )
         ports[validate_ifname(name, "--port")] = tuple(parse_cpulist(cpus, f"--port {name} CPUs"))
     return ports, main
 
@@ -200,7 +342,9 @@ def control(
     port: list[str] = ControlPortOption,
     plan_file: Path | None = PlanFileOption,
     high_rate: str = typer.Option("1Gbps", help="At or above: the port's cores work (our default)."),
-    low_rate: str = typer.Option("500Mbps", help="Below for --dwell: the port's cores go idle (our default)."),
+    low_rate: str = typer.Option(
+        "500Mbps", help="Below for --dwell: the port's cores go idle (our default)."
+    ),
     dwell: str = typer.Option("5s", help="How long the rate must stay low before idling (our default)."),
     interval: str = typer.Option("1s", help="Sampling interval."),
     duration: str | None = typer.Option(None, help="Stop after this long (default: run until Ctrl-C)."),
@@ -208,7 +352,9 @@ def control(
     actuator: str = typer.Option("cpufreq", help="cpufreq, none (log only), file:PATH or cmd:PROGRAM."),
     idle_governor: str = typer.Option("powersave", help="cpufreq actuator: governor of idle cores."),
     idle_max_freq: str | None = typer.Option(None, help="cpufreq actuator: frequency cap of idle cores."),
-    netns: str | None = typer.Option(None, "--netns", help="Read the counters inside this network namespace."),
+    netns: str | None = typer.Option(
+        None, "--netns", help="Read the counters inside this network namespace."
+    ),
     keep: bool = typer.Option(False, "--keep", help="Leave the last cpufreq settings in place on exit."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every sample's rate on stderr."),
     state: Path | None = StateOption,
@@ -223,8 +369,13 @@ def control(
 
     sys = SysRoot(root)
     ports, main = _ports_from(port, plan_file)
-    cfg = ControlConfig(parse_rate_bps(high_rate, "--high-rate"), parse_rate_bps(low_rate, "--low-rate"),
-                        parse_time_s(dwell, "--dwell"), parse_time_s(interval, "--interval"), direction)
+    cfg = ControlConfig(
+        parse_rate_bps(high_rate, "--high-rate"),
+        parse_rate_bps(low_rate, "--low-rate"),
+        parse_time_s(dwell, "--dwell"),
+        parse_time_s(interval, "--interval"),
+        direction,
+    )
     changer = None
     if actuator == "cpufreq":
         topo = discover(sys)
@@ -233,10 +384,23 @@ def control(
                 fail(f"--port: CPU {c} does not exist under {sys.root}", hint="see `greendcn host layout`")
         changer = Changer(sys, state or default_state_path(sys, "control"))
         working = {c for v in ports.values() for c in v} | ({main} if main is not None else set())
-        act = CpufreqActuator(topo, changer, working, idle_governor=idle_governor,
-                              idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"))
-        check_targets(sys, [f"{p.rel}/{f}" for p in topo.policies for f in ("scaling_governor", "scaling_max_freq")
-                             if any(c in p.cpus for v in ports.values() for c in v)], "control")
+        act = CpufreqActuator(
+            topo,
+            changer,
+            working,
+            idle_governor=idle_governor,
+            idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"),
+        )
+        check_targets(
+            sys,
+            [
+                f"{p.rel}/{f}"
+                for p in topo.policies
+                for f in ("scaling_governor", "scaling_max_freq")
+                if any(c in p.cpus for v in ports.values() for c in v)
+            ],
+            "control",
+        )
         changer.begin()
     elif actuator == "none":
         act = LogActuator()
@@ -245,36 +409,75 @@ def control(
     elif actuator.startswith("cmd:"):
         act = CommandActuator([actuator[4:], "{port}", "{state}", "{cpus}"])
     else:
-        fail(f"--actuator: '{actuator}' is not one of cpufreq, none, file:PATH, cmd:PROGRAM",
-             hint="e.g. --actuator file:/run/pktgen-rates.json")
+        fail(
+            f"--actuator: '{actuator}' is not one of cpufreq, none, file:PATH, cmd:PROGRAM",
+            hint="e.g. --actuator file:/run/pktgen-rates.json",
+        )
     reader = NetnsCounters(netns) if netns else SysfsCounters(sys)
     ctl = RateController(ports, reader, act, cfg)
-    info(f"controlling {', '.join(ports)} every {cfg.interval_s:g} s: idle below {format_rate(cfg.low_bps)} "
-         f"for {cfg.dwell_s:g} s, working at {format_rate(cfg.high_bps)}; actuator {act.name}")
+    info(
+        f"controlling {', '.join(ports)} every {cfg.interval_s:g} s: idle below {format_rate(cfg.low_bps)} "
+        f"for {cfg.dwell_s:g} s, working at {format_rate(cfg.high_bps)}; actuator {act.name}"
+    )
 
     def log(d) -> None:
-        info(f"t={d.t_s:.2f}s {d.port}: {d.previous} -> {d.state}: {d.reason}"
-             + (f" [{'; '.join(d.actions)}]" if d.actions else ""))
+        info(
+            f"t={d.t_s:.2f}s {d.port}: {d.previous} -> {d.state}: {d.reason}"
+            + (f" [{'; '.join(d.actions)}]" if d.actions else "")
+        )
 
     def sample(s) -> None:
         info(f"t={s.t_s:.2f}s {s.port}: {format_rate(s.rate_bps)} ({s.state})")
 
     try:
-        ctl.run(parse_time_s(duration, "--duration") if duration else None, on_decision=log,
-                on_sample=sample if verbose else None)
+        ctl.run(
+            parse_time_s(duration, "--duration") if duration else None,
+            on_decision=log,
+            on_sample=sample if verbose else None,
+        )
     finally:
         if changer is not None and not keep:
             problems = changer.restore()
-            info("restored the previous cpufreq settings" if not problems else "restore failed: " + "; ".join(problems))
+            info(
+                "restored the previous cpufreq settings"
+                if not problems
+                else "restore failed: " + "; ".join(problems)
+            )
     print(f"{len(ctl.decisions)} decisions over {len(ctl.samples)} samples")
-    echo_table([{"t_s": d.t_s, "port": d.port, "rate_bps": d.rate_bps, "from": d.previous, "to": d.state}
-                for d in ctl.decisions])
-    write_json(json_out, {
-        "config": {"high_rate_bps": cfg.high_bps, "low_rate_bps": cfg.low_bps, "dwell_s": cfg.dwell_s,
-                   "interval_s": cfg.interval_s, "direction": cfg.direction, "actuator": act.name},
-        "decisions": [{"t_s": d.t_s, "port": d.port, "rate_bps": d.rate_bps, "from": d.previous, "to": d.state,
-                       "reason": d.reason, "actions": list(d.actions)} for d in ctl.decisions],
-        "samples": [{"t_s": s.t_s, "port": s.port, "rate_bps": s.rate_bps, "state": s.state} for s in ctl.samples]})
+    echo_table(
+        [
+            {"t_s": d.t_s, "port": d.port, "rate_bps": d.rate_bps, "from": d.previous, "to": d.state}
+            for d in ctl.decisions
+        ]
+    )
+    write_json(
+        json_out,
+        {
+            "config": {
+                "high_rate_bps": cfg.high_bps,
+                "low_rate_bps": cfg.low_bps,
+                "dwell_s": cfg.dwell_s,
+                "interval_s": cfg.interval_s,
+                "direction": cfg.direction,
+                "actuator": act.name,
+            },
+            "decisions": [
+                {
+                    "t_s": d.t_s,
+                    "port": d.port,
+                    "rate_bps": d.rate_bps,
+                    "from": d.previous,
+                    "to": d.state,
+                    "reason": d.reason,
+                    "actions": list(d.actions),
+                }
+                for d in ctl.decisions
+            ],
+            "samples": [
+                {"t_s": s.t_s, "port": s.port, "rate_bps": s.rate_bps, "state": s.state} for s in ctl.samples
+            ],
+        },
+    )
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -290,17 +493,30 @@ def measure(
     m = do_measure(SysRoot(root), list(cmd or []), parse_time_s(interval, "--interval"))
     print(f"{shlex.join(m.argv)}: exit status {m.returncode}, {m.seconds:.3f} s")
     echo_table([{"zone": k, "energy_j": v, "power_w": m.power_w[k]} for k, v in m.energy_j.items()])
-    write_json(json_out, {"argv": m.argv, "returncode": m.returncode, "duration_s": m.seconds,
-                          "zones": [{"zone": k, "energy_j": v, "power_w": m.power_w[k]} for k, v in m.energy_j.items()]})
+    write_json(
+        json_out,
+        {
+            "argv": m.argv,
+            "returncode": m.returncode,
+            "duration_s": m.seconds,
+            "zones": [{"zone": k, "energy_j": v, "power_w": m.power_w[k]} for k, v in m.energy_j.items()],
+        },
+    )
     if m.returncode != 0:
         raise typer.Exit(m.returncode)
 
 
 @app.command()
 def predict(
-    spin: float = typer.Option(0.8, help="Share of the busy-core swing a packetless poll loop draws (our choice)."),
-    remote_factor: float = typer.Option(1.5, help="Per-packet cycles across the socket link vs local (our choice)."),
-    frame_bytes: int = typer.Option(1024, help="Workload frame size at line rate on every port (our choice)."),
+    spin: float = typer.Option(
+        0.8, help="Share of the busy-core swing a packetless poll loop draws (our choice)."
+    ),
+    remote_factor: float = typer.Option(
+        1.5, help="Per-packet cycles across the socket link vs local (our choice)."
+    ),
+    frame_bytes: int = typer.Option(
+        1024, help="Workload frame size at line rate on every port (our choice)."
+    ),
     json_out: Path | None = JsonOption,
 ) -> None:
     """Model seed 000 Server A: fit to its 112 W / 99 W, then predict each affinity's share (a model, not a reading)."""
@@ -309,18 +525,44 @@ def predict(
     if not 0 <= spin <= 1:
         fail(f"--spin: {spin} is not between 0 and 1", hint="it is a share of the busy-core power swing")
     if remote_factor < 1 or frame_bytes < 60:
-        fail("--remote-factor must be >= 1 and --frame-bytes >= 60", hint="e.g. --remote-factor 1.5 --frame-bytes 64")
-    model, rows = predict_affcon(choices=CpuChoices(spin=spin, remote_factor=remote_factor, frame_bytes=frame_bytes))
+        fail(
+            "--remote-factor must be >= 1 and --frame-bytes >= 60",
+            hint="e.g. --remote-factor 1.5 --frame-bytes 64",
+        )
+    model, rows = predict_affcon(
+        choices=CpuChoices(spin=spin, remote_factor=remote_factor, frame_bytes=frame_bytes)
+    )
     base = rows["baseline_cpu_affinity"]["total_w"]
-    print("model fitted to seed 000's 112 W (baseline) and 99 W (AFFCON) and 105 W TDP: those two match by "
-          "construction; every other row is the model's prediction")
-    print(f"fitted: uncore {model.uncore_w_:.3g} W/socket, busy-core dynamic {model.active_dyn_w_:.3g} W, "
-          f"idle-core dynamic {model.idle_dyn_w_:.3g} W (at 2.2 GHz)")
-    out = [{"config": k, "cpu_power_w": v["total_w"], "vs_baseline_w": v["total_w"] - base,
-            "uncore_w": v["uncore_w"], "poll_cores_w": v["poll_cores_w"], "idle_cores_w": v["idle_cores_w"]}
-           for k, v in rows.items()]
+    print(
+        "model fitted to seed 000's 112 W (baseline) and 99 W (AFFCON) and 105 W TDP: those two match by "
+        "construction; every other row is the model's prediction"
+    )
+    print(
+        f"fitted: uncore {model.uncore_w_:.3g} W/socket, busy-core dynamic {model.active_dyn_w_:.3g} W, "
+        f"idle-core dynamic {model.idle_dyn_w_:.3g} W (at 2.2 GHz)"
+    )
+    out = [
+        {
+            "config": k,
+            "cpu_power_w": v["total_w"],
+            "vs_baseline_w": v["total_w"] - base,
+            "uncore_w": v["uncore_w"],
+            "poll_cores_w": v["poll_cores_w"],
+            "idle_cores_w": v["idle_cores_w"],
+        }
+        for k, v in rows.items()
+    ]
     echo_table(out)
-    write_json(json_out, {"fitted": {"uncore_w_per_socket": model.uncore_w_, "active_dyn_w": model.active_dyn_w_,
-                                     "idle_dyn_w": model.idle_dyn_w_},
-                          "targets_w": {"baseline": 112.0, "affcon": 99.0}, "configs": out,
-                          "note": "fitted to the two targets; the per-affinity split is a model prediction"})
+    write_json(
+        json_out,
+        {
+            "fitted": {
+                "uncore_w_per_socket": model.uncore_w_,
+                "active_dyn_w": model.active_dyn_w_,
+                "idle_dyn_w": model.idle_dyn_w_,
+            },
+            "targets_w": {"baseline": 112.0, "affcon": 99.0},
+            "configs": out,
+            "note": "fitted to the two targets; the per-affinity split is a model prediction",
+        },
+    )

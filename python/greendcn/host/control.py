@@ -49,8 +49,10 @@ class SysfsCounters:
         base = f"sys/class/net/{validate_ifname(port)}/statistics"
         rx, tx = self.sys.read_int(f"{base}/rx_bytes"), self.sys.read_int(f"{base}/tx_bytes")
         if rx is None or tx is None:
-            raise GreendcnError(f"cannot read the byte counters of '{port}' under {self.sys.path(base)}",
-                                hint="is the interface in this network namespace? see --netns")
+            raise GreendcnError(
+                f"cannot read the byte counters of '{port}' under {self.sys.path(base)}",
+                hint="is the interface in this network namespace? see --netns",
+            )
         return rx, tx
 
 
@@ -70,8 +72,10 @@ class NetnsCounters:
         argv = ["ip", "-n", self.netns, "-j", "-s", "link", "show", "dev", validate_ifname(port)]
         r = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
         if r.returncode != 0:
-            raise GreendcnError(f"`{' '.join(argv)}` failed: {r.stderr.strip()}",
-                                hint="check the namespace and interface names (ip netns list)")
+            raise GreendcnError(
+                f"`{' '.join(argv)}` failed: {r.stderr.strip()}",
+                hint="check the namespace and interface names (ip netns list)",
+            )
         stats = json.loads(r.stdout)[0]["stats64"]
         return int(stats["rx"]["bytes"]), int(stats["tx"]["bytes"])
 
@@ -90,8 +94,10 @@ class ControlConfig:
         if self.dwell_s < 0:
             raise InputError("--dwell must not be negative", hint="e.g. --dwell 5s")
         if not 0 <= self.low_bps < self.high_bps:
-            raise InputError(f"--low-rate ({self.low_bps:g} b/s) must be below --high-rate ({self.high_bps:g} b/s)",
-                             hint="the band between them is the hysteresis, e.g. --low-rate 500Mbps --high-rate 1Gbps")
+            raise InputError(
+                f"--low-rate ({self.low_bps:g} b/s) must be below --high-rate ({self.high_bps:g} b/s)",
+                hint="the band between them is the hysteresis, e.g. --low-rate 500Mbps --high-rate 1Gbps",
+            )
         if self.direction not in ("rx", "tx", "both"):
             raise InputError(f"--direction: '{self.direction}' is not rx, tx or both", hint="use both")
 
@@ -173,11 +179,15 @@ class RateController:
             new, reason = None, ""
             if st.state == "working" and st.low_since is not None and now - st.low_since >= cfg.dwell_s:
                 new = "idle"
-                reason = (f"rate {format_rate(rate)} below the low threshold {format_rate(cfg.low_bps)} "
-                          f"for {now - st.low_since:.3g} s (dwell {cfg.dwell_s:g} s)")
+                reason = (
+                    f"rate {format_rate(rate)} below the low threshold {format_rate(cfg.low_bps)} "
+                    f"for {now - st.low_since:.3g} s (dwell {cfg.dwell_s:g} s)"
+                )
             elif st.state == "idle" and rate >= cfg.high_bps:
                 new = "working"
-                reason = f"rate {format_rate(rate)} at or above the high threshold {format_rate(cfg.high_bps)}"
+                reason = (
+                    f"rate {format_rate(rate)} at or above the high threshold {format_rate(cfg.high_bps)}"
+                )
             if new:
                 actions = self.actuator.set_state(port, st.cpus, new)
                 d = Decision(now, port, rate, st.state, new, reason, tuple(actions))
@@ -186,10 +196,15 @@ class RateController:
         self.decisions.extend(made)
         return made
 
-    def run(self, duration_s: float | None, *, clock: Callable[[], float] = time.monotonic,
-            sleep: Callable[[float], None] = time.sleep,
-            on_decision: Callable[[Decision], None] | None = None,
-            on_sample: Callable[[Sample], None] | None = None) -> None:
+    def run(
+        self,
+        duration_s: float | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        on_decision: Callable[[Decision], None] | None = None,
+        on_sample: Callable[[Sample], None] | None = None,
+    ) -> None:
         """Sample every `interval_s` until `duration_s` has passed (None: until Ctrl-C). Times in the log are
         seconds since the start."""
         t0 = clock()

@@ -22,9 +22,13 @@ def parse_cpulist(text: str, what: str = "cpu list") -> list[int]:
             a = int(lo)
             b = int(hi) if sep else a
         except ValueError:
-            raise InputError(f"{what}: '{part}' is not a CPU number or range", hint="write CPUs like 0-4,8,10") from None
+            raise InputError(
+                f"{what}: '{part}' is not a CPU number or range", hint="write CPUs like 0-4,8,10"
+            ) from None
         if a < 0 or b < a:
-            raise InputError(f"{what}: '{part}' is not an increasing range of CPU numbers", hint="write e.g. 2-5")
+            raise InputError(
+                f"{what}: '{part}' is not an increasing range of CPU numbers", hint="write e.g. 2-5"
+            )
         cpus.update(range(a, b + 1))
     return sorted(cpus)
 
@@ -50,7 +54,9 @@ def mask_to_cpus(mask: str, what: str = "cpu mask") -> list[int]:
     try:
         value = int(text, 16)
     except ValueError:
-        raise InputError(f"{what}: '{mask}' is not a hexadecimal mask", hint="write a mask like 0x1f") from None
+        raise InputError(
+            f"{what}: '{mask}' is not a hexadecimal mask", hint="write a mask like 0x1f"
+        ) from None
     return [bit for bit in range(value.bit_length()) if value >> bit & 1]
 
 

@@ -117,7 +117,10 @@ def _cpus(root: Path, m: FakeMachine) -> dict[int, tuple[int, int]]:
         for name in ("online", "possible", "has_cpu"):
             _w(node_dir / name, format_cpulist(range(m.sockets)) + "\n")
         for s in range(m.sockets):
-            _w(node_dir / f"node{s}/cpulist", format_cpulist(c for c, (s2, _) in where.items() if s2 == s) + "\n")
+            _w(
+                node_dir / f"node{s}/cpulist",
+                format_cpulist(c for c, (s2, _) in where.items() if s2 == s) + "\n",
+            )
     return where
 
 
@@ -138,7 +141,12 @@ def _cpufreq(root: Path, m: FakeMachine, where: dict[int, tuple[int, int]]) -> N
         return
     acpi = m.cpufreq == "acpi-cpufreq"
     if not acpi:
-        for name, value in (("status", "active"), ("no_turbo", "0"), ("max_perf_pct", "100"), ("min_perf_pct", "41")):
+        for name, value in (
+            ("status", "active"),
+            ("no_turbo", "0"),
+            ("max_perf_pct", "100"),
+            ("min_perf_pct", "41"),
+        ):
             _w(cpu_dir / f"intel_pstate/{name}", value + "\n")
     governor = m.governor or ("schedutil" if acpi else "powersave")
     hw_max = m.hw_max_khz + 1000 if acpi else m.turbo_khz  # acpi-cpufreq lists turbo as base + 1 MHz
@@ -146,11 +154,15 @@ def _cpufreq(root: Path, m: FakeMachine, where: dict[int, tuple[int, int]]) -> N
         p = cpu_dir / f"cpufreq/policy{min(group)}"
         cpus = " ".join(map(str, group)) + "\n"
         files = {
-            "affected_cpus": cpus, "related_cpus": cpus, "scaling_driver": m.cpufreq + "\n",
+            "affected_cpus": cpus,
+            "related_cpus": cpus,
+            "scaling_driver": m.cpufreq + "\n",
             "scaling_governor": governor + "\n",
             "scaling_available_governors": (ACPI_GOVERNORS if acpi else PSTATE_GOVERNORS) + "\n",
-            "cpuinfo_min_freq": f"{m.hw_min_khz}\n", "cpuinfo_max_freq": f"{hw_max}\n",
-            "scaling_min_freq": f"{m.hw_min_khz}\n", "scaling_max_freq": f"{hw_max}\n",
+            "cpuinfo_min_freq": f"{m.hw_min_khz}\n",
+            "cpuinfo_max_freq": f"{hw_max}\n",
+            "scaling_min_freq": f"{m.hw_min_khz}\n",
+            "scaling_max_freq": f"{hw_max}\n",
             "scaling_cur_freq": f"{m.hw_max_khz if governor == 'performance' else m.hw_min_khz}\n",
             "cpuinfo_transition_latency": ("10000" if acpi else "0") + "\n",
         }
@@ -202,8 +214,12 @@ def _rapl(root: Path, m: FakeMachine) -> None:
         parts = z.zone.split(":")
         rel = "intel-rapl/" + ":".join(parts[:2]) + ("/" + z.zone if len(parts) > 2 else "")
         d = root / "sys/devices/virtual/powercap" / rel
-        for name, value in (("name", z.name), ("energy_uj", z.energy_uj),
-                            ("max_energy_range_uj", z.max_energy_range_uj), ("enabled", 1)):
+        for name, value in (
+            ("name", z.name),
+            ("energy_uj", z.energy_uj),
+            ("max_energy_range_uj", z.max_energy_range_uj),
+            ("enabled", 1),
+        ):
             _w(d / name, f"{value}\n")
         _link(root / "sys/class/powercap" / z.zone, f"../../devices/virtual/powercap/{rel}")
 

@@ -49,7 +49,10 @@ class Plan:
 
     @property
     def lcores(self) -> list[int]:
-        return sorted({c for p in self.ports for c in p.cpus} | ({self.main_cpu} if self.main_cpu is not None else set()))
+        return sorted(
+            {c for p in self.ports for c in p.cpus}
+            | ({self.main_cpu} if self.main_cpu is not None else set())
+        )
 
     @property
     def port_cpus(self) -> list[int]:
@@ -126,7 +129,9 @@ def _port_node(topo: Topology, port: str, warnings: list[str]) -> tuple[int, boo
         return nic.node, True
     node = min(topo.nodes)
     if len(topo.nodes) > 1:
-        warnings.append(f"{port}: NUMA node unknown (numa_node is -1 or absent); using node {node} (our choice)")
+        warnings.append(
+            f"{port}: NUMA node unknown (numa_node is -1 or absent); using node {node} (our choice)"
+        )
     return node, False
 
 
@@ -136,25 +141,40 @@ def _check_freq(value: int | None, what: str, topo: Topology) -> None:
     lo = min((p.hw_min_khz for p in topo.policies if p.hw_min_khz), default=None)
     hi = max((p.hw_max_khz for p in topo.policies if p.hw_max_khz), default=None)
     if lo is not None and hi is not None and not lo <= value <= hi:
-        raise InputError(f"{what}: {value} kHz is outside the hardware range {lo}-{hi} kHz",
-                         hint="see cpuinfo_min_freq/cpuinfo_max_freq in `greendcn host layout`")
+        raise InputError(
+            f"{what}: {value} kHz is outside the hardware range {lo}-{hi} kHz",
+            hint="see cpuinfo_min_freq/cpuinfo_max_freq in `greendcn host layout`",
+        )
 
 
-def make_plan(topo: Topology, ports: list[str], cores_per_port: int = 2, *, allow_cpu0: bool = False,
-              main_lcore: bool = True, work_governor: str = "performance", idle_governor: str = "powersave",
-              work_min_khz: int | None = None, idle_max_khz: int | None = None) -> Plan:
+def make_plan(
+    topo: Topology,
+    ports: list[str],
+    cores_per_port: int = 2,
+    *,
+    allow_cpu0: bool = False,
+    main_lcore: bool = True,
+    work_governor: str = "performance",
+    idle_governor: str = "powersave",
+    work_min_khz: int | None = None,
+    idle_max_khz: int | None = None,
+) -> Plan:
     """Choose cores for `ports` and the governor of every cpufreq policy. Same inputs -> same plan."""
     warnings: list[str] = []
     if not ports:
         raise InputError("--port: no port given", hint="name at least one interface, e.g. --port eth1")
     if cores_per_port < 1:
-        raise InputError(f"--cores-per-port: {cores_per_port} must be at least 1", hint="pktgen needs a core per port")
+        raise InputError(
+            f"--cores-per-port: {cores_per_port} must be at least 1", hint="pktgen needs a core per port"
+        )
     for p in ports:
         validate_ifname(p, "--port")
         if p not in topo.nics:
             known = ", ".join(n for n, x in topo.nics.items() if not x.virtual) or "none"
-            raise InputError(f"--port: no interface '{p}' under {topo.root}/sys/class/net",
-                             hint=f"interfaces with a device here: {known}")
+            raise InputError(
+                f"--port: no interface '{p}' under {topo.root}/sys/class/net",
+                hint=f"interfaces with a device here: {known}",
+            )
     if len(set(ports)) != len(ports):
         raise InputError("--port: an interface is named twice", hint="name each port once")
 
@@ -177,12 +197,15 @@ def make_plan(topo: Topology, ports: list[str], cores_per_port: int = 2, *, allo
             raise InputError(
                 f"--port {port}: needs {cores_per_port} CPUs on NUMA node {node}, only {len(free[node])} left "
                 f"(node {node} has {total} logical CPUs; CPU 0's core reserved: {not allow_cpu0}; main lcore: {main})",
-                hint="lower --cores-per-port, plan fewer ports on this node, or pass --allow-cpu0")
+                hint="lower --cores-per-port, plan fewer ports on this node, or pass --allow-cpu0",
+            )
         cpus = tuple(free[node][:cores_per_port])
         free[node] = free[node][cores_per_port:]
         if any(len(topo.core_of(c).cpus) > 1 and c != topo.core_of(c).cpus[0] for c in cpus):
-            warnings.append(f"{port}: uses hyperthread siblings ({format_cpulist(cpus)}): node {node} ran out of "
-                            "physical cores; two poll loops on one core share its execution units")
+            warnings.append(
+                f"{port}: uses hyperthread siblings ({format_cpulist(cpus)}): node {node} ran out of "
+                "physical cores; two poll loops on one core share its execution units"
+            )
         nic = topo.nics[port]
         plans.append(PortPlan(port, node, known, nic.pci, order.index(port), cpus))
         if nic.pci is None:
@@ -196,31 +219,46 @@ def make_plan(topo: Topology, ports: list[str], cores_per_port: int = 2, *, allo
     return Plan(plans, main, tuple(sorted(whole)), settings, warnings)
 
 
-def _settings(topo: Topology, working: set[int], work_gov: str, idle_gov: str, work_min: int | None,
-              idle_max: int | None, warnings: list[str]) -> list[PolicySetting]:
+def _settings(
+    topo: Topology,
+    working: set[int],
+    work_gov: str,
+    idle_gov: str,
+    work_min: int | None,
+    idle_max: int | None,
+    warnings: list[str],
+) -> list[PolicySetting]:
     if not topo.policies:
         why = "the cpufreq directory is empty" if topo.cpufreq_present else "there is no cpufreq directory"
-        warnings.append(f"no cpufreq policy under {topo.root} ({why}): the DVFS part of the plan cannot be applied; "
-                        "CPU and NUMA affinity still hold")
+        warnings.append(
+            f"no cpufreq policy under {topo.root} ({why}): the DVFS part of the plan cannot be applied; "
+            "CPU and NUMA affinity still hold"
+        )
         return []
     for gov, what in ((work_gov, "--work-governor"), (idle_gov, "--idle-governor")):
         lacking = [p.name for p in topo.policies if p.governors and gov not in p.governors]
         if lacking:
             have = " ".join(topo.policies[0].governors)
-            raise InputError(f"{what}: governor '{gov}' is not offered by {lacking[0]} ({topo.cpufreq_driver})",
-                             hint=f"this driver offers: {have}")
+            raise InputError(
+                f"{what}: governor '{gov}' is not offered by {lacking[0]} ({topo.cpufreq_driver})",
+                hint=f"this driver offers: {have}",
+            )
     _check_freq(work_min, "--work-min-freq", topo)
     _check_freq(idle_max, "--idle-max-freq", topo)
     if topo.cpufreq_driver == "intel_pstate" and idle_gov == "powersave" and idle_max is None:
-        warnings.append("intel_pstate's powersave is a dynamic governor, not a fixed minimum frequency as seed 000 "
-                        "line 130 describes powersave; pass --idle-max-freq to cap idle cores")
+        warnings.append(
+            "intel_pstate's powersave is a dynamic governor, not a fixed minimum frequency as seed 000 "
+            "line 130 describes powersave; pass --idle-max-freq to cap idle cores"
+        )
     out = []
     for p in topo.policies:
         on = [c for c in p.cpus if c in working]
         role = "working" if len(on) == len(p.cpus) else "idle" if not on else "mixed"
         if role == "mixed":
-            warnings.append(f"{p.name} is shared by CPUs {format_cpulist(p.cpus)}: it holds working CPUs "
-                            f"{format_cpulist(on)}, so its idle CPUs run at '{work_gov}' too")
+            warnings.append(
+                f"{p.name} is shared by CPUs {format_cpulist(p.cpus)}: it holds working CPUs "
+                f"{format_cpulist(on)}, so its idle CPUs run at '{work_gov}' too"
+            )
         if role == "idle":
             out.append(PolicySetting(p.name, p.rel, p.cpus, role, idle_gov, None, idle_max))
         else:

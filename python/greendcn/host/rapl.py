@@ -36,8 +36,13 @@ def zones(sys: SysRoot) -> list[Zone]:
             continue  # intel-rapl itself is the control type, holding no counter
         if not sys.exists(f"{POWERCAP}/{z}/energy_uj"):
             continue
-        out.append(Zone(z, sys.read(f"{POWERCAP}/{z}/name") or z,
-                        sys.read_int(f"{POWERCAP}/{z}/max_energy_range_uj") or 0))
+        out.append(
+            Zone(
+                z,
+                sys.read(f"{POWERCAP}/{z}/name") or z,
+                sys.read_int(f"{POWERCAP}/{z}/max_energy_range_uj") or 0,
+            )
+        )
     return sorted(out, key=lambda z: z.zone)
 
 
@@ -46,8 +51,10 @@ def read_energy(sys: SysRoot, zone: Zone) -> int:
     try:
         value = sys.read_int(f"{POWERCAP}/{zone.zone}/energy_uj")
     except PermissionError:
-        raise GreendcnError(f"{sys.path(POWERCAP)}/{zone.zone}/energy_uj is readable by root only",
-                            hint="run as root (the kernel hides RAPL energy from other users)") from None
+        raise GreendcnError(
+            f"{sys.path(POWERCAP)}/{zone.zone}/energy_uj is readable by root only",
+            hint="run as root (the kernel hides RAPL energy from other users)",
+        ) from None
     if value is None:
         raise RaplAbsent(f"{zone.zone}/energy_uj gave no value", hint="the counter may be disabled")
     return value
@@ -59,8 +66,10 @@ def energy_delta_uj(before: int, after: int, max_range_uj: int) -> int:
     if after >= before:
         return after - before
     if max_range_uj <= 0:
-        raise GreendcnError("the energy counter went backwards and max_energy_range_uj is unknown",
-                            hint="sample more often; this reading cannot be trusted")
+        raise GreendcnError(
+            "the energy counter went backwards and max_energy_range_uj is unknown",
+            hint="sample more often; this reading cannot be trusted",
+        )
     return max_range_uj - before + after
 
 
@@ -82,9 +91,11 @@ def measure(sys: SysRoot, argv: list[str], interval_s: float = 1.0) -> Measureme
         raise GreendcnError("no command to measure", hint="greendcn host measure -- sleep 5")
     zs = zones(sys)
     if not zs:
-        raise RaplAbsent(f"no RAPL energy counters under {sys.path(POWERCAP)}: this machine cannot report measured "
-                         "energy, and greendcn will not pass an estimate off as a reading",
-                         hint="run on bare metal with the intel_rapl_common (or amd) powercap driver loaded")
+        raise RaplAbsent(
+            f"no RAPL energy counters under {sys.path(POWERCAP)}: this machine cannot report measured "
+            "energy, and greendcn will not pass an estimate off as a reading",
+            hint="run on bare metal with the intel_rapl_common (or amd) powercap driver loaded",
+        )
     last = {z.zone: read_energy(sys, z) for z in zs}
     total = {z.zone: 0 for z in zs}
 
@@ -98,7 +109,9 @@ def measure(sys: SysRoot, argv: list[str], interval_s: float = 1.0) -> Measureme
     try:
         proc = subprocess.Popen(argv)
     except OSError as e:
-        raise GreendcnError(f"cannot run {argv[0]}: {e.strerror}", hint="give the full path of the command") from None
+        raise GreendcnError(
+            f"cannot run {argv[0]}: {e.strerror}", hint="give the full path of the command"
+        ) from None
     while True:
         try:
             rc = proc.wait(timeout=interval_s)

@@ -23,7 +23,9 @@ def validate_ifname(name: str, what: str = "interface") -> str:
     if not isinstance(name, str) or not name:
         raise InputError(f"{what}: empty interface name", hint=hint)
     if len(name.encode()) > IFNAMSIZ - 1:
-        raise InputError(f"{what}: '{name}' is {len(name.encode())} bytes long, the kernel allows 15", hint=hint)
+        raise InputError(
+            f"{what}: '{name}' is {len(name.encode())} bytes long, the kernel allows 15", hint=hint
+        )
     if name in (".", "..") or any(c in name for c in "/:") or any(c.isspace() for c in name):
         raise InputError(f"{what}: '{name}' is not a valid interface name", hint=hint)
     if not name.isprintable():
@@ -51,7 +53,9 @@ class SysRoot:
         """The absolute path of `rel` under the root; a relative path may not climb out with '..'."""
         parts = Path(rel).parts
         if Path(rel).is_absolute() or ".." in parts:
-            raise InputError(f"path '{rel}' must be relative to the root and stay inside it", hint="drop '..'")
+            raise InputError(
+                f"path '{rel}' must be relative to the root and stay inside it", hint="drop '..'"
+            )
         return self.root.joinpath(*parts)
 
     def exists(self, rel: str) -> bool:
@@ -69,7 +73,14 @@ class SysRoot:
         except PermissionError:
             raise
         except OSError as e:
-            if e.errno in (errno.EINVAL, errno.ENODEV, errno.EIO, errno.EOPNOTSUPP, errno.EISDIR, errno.ENOTDIR):
+            if e.errno in (
+                errno.EINVAL,
+                errno.ENODEV,
+                errno.EIO,
+                errno.EOPNOTSUPP,
+                errno.EISDIR,
+                errno.ENOTDIR,
+            ):
                 return None
             raise
 

@@ -161,14 +161,22 @@ def _nic(sys: SysRoot, name: str) -> Nic:
                 pci = q.name if _looks_pci(q.name) else None
                 q = q.parent
     speed = sys.read_int(f"{base}/speed")
-    return Nic(name, node if node >= 0 else -1, driver, speed if speed is not None and speed > 0 else -1, pci,
-               virtual=dev is None)
+    return Nic(
+        name,
+        node if node >= 0 else -1,
+        driver,
+        speed if speed is not None and speed > 0 else -1,
+        pci,
+        virtual=dev is None,
+    )
 
 
 def _looks_pci(name: str) -> bool:
     # 0000:03:00.0 = domain:bus:device.function
     parts = name.split(":")
-    return len(parts) == 3 and "." in parts[2] and all(all(ch in "0123456789abcdef." for ch in x) for x in parts)
+    return (
+        len(parts) == 3 and "." in parts[2] and all(all(ch in "0123456789abcdef." for ch in x) for x in parts)
+    )
 
 
 def _policies(sys: SysRoot, cpu_ids: list[int]) -> list[Policy]:
@@ -188,14 +196,21 @@ def _policies(sys: SysRoot, cpu_ids: list[int]) -> list[Policy]:
         related = sys.read(f"{d}/related_cpus") or sys.read(f"{d}/affected_cpus") or ""
         cpus = tuple(int(x) for x in related.split())
         freqs = tuple(sorted(int(x) for x in (sys.read(f"{d}/scaling_available_frequencies") or "").split()))
-        out.append(Policy(
-            name=os.path.basename(d), cpus=cpus, driver=sys.read(f"{d}/scaling_driver"),
-            governor=sys.read(f"{d}/scaling_governor"),
-            governors=tuple((sys.read(f"{d}/scaling_available_governors") or "").split()),
-            min_khz=sys.read_int(f"{d}/scaling_min_freq"), max_khz=sys.read_int(f"{d}/scaling_max_freq"),
-            hw_min_khz=sys.read_int(f"{d}/cpuinfo_min_freq"), hw_max_khz=sys.read_int(f"{d}/cpuinfo_max_freq"),
-            frequencies_khz=freqs, rel=d,
-        ))
+        out.append(
+            Policy(
+                name=os.path.basename(d),
+                cpus=cpus,
+                driver=sys.read(f"{d}/scaling_driver"),
+                governor=sys.read(f"{d}/scaling_governor"),
+                governors=tuple((sys.read(f"{d}/scaling_available_governors") or "").split()),
+                min_khz=sys.read_int(f"{d}/scaling_min_freq"),
+                max_khz=sys.read_int(f"{d}/scaling_max_freq"),
+                hw_min_khz=sys.read_int(f"{d}/cpuinfo_min_freq"),
+                hw_max_khz=sys.read_int(f"{d}/cpuinfo_max_freq"),
+                frequencies_khz=freqs,
+                rel=d,
+            )
+        )
     return out
 
 
@@ -205,8 +220,10 @@ def discover(root: str | os.PathLike[str] | SysRoot = "/") -> Topology:
     warnings: list[str] = []
     cpu_ids = _cpu_ids(sys)
     if not cpu_ids:
-        raise InputError(f"no CPUs found under {sys.path(CPU_DIR)}",
-                         hint="--root must hold sys/devices/system/cpu (pass / for this machine)")
+        raise InputError(
+            f"no CPUs found under {sys.path(CPU_DIR)}",
+            hint="--root must hold sys/devices/system/cpu (pass / for this machine)",
+        )
     nodes = _nodes(sys, cpu_ids, warnings)
     cpus = _cpus(sys, cpu_ids, nodes)
     nics = {}
@@ -225,8 +242,15 @@ def discover(root: str | os.PathLike[str] | SysRoot = "/") -> Topology:
     nohz_text = sys.read(f"{CPU_DIR}/nohz_full") or ""
     nohz = tuple(parse_cpulist("" if "null" in nohz_text else nohz_text, "nohz_full"))  # unset reads "(null)"
     return Topology(
-        root=str(sys.root), cpus=cpus, cores=_cores(cpus), nodes=nodes, nics=nics,
+        root=str(sys.root),
+        cpus=cpus,
+        cores=_cores(cpus),
+        nodes=nodes,
+        nics=nics,
         cpufreq_driver=drivers[0] if drivers else None,
-        cpufreq_present=sys.path(f"{CPU_DIR}/cpufreq").is_dir(), policies=policies,
-        isolated=isolated, nohz_full=nohz, warnings=warnings,
+        cpufreq_present=sys.path(f"{CPU_DIR}/cpufreq").is_dir(),
+        policies=policies,
+        isolated=isolated,
+        nohz_full=nohz,
+        warnings=warnings,
     )

@@ -50,7 +50,9 @@ class ServerSpec:
 # Seed 000 Table II (lines 202-213): 2 x E5-2650 v4, 12 cores per socket, 48 logical CPUs, TDP 105 W each,
 # X710-DA4 4 x 10 GbE; line 233: the NIC is on CPU 0's node. Base 2.2 GHz is in the part's name (Table II);
 # 1.2 GHz as the lowest P-state is our reading of how cpufreq exposes Broadwell-EP parts (ARK gives no minimum).
-SERVER_A = ServerSpec("seed 000 Server A (Dell T630, 2 x Xeon E5-2650 v4)", 2, 12, 2, 105.0, 1.2e9, 2.2e9, 0, 4, 10e9)
+SERVER_A = ServerSpec(
+    "seed 000 Server A (Dell T630, 2 x Xeon E5-2650 v4)", 2, 12, 2, 105.0, 1.2e9, 2.2e9, 0, 4, 10e9
+)
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,14 @@ class ServerModel:
         s, c = self.spec, self.choices
         freqs = tuple(float(f) for f in np.arange(s.f_min_hz, s.f_base_hz + 1, 1e8))
         return RouterPlatform(
-            name=s.name, frequencies_hz=freqs, r_max_pps=tuple(f / c.cycles_per_packet for f in freqs),
+            name=s.name,
+            frequencies_hz=freqs,
+            r_max_pps=tuple(f / c.cycles_per_packet for f in freqs),
             phi_idle_w=tuple(c.static_core_w + self.idle_dyn_w_ * _g(s, c, f) for f in freqs),
             phi_active_w=tuple(c.static_core_w + self.active_dyn_w_ * _g(s, c, f) for f in freqs),
-            gamma=(1.0,), source="greendcn.power.cpu fit to seed 000 (see docs/models.md)")
+            gamma=(1.0,),
+            source="greendcn.power.cpu fit to seed 000 (see docs/models.md)",
+        )
 
     def core_power_w(self, core: CoreState, platform: RouterPlatform | None = None) -> float:
         p = platform or self.platform
@@ -114,14 +120,21 @@ class ServerModel:
         rmax = p.r_max_pps[p.freq_index(core.f_hz)]
         s = self.choices.spin
         # s * Phi(f, r_max) + (1 - s) * Phi(f, load): the spin share plus the real packet work, Eq. 5 twice
-        return s * float(phi(p, core.f_hz, rmax)) + (1 - s) * float(phi(p, core.f_hz, core.pps * core.cost_factor))
+        return s * float(phi(p, core.f_hz, rmax)) + (1 - s) * float(
+            phi(p, core.f_hz, core.pps * core.cost_factor)
+        )
 
     def power_w(self, cores: list[CoreState]) -> dict[str, float]:
         p = self.platform
         poll = sum(self.core_power_w(k, p) for k in cores if k.state == "poll" and not k.sleeps)
         idle = sum(self.core_power_w(k, p) for k in cores if k.state == "idle" or k.sleeps)
         uncore = self.spec.sockets * self.uncore_w_
-        return {"uncore_w": uncore, "poll_cores_w": poll, "idle_cores_w": idle, "total_w": uncore + poll + idle}
+        return {
+            "uncore_w": uncore,
+            "poll_cores_w": poll,
+            "idle_cores_w": idle,
+            "total_w": uncore + poll + idle,
+        }
 
 
 def _row(spec: ServerSpec, c: CpuChoices, cores: list[CoreState]) -> tuple[np.ndarray, float]:
@@ -137,11 +150,19 @@ def _row(spec: ServerSpec, c: CpuChoices, cores: list[CoreState]) -> tuple[np.nd
     return np.array([spec.sockets, a, d]), len(cores) * c.static_core_w
 
 
-def fit_server(spec: ServerSpec, choices: CpuChoices, baseline: list[CoreState], baseline_w: float,
-               improved: list[CoreState], improved_w: float) -> ServerModel:
+def fit_server(
+    spec: ServerSpec,
+    choices: CpuChoices,
+    baseline: list[CoreState],
+    baseline_w: float,
+    improved: list[CoreState],
+    improved_w: float,
+) -> ServerModel:
     """Solve uncore, active and idle dynamic power from: TDP at base frequency with every core busy, and two
     measured totals. Refuses a fit that needs a negative power (the choices then contradict the figures)."""
-    tdp = [CoreState(0, "poll", spec.f_base_hz, spec.f_base_hz / choices.cycles_per_packet)] * spec.cores_per_socket
+    tdp = [
+        CoreState(0, "poll", spec.f_base_hz, spec.f_base_hz / choices.cycles_per_packet)
+    ] * spec.cores_per_socket
     rows, consts = zip(*(_row(spec, choices, x) for x in (tdp, baseline, improved)))
     m = np.array(rows)
     m[0, 0] = 1.0  # TDP is per socket
@@ -149,11 +170,15 @@ def fit_server(spec: ServerSpec, choices: CpuChoices, baseline: list[CoreState],
     try:
         u, a, d = np.linalg.solve(m, rhs)
     except np.linalg.LinAlgError:
-        raise InputError("the two configurations do not tell the fitted powers apart",
-                         hint="fit on configurations that differ in idle-core frequency") from None
+        raise InputError(
+            "the two configurations do not tell the fitted powers apart",
+            hint="fit on configurations that differ in idle-core frequency",
+        ) from None
     if min(u, a, d) < 0 or d > a:
-        raise InputError(f"fit gives uncore {u:.3g} W, active {a:.3g} W, idle {d:.3g} W: not physical",
-                         hint="change the CpuChoices (static_core_w, spin) or check the two power figures")
+        raise InputError(
+            f"fit gives uncore {u:.3g} W, active {a:.3g} W, idle {d:.3g} W: not physical",
+            hint="change the CpuChoices (static_core_w, spin) or check the two power figures",
+        )
     return ServerModel(spec, choices, float(u), float(a), float(d))
 
 
@@ -187,7 +212,12 @@ def affcon_configs(spec: ServerSpec = SERVER_A, c: CpuChoices = CpuChoices()) ->
             load = per_core * (c.low_port_share if quiet else 1.0)
             k = cost * (c.remote_factor if s != spec.nic_node else 1.0)
             cores.append(CoreState(s, "poll", quiet_f if quiet else fmax, load, k, sleeps=quiet and sleeps))
-        cores += [CoreState(s, "idle", idle_f) for s in range(spec.sockets) for i in range(n_idx) if (s, i) not in used]
+        cores += [
+            CoreState(s, "idle", idle_f)
+            for s in range(spec.sockets)
+            for i in range(n_idx)
+            if (s, i) not in used
+        ]
         return cores
 
     return {
@@ -201,8 +231,12 @@ def affcon_configs(spec: ServerSpec = SERVER_A, c: CpuChoices = CpuChoices()) ->
     }
 
 
-def predict_affcon(spec: ServerSpec = SERVER_A, choices: CpuChoices = CpuChoices(), baseline_w: float = 112.0,
-                   affcon_w: float = 99.0) -> tuple[ServerModel, dict[str, dict[str, float]]]:
+def predict_affcon(
+    spec: ServerSpec = SERVER_A,
+    choices: CpuChoices = CpuChoices(),
+    baseline_w: float = 112.0,
+    affcon_w: float = 99.0,
+) -> tuple[ServerModel, dict[str, dict[str, float]]]:
     """Fit on seed 000's two totals (line 249) and evaluate every configuration of `affcon_configs`."""
     cfg = affcon_configs(spec, choices)
     model = fit_server(spec, choices, cfg["baseline_cpu_affinity"], baseline_w, cfg["affcon"], affcon_w)
