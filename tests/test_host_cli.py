@@ -178,3 +178,13 @@ def test_apply_then_control_then_revert(tmp_path):
     after = snapshot(root)
     assert {k: v for k, v in after.items() if not k.startswith("run")} == before
     assert not (root / "run/greendcn/apply-state.json").exists()
+
+
+def test_fake_command_builds_a_tree_the_other_commands_read(tmp_path):
+    r = run("fake", str(tmp_path / "f"), "--cpufreq", "intel_pstate", "--policy-scope", "core")
+    assert r.returncode == 0, r.stderr
+    r = run("layout", "--root", str(tmp_path / "f"), "--json", str(tmp_path / "l.json"))
+    data = json.loads((tmp_path / "l.json").read_text())
+    assert data["cpufreq"]["driver"] == "intel_pstate" and len(data["cpufreq"]["policies"]) == 24
+    r = run("fake", str(tmp_path / "f"))
+    assert r.returncode == 1 and "not an empty directory" in r.stderr

@@ -32,6 +32,7 @@ RootOption = typer.Option("/", "--root", help="Root holding sys/ (default: this 
 PlanPortOption = typer.Option(..., "--port", help="Interface to drive (repeat for several ports).")
 ControlPortOption = typer.Option([], "--port", help="NAME:CPULIST, e.g. eth1:2,4 (repeat per port).")
 PlanFileOption = typer.Option(None, "--plan", help="Ports and CPUs from a `plan --json` file.")
+FakeDestArgument = typer.Argument(..., help="New directory for the fake tree (must not exist or be empty).")
 CommandArgument = typer.Argument(None, help="The command to measure, after --.")
 StateOption = typer.Option(
     None,
@@ -566,3 +567,22 @@ def predict(
             "note": "fitted to the two targets; the per-affinity split is a model prediction",
         },
     )
+
+
+@app.command()
+def fake(
+    dest: Path = FakeDestArgument,
+    cpufreq: str = typer.Option("acpi-cpufreq", help="acpi-cpufreq, intel_pstate, empty or none."),
+    policy_scope: str = typer.Option("cpu", help="Which CPUs share a cpufreq policy: cpu, core or package."),
+) -> None:
+    """Write a fake sysfs tree of seed 000's Server A (Table I) to try the other commands with --root DEST."""
+    from .fake import build_tree, table1_machine
+
+    if cpufreq not in ("acpi-cpufreq", "intel_pstate", "empty", "none"):
+        fail(f"--cpufreq: '{cpufreq}' is not offered", hint="acpi-cpufreq, intel_pstate, empty or none")
+    if policy_scope not in ("cpu", "core", "package"):
+        fail(f"--policy-scope: '{policy_scope}' is not offered", hint="cpu, core or package")
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        fail(f"{dest} exists and is not an empty directory", hint="name a new directory")
+    build_tree(dest, table1_machine(None if cpufreq == "none" else cpufreq, policy_scope))
+    print(f"wrote a seed 000 Table I machine to {dest}; try: greendcn host layout --root {dest}")
