@@ -68,3 +68,11 @@ def test_unphysical_fit_is_refused():
 def test_deterministic():
     assert predict_affcon() == predict_affcon()
     assert dataclasses.asdict(CpuChoices()) == dataclasses.asdict(CpuChoices())
+
+
+def test_saturation_is_reported():
+    # 64-byte frames: 7.44 Mpps per core; a remote factor of 3 asks for 22 Mpps of work from a core that does
+    # r_max = 2.2 GHz / 150 cycles = 14.7 Mpps, so the four remote poll cores of the baseline saturate.
+    _, r = predict_affcon(choices=CpuChoices(frame_bytes=64, remote_factor=3.0))
+    assert r["baseline_cpu_affinity"]["saturated_cores"] == 4 and r["affcon"]["saturated_cores"] == 0
+    assert predict_affcon()[1]["baseline_cpu_affinity"]["saturated_cores"] == 0

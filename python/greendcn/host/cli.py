@@ -550,10 +550,14 @@ def predict(
             "uncore_w": v["uncore_w"],
             "poll_cores_w": v["poll_cores_w"],
             "idle_cores_w": v["idle_cores_w"],
+            "saturated_cores": v["saturated_cores"],
         }
         for k, v in rows.items()
     ]
     echo_table(out)
+    for k, v in rows.items():
+        if v["saturated_cores"]:
+            info(f"warning: {k}: {v['saturated_cores']} poll cores cannot carry their load (line rate lost)")
     write_json(
         json_out,
         {

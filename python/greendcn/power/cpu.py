@@ -125,15 +125,25 @@ class ServerModel:
         )
 
     def power_w(self, cores: list[CoreState]) -> dict[str, float]:
+        """Watts by part; `saturated_cores` counts poll cores whose load exceeds r_max(f) (line rate lost)."""
         p = self.platform
         poll = sum(self.core_power_w(k, p) for k in cores if k.state == "poll" and not k.sleeps)
         idle = sum(self.core_power_w(k, p) for k in cores if k.state == "idle" or k.sleeps)
         uncore = self.spec.sockets * self.uncore_w_
+        # A core asked for more packets than r_max(f) allows cannot keep line rate: report it, never hide it.
+        saturated = sum(
+            1
+            for k in cores
+            if k.state == "poll"
+            and not k.sleeps
+            and k.pps * k.cost_factor > p.r_max_pps[p.freq_index(k.f_hz)]
+        )
         return {
             "uncore_w": uncore,
             "poll_cores_w": poll,
             "idle_cores_w": idle,
             "total_w": uncore + poll + idle,
+            "saturated_cores": saturated,
         }
 
 
