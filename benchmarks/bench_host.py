@@ -1,4 +1,4 @@
-"""Benchmarks of greendcn.host: discovery of a 48-CPU sysfs tree, planning, and the controller's cost per sample."""
+"""Benchmarks of greendcn.host: a 48-CPU tree's discovery, planning, the controller's cost per sample."""
 
 from __future__ import annotations
 

@@ -131,7 +131,7 @@ def test_not_root_refuses_on_the_real_machine(tmp_path, monkeypatch):
 
 
 def test_read_only_tree_refuses(tmp_path):
-    """A real read-only bind mount of the fake tree (we are root here); the failure to mount is a test failure."""
+    """A real read-only bind mount of the fake tree (we are root here); failing to mount fails the test."""
     sys, _topo = _tree(tmp_path)
     before = snapshot(sys.root)
     mnt = tmp_path / "ro"

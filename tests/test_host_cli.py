@@ -110,7 +110,7 @@ def test_control_dry_run_from_plan_file(tree, tmp_path):
 
 
 def test_control_cpufreq_actuator_restores_on_exit(tmp_path):
-    """Zero traffic on the fake counters: the port's core goes to powersave, and on exit the tree is as before."""
+    """Zero traffic on the fake counters: the port's core goes to powersave; on exit the tree is as before."""
     root = build_tree(tmp_path / "t", table1_machine())
     before = snapshot(root)
     r = run(
@@ -150,7 +150,7 @@ def test_layout_of_this_machine(tmp_path):
 
 
 def test_apply_then_control_then_revert(tmp_path):
-    """The operator's sequence with default state files inside the tree's run/: plan --apply, a controller on top
+    """The operator's sequence with default state files in the tree's run/: plan --apply, a controller on top
     (its own state, restored on exit to the applied values), then revert: the tree is back as it was, except
     for the state folder the commands created under run/."""
     root = build_tree(tmp_path / "t", table1_machine())

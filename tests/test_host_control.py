@@ -1,4 +1,4 @@
-"""The rate controller's rules (thresholds, hysteresis, dwell: ours) on scripted counters, and its actuators."""
+"""The rate controller's rules (thresholds, hysteresis, dwell: ours) on scripted counters; its actuators."""
 
 import json
 import sys

@@ -1,4 +1,4 @@
-"""RAPL readings through powercap: wraparound, root-only counters, and a plain refusal where RAPL is absent."""
+"""RAPL readings through powercap: wraparound, root-only counters, a plain refusal where RAPL is absent."""
 
 import json
 import subprocess

@@ -91,7 +91,7 @@ def test_isolated_and_no_numa(tmp_path):
 
 
 def test_this_machine_read_only():
-    """This machine's real /sys: the CPU count must agree with the kernel's own answer, every CPU must sit in a
+    """This machine's real /sys: the CPU count must agree with the kernel's answer, every CPU must sit in a
     physical core, and discovery must change nothing under /sys/devices/system/cpu."""
     before = snapshot("/sys/devices/system/cpu/cpufreq")
     topo = discover("/")

@@ -122,12 +122,12 @@ def test_controller_follows_real_traffic(veth, tmp_path):
     for s in ctl.samples:
         if s.t_s > idle.t_s:
             break
-        # a rate covers (previous sample, this sample]; a run of low rates starts where its first interval does
+        # a rate covers (previous sample, this sample]; a low run starts where its first interval starts
         run_start = (prev_t if run_start is None else run_start) if s.rate_bps < cfg.low_bps else None
         prev_t = s.t_s
     assert run_start is not None and idle.t_s - run_start >= cfg.dwell_s - 1e-9, trace
     # Measured rates: the high phase must read near 40 Mb/s of IP + Ethernet bytes (rx_bytes counts frames
-    # without FCS); we allow -50 % for a starved sender on a loaded 2-core machine and +25 % for catch-up bursts.
+    # without FCS); we allow -50 % for a starved sender on a loaded 2-core machine, +25 % for catch-up bursts.
     high = [s.rate_bps for s in ctl.samples if 0 < s.t_s <= 3.5]  # inside the first 4 s phase
     assert high and 0.5 * HIGH < sorted(high)[len(high) // 2] < 1.25 * HIGH, trace
     # The fake cpufreq tree received the writes: whole core (4 and its sibling 28), nothing else touched.

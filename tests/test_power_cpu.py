@@ -1,6 +1,6 @@
 """The server CPU model for AFFCON: fitted to seed 000's 112 W / 99 W (line 249) and the 105 W TDP (Table II),
 evaluated through seed 004's Phi(f, r). Matching the two targets is by construction, so the tests check the
-mechanism (the linear fit and the Phi evaluation agree) and the direction of each affinity, not the figures."""
+mechanism (the linear fit and the Phi evaluation agree) and each affinity's direction, not the figures."""
 
 import dataclasses
 

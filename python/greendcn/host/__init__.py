@@ -1,4 +1,4 @@
-"""AFFCON (seed 000) on real Linux: discovery, affinity/DVFS plans, apply/revert, a rate controller, RAPL readings."""
+"""AFFCON (seed 000) on real Linux: discovery, affinity/DVFS plans, apply/revert, rate control, RAPL."""
 
 from __future__ import annotations
 

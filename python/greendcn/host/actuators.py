@@ -1,7 +1,7 @@
 """Actuators of the rate controller: what "idle" means for the cores of a port.
 
-A DPDK poll-mode core spins at 100 % whatever its governor (seed 000 line 245), so a governor alone cannot let it
-sleep. Each actuator below saves something different; docs/host.md compares them."""
+A DPDK poll-mode core spins at 100 % whatever its governor (seed 000 line 245), so a governor alone cannot
+let it sleep. Each actuator below saves something different; docs/host.md compares them."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class Actuator(Protocol):
     name: str
 
     def set_state(self, port: str, cpus: tuple[int, ...], state: str) -> list[str]:
-        """Move `cpus` (the cores mapped to `port`) to "working" or "idle"; returns what was done, for the log."""
+        """Move `cpus` (the cores of `port`) to "working" or "idle"; returns what was done, for the log."""
         ...
 
 
@@ -39,8 +39,8 @@ class CpufreqActuator:
     """Working: the working governor; idle: the idle governor (and optionally a frequency cap).
 
     Saves the dynamic power of a lower clock and voltage on a core that keeps spinning; it cannot reach the
-    deeper savings of a sleeping core. A policy (and a physical core, whose siblings share one clock) goes idle
-    only when none of its CPUs still works for another port or for the main lcore."""
+    deeper savings of a sleeping core. A policy (and a physical core, whose siblings share one clock) goes
+    idle only when none of its CPUs still works for another port or for the main lcore."""
 
     name = "cpufreq"
 

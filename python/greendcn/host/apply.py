@@ -99,7 +99,7 @@ def check_targets(sys: SysRoot, rels: list[str], action: str) -> None:
 
 
 class Changer:
-    """Writes files under a root, keeping the first previous value of each in a state file written beforehand."""
+    """Writes files under a root; the first previous value of each goes to the state file beforehand."""
 
     def __init__(self, sys: SysRoot, state_path: str | os.PathLike[str]):
         self.sys = sys
@@ -164,7 +164,7 @@ class Changer:
 
 
 def apply_plan(sys: SysRoot, plan: Plan, state_path: str | os.PathLike[str] | None = None) -> list[Write]:
-    """Apply the plan's cpufreq settings; returns the writes made. Refuses before writing anything if it cannot."""
+    """Apply the plan's cpufreq settings; returns the writes made. Refuses before any write if it cannot."""
     if not plan.settings:
         raise GreendcnError(
             f"nothing to apply: no cpufreq policy under {sys.root}",

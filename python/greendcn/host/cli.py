@@ -1,4 +1,4 @@
-"""`greendcn host`: AFFCON (seed 000) on a real Linux machine: layout, plan (and apply), revert, control, measure.
+"""`greendcn host`: AFFCON (seed 000) on a real Linux machine: layout, plan/apply, revert, control, measure.
 
 Every command takes --root (default /: this machine; a directory: a copy or a fake sysfs tree) and --json."""
 
@@ -23,7 +23,7 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-# Sub-apps of `greendcn host` living in their own packages: (command name, module with an `app`), one line each.
+# Sub-apps of `greendcn host` in their own packages: (command name, module with an `app`), one line each.
 SUBAPPS: list[tuple[str, str]] = []
 for _name, _module in SUBAPPS:
     app.add_typer(importlib.import_module(_module, __package__).app, name=_name)
@@ -66,7 +66,7 @@ def _grouped(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 
 @app.command()
 def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
-    """Print the socket x core table (as seed 000 Table I shows it), the NICs with their NUMA nodes, and cpufreq."""
+    """Print the socket x core table (as seed 000 Table I shows it), the NICs with their nodes, cpufreq."""
     from .topology import discover
 
     topo = discover(root)
@@ -201,7 +201,7 @@ def plan(
     root: Path = RootOption,
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Seed 000's Algorithm 1: cores on each port's NUMA node, then the DVFS plan; prints DPDK/pktgen arguments."""
+    """Seed 000's Algorithm 1: cores on each port's NUMA node, then the DVFS plan; DPDK/pktgen arguments."""
     from .apply import apply_plan
     from .plan import make_plan
     from .topology import discover
@@ -520,7 +520,7 @@ def predict(
     ),
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Model seed 000 Server A: fit to its 112 W / 99 W, then predict each affinity's share (a model, not a reading)."""
+    """Model seed 000 Server A: fit to its 112 W / 99 W, predict the share of each affinity (a model)."""
     from ..power.cpu import CpuChoices, predict_affcon
 
     if not 0 <= spin <= 1:

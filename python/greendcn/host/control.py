@@ -40,7 +40,7 @@ class CounterReader(Protocol):
 
 
 class SysfsCounters:
-    """Reads <root>/sys/class/net/<port>/statistics: only interfaces of the namespace that mounted that sysfs."""
+    """Reads <root>/sys/class/net/<port>/statistics: only interfaces of the namespace that mounted it."""
 
     def __init__(self, sys: SysRoot):
         self.sys = sys
@@ -63,7 +63,7 @@ def validate_netns(name: str) -> str:
 
 
 class NetnsCounters:
-    """Reads counters inside a named network namespace through `ip -n NS -j -s link` (argument list, no shell)."""
+    """Reads counters inside a named network namespace: `ip -n NS -j -s link` (argument list, no shell)."""
 
     def __init__(self, netns: str):
         self.netns = validate_netns(netns)

@@ -48,7 +48,7 @@ def format_cpulist(cpus: Iterable[int]) -> str:
 
 
 def mask_to_cpus(mask: str, what: str = "cpu mask") -> list[int]:
-    """'0x155' -> [0, 2, 4, 6, 8]: bit n set means logical CPU n is allowed. Commas (sysfs `cpumap`) are ignored."""
+    """'0x155' -> [0, 2, 4, 6, 8]: bit n set allows logical CPU n. Commas (sysfs `cpumap`) are ignored."""
     text = mask.strip().lower().replace(",", "")
     text = text.removeprefix("0x")
     try:

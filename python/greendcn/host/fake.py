@@ -1,4 +1,4 @@
-"""Fake sysfs trees shaped like real ones, for tests and for trying `greendcn host` on a machine you do not have.
+"""Fake sysfs trees shaped like real ones, for tests and for trying `greendcn host` on a machine you lack.
 
 `table1_machine()` is seed 000's Server A as its Table I shows it (seed 000 lines 142-157, 204-207): two
 E5-2650 v4 sockets of 12 cores, core ids 0-5 and 8-13 on both, logical CPU = 2 x core index + socket and the
@@ -225,7 +225,7 @@ def _rapl(root: Path, m: FakeMachine) -> None:
 
 
 def build_tree(root: str | os.PathLike[str], machine: FakeMachine) -> Path:
-    """Write the sysfs files of `machine` under `root` (which must not exist yet or be empty); returns root."""
+    """Write the sysfs files of `machine` under `root` (absent or empty); returns root."""
     r = Path(root)
     r.mkdir(parents=True, exist_ok=True)
     if any(r.iterdir()):
@@ -238,7 +238,7 @@ def build_tree(root: str | os.PathLike[str], machine: FakeMachine) -> Path:
 
 
 def snapshot(root: str | os.PathLike[str]) -> dict[str, tuple[str, bytes]]:
-    """Every entry under root: relative path -> (kind, bytes or link target), to compare trees byte for byte."""
+    """Every entry under root: relative path -> (kind, bytes or link target), to compare trees bytewise."""
     out: dict[str, tuple[str, bytes]] = {}
     base = Path(root)
     for dirpath, dirnames, filenames in os.walk(base):

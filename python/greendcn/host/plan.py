@@ -1,4 +1,4 @@
-"""Seed 000's Algorithm 1 as a deterministic planner: working cores on each port's NUMA node, then a DVFS plan.
+"""Seed 000's Algorithm 1 as a deterministic planner: working cores on each port's NUMA node, then DVFS.
 
 What the paper fixes (seed 000 Algorithm 1, lines 169-196): working cores on the NIC's NUMA node, performance
 on working cores and powersave on the rest. Our additions, each explained in docs/host.md: one logical CPU per
@@ -69,7 +69,7 @@ class Plan:
         return args
 
     def eal_args_coremask(self) -> list[str]:
-        """The form DPDK 16.04 (the paper's, seed 000 Table II) took: `-c` coremask, `--master-lcore`, `-w`."""
+        """The DPDK 16.04 form (the paper's, seed 000 Table II): `-c` coremask, `--master-lcore`, `-w`."""
         args = ["-c", cpus_to_mask(self.lcores)]
         if self.main_cpu is not None:
             args += ["--master-lcore", str(self.main_cpu)]
@@ -82,8 +82,8 @@ class Plan:
         return pktgen_map(self.ports)
 
     def kernel_params(self, topo: Topology) -> str:
-        """isolcpus/nohz_full/rcu_nocbs for the port CPUs and their siblings (our choice: a sibling left to the
-        scheduler would steal cycles from the poll loop on the same core). The main lcore stays schedulable."""
+        """isolcpus/nohz_full/rcu_nocbs for the port CPUs and their siblings (our choice: a sibling left to
+        the scheduler would steal cycles from the poll loop on its core). The main lcore stays schedulable."""
         cpus = set()
         for c in self.port_cpus:
             cpus.update(topo.cpus[c].siblings)
@@ -115,7 +115,7 @@ def pktgen_map(ports: list[PortPlan]) -> str:
 
 
 def _candidates(topo: Topology, node: int, allow_cpu0: bool) -> list[int]:
-    """The node's CPUs in the order we hand them out: every physical core's first thread, then second threads."""
+    """The node's CPUs in the order we hand them out: each core's first thread, then second threads."""
     cores = [k for k in topo.cores if k.node == node]
     if not allow_cpu0:
         cores = [k for k in cores if 0 not in k.cpus]
@@ -195,8 +195,9 @@ def make_plan(
         if len(free[node]) < cores_per_port:
             total = sum(len(k.cpus) for k in topo.cores if k.node == node)
             raise InputError(
-                f"--port {port}: needs {cores_per_port} CPUs on NUMA node {node}, only {len(free[node])} left "
-                f"(node {node} has {total} logical CPUs; CPU 0's core reserved: {not allow_cpu0}; main lcore: {main})",
+                f"--port {port}: needs {cores_per_port} CPUs on NUMA node {node}, only {len(free[node])} "
+                f"left (node {node} has {total} logical CPUs; CPU 0's core reserved: {not allow_cpu0}; "
+                f"main lcore: {main})",
                 hint="lower --cores-per-port, plan fewer ports on this node, or pass --allow-cpu0",
             )
         cpus = tuple(free[node][:cores_per_port])

@@ -47,7 +47,7 @@ def zones(sys: SysRoot) -> list[Zone]:
 
 
 def read_energy(sys: SysRoot, zone: Zone) -> int:
-    """The zone's counter in microjoules. Since Linux 5.10 energy_uj is readable by root only (a side channel)."""
+    """The zone's counter in microjoules. Since Linux 5.10 energy_uj is root-only (a side channel)."""
     try:
         value = sys.read_int(f"{POWERCAP}/{zone.zone}/energy_uj")
     except PermissionError:
@@ -62,7 +62,7 @@ def read_energy(sys: SysRoot, zone: Zone) -> int:
 
 def energy_delta_uj(before: int, after: int, max_range_uj: int) -> int:
     """Energy between two readings of a counter that wraps to 0 after max_range_uj. At most one wrap can be
-    seen, so readings must come more often than one wrap period (about an hour at 100 W for a 2^38 uJ range)."""
+    seen, so readings must come more often than one wrap period (about 45 min at 100 W, 2^38 uJ range)."""
     if after >= before:
         return after - before
     if max_range_uj <= 0:

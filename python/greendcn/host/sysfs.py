@@ -65,7 +65,7 @@ class SysRoot:
         """The stripped text of a file, or None when it is absent or the kernel refuses to give a value.
 
         Several sysfs attributes exist but fail on read (`speed` of a virtual interface gives EINVAL); for
-        discovery that means "unknown". Permission errors are raised, since they mean "ask root", not absent."""
+        discovery that means "unknown". Permission errors are raised: they mean "ask root", not absent."""
         try:
             return self.path(rel).read_text().strip()
         except FileNotFoundError:

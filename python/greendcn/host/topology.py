@@ -143,7 +143,7 @@ def _nic(sys: SysRoot, name: str) -> Nic:
     if dev is not None:
         drv = sys.realpath(f"{base}/device/driver")
         driver = drv.name if drv is not None else None
-        # Walk up from the device (a virtio device has no numa_node; its PCI parent has) to the first that says.
+        # Walk up from the device (a virtio device has no numa_node, its PCI parent has) to the first with it.
         p = dev
         while sys.rel(p) not in (None, ".", "sys/devices"):
             rel = sys.rel(p)

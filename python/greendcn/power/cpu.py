@@ -1,11 +1,11 @@
 """A server CPU power model for AFFCON (seed 000) built on seed 004's per-core Phi(f, r) (`router.phi`).
 
 Package power = uncore per socket + one term per physical core. Each core term is seed 004's Eq. 5 through
-`router.phi` on a platform whose Phi_idle(f), Phi_active(f) and r_max(f) we derive below. Ours (docs/models.md,
+`router.phi` on a platform whose Phi_idle(f), Phi_active(f) and r_max(f) we derive. Ours (docs/models.md,
 "CPU server model for AFFCON"): a DPDK poll loop keeps a core busy even without packets (`spin`), a packet
 handled on the NUMA node away from its NIC costs `remote_factor` times the cycles, dynamic power scales as
 f^3 (voltage tracking frequency), and TDP is reached at base frequency with every core fully active.
-Three parameters (uncore, active and idle dynamic power) are fitted to the TDP and to seed 000's 112 W and 99 W
+Three parameters (uncore, active and idle dynamic power) are fitted to the TDP and seed 000's 112 W and 99 W
 (line 249), so the model meets those two figures by construction; the split among the four affinities is the
 model's prediction, not the paper's measurement (its per-step figures are lost)."""
 
@@ -49,7 +49,7 @@ class ServerSpec:
 
 # Seed 000 Table II (lines 202-213): 2 x E5-2650 v4, 12 cores per socket, 48 logical CPUs, TDP 105 W each,
 # X710-DA4 4 x 10 GbE; line 233: the NIC is on CPU 0's node. Base 2.2 GHz is in the part's name (Table II);
-# 1.2 GHz as the lowest P-state is our reading of how cpufreq exposes Broadwell-EP parts (ARK gives no minimum).
+# 1.2 GHz as the lowest P-state is our reading of what cpufreq shows on Broadwell-EP (ARK gives no minimum).
 SERVER_A = ServerSpec(
     "seed 000 Server A (Dell T630, 2 x Xeon E5-2650 v4)", 2, 12, 2, 105.0, 1.2e9, 2.2e9, 0, 4, 10e9
 )
@@ -86,7 +86,7 @@ def _g(spec: ServerSpec, c: CpuChoices, f_hz: float) -> float:
 
 
 def _busy_share(c: CpuChoices, u: float) -> float:
-    """Share w of Phi_active - Phi_idle a poll core draws: spin share at chi(1), the rest at chi(u), seed 004."""
+    """Share w of Phi_active - Phi_idle a poll core draws: spin share at chi(1), the rest at chi(u)."""
     return c.spin * float(chi(1.0)) + (1.0 - c.spin) * float(chi(min(u, 1.0)))
 
 
@@ -148,7 +148,7 @@ class ServerModel:
 
 
 def _row(spec: ServerSpec, c: CpuChoices, cores: list[CoreState]) -> tuple[np.ndarray, float]:
-    """Total power = row . (uncore, active_dyn, idle_dyn) + constant: the model is linear in the fitted three."""
+    """Total power = row . (uncore, active_dyn, idle_dyn) + constant: linear in the three fitted values."""
     a = d = 0.0
     for k in cores:
         g = _g(spec, c, k.f_hz)
@@ -198,11 +198,11 @@ def table1_cpu(spec: ServerSpec, socket: int, index: int) -> int:
 
 
 def affcon_configs(spec: ServerSpec = SERVER_A, c: CpuChoices = CpuChoices()) -> dict[str, list[CoreState]]:
-    """Physical-core states of seed 000's configurations and of each affinity alone (our workload: every port at
+    """Physical-core states of seed 000's configurations and of each affinity alone (our workload: every port
     line rate with `frame_bytes` frames, two CPUs per port plus pktgen's main lcore, 9 lcores as in line 235).
 
     Read literally with Table I, lcores 0-8 are CPUs 0,2,4,6,8 on socket 0 and 1,3,5,7 on socket 1: the
-    baseline has four poll cores on the node away from the NIC. We model that configuration as the baseline."""
+    baseline has four poll cores on the node away from the NIC. We model that as the baseline."""
     n_idx, fmax, fmin = spec.cores_per_socket, spec.f_base_hz, spec.f_min_hz
     pps = spec.port_rate_bps / ((c.frame_bytes + 20) * 8)  # 20 B of preamble and gap per frame on the wire
     per_core = pps / 2
