@@ -34,8 +34,9 @@ def version() -> None:
 # Each capability owns one typer sub-app in its own package: (command name, module with an `app`).
 # Add yours here, one line each, in alphabetical order.
 SUBAPPS: list[tuple[str, str]] = [
+    ("energy", ".power.cli"),
+    ("host", ".host.cli"),
     ("reproduce", ".experiments.cli"),
-    ("tdma", ".host.tdma.cli"),
 ]
 
 
