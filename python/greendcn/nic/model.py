@@ -1,0 +1,137 @@
+"""Fluid (steady-state) model of a NIC receive path under four receive modes, vectorised with numpy.
+
+Every argument may be an array; they broadcast together, so one call evaluates a whole GA population or a
+whole grid of loads. The equations and the reason for each are in docs/models.md ("NIC receive modes");
+the names below follow that section: lam offered packets/s, C CPU cores, ci/cp/ck the per-interrupt,
+per-poll and per-packet CPU costs, R the ring size, b the burst size, tau the reader's wake-up timeout.
+
+Modes (codes from params.MODE_CODES):
+  0 interrupt  one interrupt per arriving packet; interrupt work has priority over delivery (livelock)
+  1 timer      the reader wakes every `param` seconds and drains the ring ("passive wait" in seed 002)
+  2 watermark  the reader wakes when `param` packets wait, or after tau (PF_RING's poll watermark)
+  3 napi       Linux NAPI: an interrupt when idle, then polls of at most `param` packets while any remain
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .params import DEFAULT_HOST, MODE_CODES, Host, Setting, Transmission
+
+__all__ = ["PathResult", "evaluate", "evaluate_setting", "evaluate_shared", "napi_irq_per_packet"]
+
+_TINY = 1e-300
+
+
+@dataclass(frozen=True)
+class PathResult:
+    """Steady-state rates of one receive path (arrays broadcast from the inputs)."""
+
+    offered_pps: np.ndarray
+    delivered_pps: np.ndarray
+    drops_pps: np.ndarray
+    interrupts_per_s: np.ndarray
+    polls_per_s: np.ndarray
+    cpu_util: np.ndarray         # busy fraction of the CPU capacity given to this path
+    cpu_demand_cores: np.ndarray  # cores needed to deliver everything offered (may exceed the capacity)
+    latency_s: np.ndarray        # mean arrival-to-delivery delay (inf when nothing is delivered)
+    livelock: np.ndarray         # interrupt/wake-up work alone takes the whole CPU
+    livelock_pps: np.ndarray     # offered load at which this setting livelocks (inf: never)
+
+    def row(self, i: int | tuple = ()) -> dict[str, float]:
+        return {k: (bool(v[i]) if v.dtype == bool else float(v[i])) for k, v in self.__dict__.items()}
+
+
+def _backlog_delay(R: float, d: np.ndarray) -> np.ndarray:
+    """Delay through a full ring of R packets drained at d packets/s (inf when nothing drains)."""
+    return np.where(d > 0, R / np.maximum(d, _TINY), np.inf)
+
+
+def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=None) -> PathResult:
+    """Evaluate the receive path; `mode` holds integer codes, `param` the mode's parameter (seconds for timer,
+    packets for watermark, packets per poll for napi, ignored for interrupt). `cores` overrides host.cpu_cores
+    (the joint model passes each NIC's share)."""
+    C = host.cpu_cores if cores is None else cores
+    m, p, lam, b, C = np.broadcast_arrays(np.asarray(mode, dtype=np.int64), np.asarray(param, dtype=float),
+                                          np.asarray(rate_pps, dtype=float), np.asarray(burst, dtype=float),
+                                          np.asarray(C, dtype=float))
+    ci, cp, ck, R, tau = host.irq_cost_s, host.poll_cost_s, host.pkt_cost_s, float(host.ring_slots), \
+        host.wake_timeout_s
+    o = ci + cp  # one wake-up: the interrupt plus the poll it starts
+    inf = np.full(m.shape, np.inf)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # --- interrupt: one interrupt per packet; the handler (ci) runs before any delivery (ck).
+        irq0 = np.minimum(lam, C / ci)
+        d0 = np.minimum(lam, np.maximum(0.0, (C - irq0 * ci) / ck))
+        busy0 = irq0 * ci + d0 * ck
+        lat0 = np.where(d0 < lam * (1 - 1e-9), _backlog_delay(R, d0), ci + ck)
+
+        # --- timer / watermark: a wake-up every L seconds drains the ring (at most R packets per wake).
+        wp = b * np.ceil(np.maximum(p, 1.0) / b)           # the watermark is crossed a whole burst at a time
+        L_wm = np.where(wp <= R, np.minimum(wp / lam, tau), tau)  # above R the ring fills first: timeout
+        L = np.where(m == 1, p, L_wm)
+        wakes = np.minimum(1.0 / L, C / o)
+        ring_rate = np.minimum(lam, R / L)
+        d1 = np.minimum(ring_rate, np.maximum(0.0, (C - wakes * o) / ck))
+        busy1 = wakes * o + d1 * ck
+        cpu_limited1 = d1 < ring_rate * (1 - 1e-9)
+        lat1 = np.where(cpu_limited1, _backlog_delay(R, d1), L / 2 + o + np.minimum(lam * L, R) * ck / 2)
+        ll_pps1 = np.where(m == 1, np.where(o / p >= C, 0.0, np.inf),
+                           np.where(wp <= R, C * wp / o, np.inf))
+
+        # --- NAPI: utilisation u solves u*C = lam*(A + (1-u)*D) (docs/models.md, NAPI equations).
+        beta = np.maximum(np.round(p), 1.0)
+        A = ck + cp / beta
+        D = o / b - cp / (beta * b)
+        lam_sat = C / A
+        u = np.minimum(lam * (A + D) / (C + lam * D), 1.0)
+        below = lam < lam_sat
+        p0 = np.where(below, 1.0 - u, 0.0)                  # a burst finds the path idle (PASTA)
+        d3 = np.where(below, lam, lam_sat)
+        irq3 = d3 * p0 / b
+        polls3 = d3 * (p0 / b + (1.0 - p0 / b) / beta)
+        busy3 = irq3 * ci + polls3 * cp + d3 * ck
+        s3 = (A + p0 * D) / C                              # mean service time per packet (wall seconds)
+        lat3 = np.where(below, s3 + u * s3 / (2 * np.maximum(1.0 - u, _TINY)), _backlog_delay(R, d3) + s3)
+
+    is0, is3 = m == 0, m == 3
+    pick = lambda a0, a1, a3: np.where(is0, a0, np.where(is3, a3, a1))  # noqa: E731
+    delivered = pick(d0, d1, d3)
+    return PathResult(
+        offered_pps=lam.astype(float),
+        delivered_pps=delivered,
+        drops_pps=np.maximum(lam - delivered, 0.0),
+        interrupts_per_s=pick(irq0, wakes, irq3),
+        polls_per_s=pick(np.zeros_like(lam), wakes, polls3),
+        cpu_util=np.minimum(pick(busy0, busy1, busy3) / C, 1.0),
+        cpu_demand_cores=pick(lam * (ci + ck), o / L + lam * ck, lam * (A + p0 * D)),
+        latency_s=pick(lat0, lat1, lat3),
+        livelock=pick(lam * ci >= C, o / L >= C, np.zeros(m.shape, bool)).astype(bool),
+        livelock_pps=pick(C / ci, ll_pps1, inf),
+    )
+
+
+def evaluate_setting(setting: Setting, tx: Transmission, host: Host = DEFAULT_HOST, cores=None) -> PathResult:
+    """One named setting on one transmission (scalars in, 0-d arrays out)."""
+    return evaluate(setting.code, setting.param(tx.packet_bytes), tx.rate_pps, tx.burst, host, cores)
+
+
+def evaluate_shared(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST) -> PathResult:
+    """Several NICs (last axis) sharing host.cpu_cores. If their demands fit, each runs as if alone;
+    otherwise each gets a share of the CPU proportional to its demand (our choice, docs/models.md), so a NIC
+    whose interrupts swamp the CPU also starves its neighbours."""
+    alone = evaluate(mode, param, rate_pps, burst, host)
+    demand = alone.cpu_demand_cores
+    total = demand.sum(axis=-1, keepdims=True)
+    C = host.cpu_cores
+    share = np.where(total > C, C * demand / np.maximum(total, _TINY), C)
+    return evaluate(mode, param, rate_pps, burst, host, cores=share)
+
+
+def napi_irq_per_packet(rate_pps, budget: float = 64, host: Host = DEFAULT_HOST, burst: int = 1) -> np.ndarray:
+    """Interrupts per delivered packet under NAPI as the offered load rises (the curve of seed 004 Fig. 6)."""
+    r = evaluate(MODE_CODES["napi"], budget, rate_pps, burst, host)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(r.delivered_pps > 0, r.interrupts_per_s / r.delivered_pps, 0.0)
