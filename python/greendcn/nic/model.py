@@ -46,7 +46,7 @@ class PathResult:
 
 def _backlog_delay(R: float, d: np.ndarray) -> np.ndarray:
     """Delay through a full ring of R packets drained at d packets/s (inf when nothing drains)."""
-    return np.where(d > 0, R / np.maximum(d, _TINY), np.inf)
+    return np.where(d > 1e-6, R / np.maximum(d, _TINY), np.inf)  # below a packet per 10^6 s: nothing drains
 
 
 def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=None) -> PathResult:
@@ -65,36 +65,56 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         # --- interrupt: one interrupt per packet; the handler (ci) runs before any delivery (ck).
         irq0 = np.minimum(lam, C / ci)
         d0 = np.minimum(lam, np.maximum(0.0, (C - irq0 * ci) / ck))
+        d0 = np.where(d0 < 1e-9 * lam, 0.0, d0)              # round-off at the livelock point
         busy0 = irq0 * ci + d0 * ck
-        lat0 = np.where(d0 < lam * (1 - 1e-9), _backlog_delay(R, d0), ci + ck)
+        s0 = (ci + ck) / C                                  # M/D/1 wait below saturation (Poisson arrivals)
+        rho0 = np.minimum(lam * s0, 1.0)
+        lat0 = np.where(d0 < lam * (1 - 1e-9), _backlog_delay(R, d0),
+                        s0 + rho0 * s0 / (2 * np.maximum(1 - rho0, _TINY)))
 
-        # --- timer / watermark: a wake-up every L seconds drains the ring (at most R packets per wake).
-        wp = b * np.ceil(np.maximum(p, 1.0) / b)           # the watermark is crossed a whole burst at a time
-        L_wm = np.where(wp <= R, np.minimum(wp / lam, tau), tau)  # above R the ring fills first: timeout
-        L = np.where(m == 1, p, L_wm)
-        wakes = np.minimum(1.0 / L, C / o)
-        ring_rate = np.minimum(lam, R / L)
-        d1 = np.minimum(ring_rate, np.maximum(0.0, (C - wakes * o) / ck))
+        # --- timer / watermark: the reader sleeps S seconds (the ring holds at most R of what arrives), wakes
+        # (one interrupt + one poll, o) and drains until the ring is empty, taking in what arrives meanwhile.
+        rk = lam * ck / C                                   # CPU share that delivery alone needs
+        wp = b * np.ceil(np.maximum(p, 1.0) / b)            # the watermark is crossed a whole burst at a time
+        wm_first = (wp <= R) & (wp / lam <= tau)
+        S_wm = np.where(wm_first, wp / lam, tau)
+        a_wm = np.where(wm_first, wp, np.minimum(lam * tau, R))
+        n_wm = (a_wm + lam * o / C) / np.maximum(1.0 - rk, _TINY)      # n = a + lam * busy
+        n_tm = np.minimum(lam * p, (R + lam * o / C) / np.maximum(1.0 - rk, _TINY))
+        n1 = np.where(m == 1, n_tm, n_wm)
+        drain = (o + n1 * ck) / C
+        L_tm = p * np.maximum(1.0, np.ceil(drain / p - 1e-9))  # ticks during a drain are skipped
+        L = np.where(m == 1, L_tm, S_wm + drain)
+        sat1 = rk >= 1.0                                    # the reader never gets back to sleep
+        d1 = np.where(sat1, C / ck, n1 / L)
+        wakes = np.where(sat1, 0.0, 1.0 / L)
         busy1 = wakes * o + d1 * ck
-        cpu_limited1 = d1 < ring_rate * (1 - 1e-9)
-        lat1 = np.where(cpu_limited1, _backlog_delay(R, d1), L / 2 + o + np.minimum(lam * L, R) * ck / 2)
-        ll_pps1 = np.where(m == 1, np.where(o / p >= C, 0.0, np.inf),
-                           np.where(wp <= R, C * wp / o, np.inf))
+        S1 = np.where(m == 1, np.maximum(L - drain, 0.0), S_wm)
+        # Packets that arrived while the reader slept (a of the n) wait for the wake-up and their turn in the
+        # drain; those that arrive during the drain are taken almost at once (per-packet time ck / C).
+        a1 = np.minimum(np.minimum(lam * S1, R), n1)
+        f_sleep = a1 / np.maximum(n1, _TINY)
+        lat1 = np.where(sat1, _backlog_delay(R, d1),
+                        f_sleep * (S1 / 2 + (o + a1 * ck / 2) / C) + (1 - f_sleep) * ck / C / np.maximum(1 - rk, _TINY))
 
-        # --- NAPI: utilisation u solves u*C = lam*(A + (1-u)*D) (docs/models.md, NAPI equations).
+        # --- NAPI: an interrupt only when a burst finds the path idle; polls of k packets while any remain.
+        # Below the knee each poll finds one burst (k = min(b, beta)); above it the CPU never idles and the
+        # batch grows until it reaches the budget beta (docs/models.md, NAPI equations).
         beta = np.maximum(np.round(p), 1.0)
-        A = ck + cp / beta
-        D = o / b - cp / (beta * b)
-        lam_sat = C / A
-        u = np.minimum(lam * (A + D) / (C + lam * D), 1.0)
-        below = lam < lam_sat
-        p0 = np.where(below, 1.0 - u, 0.0)                  # a burst finds the path idle (PASTA)
-        d3 = np.where(below, lam, lam_sat)
-        irq3 = d3 * p0 / b
-        polls3 = d3 * (p0 / b + (1.0 - p0 / b) / beta)
+        k_low = np.minimum(b, beta)
+        knee = C / (ck + cp / k_low)
+        lam_sat = C / (ck + cp / beta)
+        u_low = lam * (ck + cp / k_low + ci / b) / (C + lam * ci / b)
+        below = lam < knee
+        u = np.where(below, np.minimum(u_low, 1.0), 1.0)
+        k3 = np.where(below, k_low, np.clip(lam * cp / np.maximum(C - lam * ck, _TINY), k_low, beta))
+        d3 = np.minimum(lam, lam_sat)
+        irq3 = np.where(below, d3 * (1.0 - u) / b, 0.0)
+        polls3 = d3 / k3
         busy3 = irq3 * ci + polls3 * cp + d3 * ck
-        s3 = (A + p0 * D) / C                              # mean service time per packet (wall seconds)
-        lat3 = np.where(below, s3 + u * s3 / (2 * np.maximum(1.0 - u, _TINY)), _backlog_delay(R, d3) + s3)
+        s3 = busy3 / np.maximum(d3, _TINY) / C               # mean CPU time per packet (wall seconds)
+        lat3 = np.where(below, s3 + u * s3 / (2 * np.maximum(1.0 - u, _TINY)),
+                        np.where(lam < lam_sat, 1.5 * (cp + k3 * ck) / C, _backlog_delay(R, d3) + s3))
 
     is0, is3 = m == 0, m == 3
     pick = lambda a0, a1, a3: np.where(is0, a0, np.where(is3, a3, a1))  # noqa: E731
@@ -106,10 +126,10 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         interrupts_per_s=pick(irq0, wakes, irq3),
         polls_per_s=pick(np.zeros_like(lam), wakes, polls3),
         cpu_util=np.minimum(pick(busy0, busy1, busy3) / C, 1.0),
-        cpu_demand_cores=pick(lam * (ci + ck), o / L + lam * ck, lam * (A + p0 * D)),
+        cpu_demand_cores=pick(lam * (ci + ck), o * wakes + lam * ck, np.where(lam < lam_sat, busy3, lam * C / lam_sat)),
         latency_s=pick(lat0, lat1, lat3),
-        livelock=pick(lam * ci >= C, o / L >= C, np.zeros(m.shape, bool)).astype(bool),
-        livelock_pps=pick(C / ci, ll_pps1, inf),
+        livelock=pick(lam * ci >= C, np.zeros(m.shape, bool), np.zeros(m.shape, bool)).astype(bool),
+        livelock_pps=pick(C / ci, inf, inf),
     )
 
 
