@@ -1,0 +1,63 @@
+"""`greendcn nic ...` end to end: the 47-transmission tuning on built-in defaults, JSON, clear errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from greendcn.nic import Setting, linux_commands
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "greendcn.cli", "nic", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
+    out = run_cli("tune", "--workers", "1", "--json", str(tmp_path / "t.json"))
+    assert out.returncode == 0, out.stderr
+    assert "default crashed (seed)" in out.stdout
+    assert "not what seed 002 measured" in out.stdout
+    data = json.loads((tmp_path / "t.json").read_text())
+    rows = data["transmissions"]
+    assert len(rows) == 47
+    for r in rows:
+        # The tuned setting never delivers less than the default and never interrupts more.
+        assert r["model_tuned_mbps"] >= r["model_default_mbps"] * (1 - 1e-3)
+        assert r["model_tuned_interrupts_per_s"] <= r["model_default_interrupts_per_s"]
+        assert r["tuned_latency_s"] <= data["max_latency_s"]
+        assert r["size_class"] in ("small", "medium", "big") and r["linux"]
+    node3 = rows[2]
+    assert node3["seed_default_crashed"] and node3["default_livelock_mbps"] > node3["seed_optimal_mbps"]
+
+
+def test_model_command_prints_every_setting_and_writes_json(tmp_path):
+    out = run_cli("model", "--rate", "250kpps", "--packet-size", "64B", "-s", "interrupt", "-s", "napi:64",
+                  "--json", str(tmp_path / "m.json"))
+    assert out.returncode == 0, out.stderr
+    res = json.loads((tmp_path / "m.json").read_text())["results"]
+    assert res[0]["livelock"] is True and res[1]["livelock"] is False
+    assert res[1]["throughput_bps"] == pytest.approx(250e3 * 64 * 8)
+
+
+@pytest.mark.parametrize("args,field", [
+    (("model", "--rate", "1kpps", "--packet-size", "0B"), "--packet-size"),
+    (("model", "--rate", "1kpps", "--size", "-5GB"), "--size"),
+    (("model", "--rate", "1kpps", "-s", "hyperdrive"), "unknown receive mode"),
+    (("model", "--rate", "1kpps", "-s", "timer"), "needs a value"),
+    (("model", "--packet-size", "64B"), "--rate"),
+])
+def test_bad_input_gets_an_error_and_a_hint(args, field):
+    out = run_cli(*args)
+    assert out.returncode == 1
+    assert field in out.stderr and "hint:" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_linux_equivalents():
+    assert linux_commands(Setting("timer", 100e-6, "s"), "eth0") == [
+        "ethtool -C eth0 adaptive-rx off rx-usecs 100 rx-frames 0"]
+    wm = linux_commands(Setting("watermark", 16_000, "B"), "eth0", packet_bytes=1500)
+    assert "rx-frames 11" in wm[0] and "16000 B = 11 packets" in wm[1]
+    assert "net.core.dev_weight=64" in linux_commands(Setting("napi", 64, "pkt/poll"))[1]
+    assert "busy_poll" in linux_commands(Setting("interrupt"))[1]
