@@ -45,8 +45,10 @@ def main() -> None:
     t0 = time.perf_counter()
     res = tune(txs, seed=0, pop_size=60, n_gen=60, max_latency_s=10e-3)
     dt = time.perf_counter() - t0
-    print(f"joint tuning, 47 NICs on one core: {dt:.2f} s wall, {res.n_evaluations:,} distinct evaluations "
-          f"({res.n_evaluations / dt:,.0f}/s through the GA and cache)")
+    print(
+        f"joint tuning, 47 NICs on one core: {dt:.2f} s wall, {res.n_evaluations:,} distinct evaluations "
+        f"({res.n_evaluations / dt:,.0f}/s through the GA and cache)"
+    )
 
 
 if __name__ == "__main__":

@@ -10,8 +10,13 @@ from greendcn.nic import Setting, linux_commands
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "greendcn.cli", "nic", *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "greendcn.cli", "nic", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
 
 
 def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
@@ -33,21 +38,35 @@ def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
 
 
 def test_model_command_prints_every_setting_and_writes_json(tmp_path):
-    out = run_cli("model", "--rate", "250kpps", "--packet-size", "64B", "-s", "interrupt", "-s", "napi:64",
-                  "--json", str(tmp_path / "m.json"))
+    out = run_cli(
+        "model",
+        "--rate",
+        "250kpps",
+        "--packet-size",
+        "64B",
+        "-s",
+        "interrupt",
+        "-s",
+        "napi:64",
+        "--json",
+        str(tmp_path / "m.json"),
+    )
     assert out.returncode == 0, out.stderr
     res = json.loads((tmp_path / "m.json").read_text())["results"]
     assert res[0]["livelock"] is True and res[1]["livelock"] is False
     assert res[1]["throughput_bps"] == pytest.approx(250e3 * 64 * 8)
 
 
-@pytest.mark.parametrize("args,field", [
-    (("model", "--rate", "1kpps", "--packet-size", "0B"), "--packet-size"),
-    (("model", "--rate", "1kpps", "--size", "-5GB"), "--size"),
-    (("model", "--rate", "1kpps", "-s", "hyperdrive"), "unknown receive mode"),
-    (("model", "--rate", "1kpps", "-s", "timer"), "needs a value"),
-    (("model", "--packet-size", "64B"), "--rate"),
-])
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        (("model", "--rate", "1kpps", "--packet-size", "0B"), "--packet-size"),
+        (("model", "--rate", "1kpps", "--size", "-5GB"), "--size"),
+        (("model", "--rate", "1kpps", "-s", "hyperdrive"), "unknown receive mode"),
+        (("model", "--rate", "1kpps", "-s", "timer"), "needs a value"),
+        (("model", "--packet-size", "64B"), "--rate"),
+    ],
+)
 def test_bad_input_gets_an_error_and_a_hint(args, field):
     out = run_cli(*args)
     assert out.returncode == 1
@@ -56,7 +75,8 @@ def test_bad_input_gets_an_error_and_a_hint(args, field):
 
 def test_linux_equivalents():
     assert linux_commands(Setting("timer", 100e-6, "s"), "eth0") == [
-        "ethtool -C eth0 adaptive-rx off rx-usecs 100 rx-frames 0"]
+        "ethtool -C eth0 adaptive-rx off rx-usecs 100 rx-frames 0"
+    ]
     wm = linux_commands(Setting("watermark", 16_000, "B"), "eth0", packet_bytes=1500)
     assert "rx-frames 11" in wm[0] and "16000 B = 11 packets" in wm[1]
     assert "net.core.dev_weight=64" in linux_commands(Setting("napi", 64, "pkt/poll"))[1]

@@ -47,7 +47,7 @@ def test_node_3_flag_and_notes_on_suspicious_rows(rows):
 def test_size_classes_follow_the_seeds_bounds(rows):
     assert size_class(19.99) == "small" and size_class(20) == "medium"
     assert size_class(100) == "medium" and size_class(100.01) == "big"
-    assert sum(size_class(r.size_gb) == "big" for r in rows) == 2      # rows 25 and 26
+    assert sum(size_class(r.size_gb) == "big" for r in rows) == 2  # rows 25 and 26
 
 
 def test_bad_transmission_files_get_clear_errors(tmp_path):

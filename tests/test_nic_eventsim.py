@@ -6,7 +6,9 @@ from greendcn.nic import crosscheck, simulate
 from greendcn.nic.crosscheck import default_grid
 
 
-@pytest.mark.parametrize("mode,param,rate", [(0, 0, 1e5), (0, 0, 3e5), (1, 2e-4, 4e5), (2, 32, 9e5), (3, 64, 1.2e6)])
+@pytest.mark.parametrize(
+    "mode,param,rate", [(0, 0, 1e5), (0, 0, 3e5), (1, 2e-4, 4e5), (2, 32, 9e5), (3, 64, 1.2e6)]
+)
 def test_every_packet_is_delivered_dropped_or_still_waiting(mode, param, rate):
     r = simulate(mode, param, rate, n_packets=3000, seed=3)
     assert r.offered == r.delivered + r.dropped + r.in_flight
@@ -23,7 +25,7 @@ def test_interrupt_storm_livelocks_the_simulated_host_too():
     # Independent of the fluid equations: at 1.25 / irq_cost the handler never leaves room for delivery.
     r = simulate(0, 0, 2.5e5, n_packets=5000, seed=1)
     assert r.delivered / r.offered < 0.01
-    assert r.interrupts_per_s == pytest.approx(2e5, rel=0.02)   # the CPU handles 1 / irq_cost interrupts/s
+    assert r.interrupts_per_s == pytest.approx(2e5, rel=0.02)  # the CPU handles 1 / irq_cost interrupts/s
 
 
 def test_fluid_model_agrees_with_event_simulation_on_a_grid():

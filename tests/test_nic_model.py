@@ -3,8 +3,15 @@
 import numpy as np
 import pytest
 
-from greendcn.nic import DEFAULT_HOST, Setting, Transmission, evaluate, evaluate_setting, evaluate_shared
-from greendcn.nic import napi_irq_per_packet
+from greendcn.nic import (
+    DEFAULT_HOST,
+    Setting,
+    Transmission,
+    evaluate,
+    evaluate_setting,
+    evaluate_shared,
+    napi_irq_per_packet,
+)
 from greendcn.nic.params import MODE_CODES, Host
 
 H = DEFAULT_HOST
@@ -38,7 +45,7 @@ def test_livelock_reduces_delivery_as_load_rises():
     loads = np.linspace(1e5, 2.5e5, 16)
     d = evaluate(0, 0, loads).delivered_pps
     peak = int(np.argmax(d))
-    assert 0 < peak < len(d) - 1               # throughput rises, then falls: receive livelock
+    assert 0 < peak < len(d) - 1  # throughput rises, then falls: receive livelock
     assert np.all(np.diff(d[peak:]) <= 0) and d[-1] == 0
 
 
@@ -68,7 +75,7 @@ def test_timer_polling_ring_overflow_caps_throughput_as_hand_calculated():
 def test_watermark_in_bytes_is_converted_with_the_packet_size():
     tx = Transmission(2e4, 1500)
     by_bytes = evaluate_setting(Setting("watermark", 16_000, "B"), tx).row()
-    by_pkts = evaluate_setting(Setting("watermark", 11, "pkt"), tx).row()   # ceil(16000 / 1500) = 11
+    by_pkts = evaluate_setting(Setting("watermark", 11, "pkt"), tx).row()  # ceil(16000 / 1500) = 11
     assert by_bytes == by_pkts
     # At 20 kpps the 11th packet arrives after 0.55 ms, inside the 10 ms timeout; the drain also takes in
     # what arrives while it runs, so each wake-up delivers n = (W + lam*o) / (1 - lam*ck) packets.
@@ -93,11 +100,11 @@ def test_watermark_above_the_ring_wakes_only_on_the_timeout():
 def test_napi_interrupts_per_packet_fall_with_load_and_vanish_before_saturation():
     loads = np.linspace(1e4, 1.2e6, 60)
     ipp = napi_irq_per_packet(loads)
-    assert ipp[0] > 0.5                          # light load: nearly one interrupt per packet
-    assert np.all(np.diff(ipp) <= 1e-12)         # never rises with load
-    knee = 1 / (CK + CP)                         # polls never find the ring empty beyond this
-    sat = 1 / (CK + CP / 64)                     # batches of the full budget: the core's maximum
-    assert knee < 0.75 * sat                     # "well before the core saturates"
+    assert ipp[0] > 0.5  # light load: nearly one interrupt per packet
+    assert np.all(np.diff(ipp) <= 1e-12)  # never rises with load
+    knee = 1 / (CK + CP)  # polls never find the ring empty beyond this
+    sat = 1 / (CK + CP / 64)  # batches of the full budget: the core's maximum
+    assert knee < 0.75 * sat  # "well before the core saturates"
     assert np.all(ipp[loads >= knee] == 0) and np.all(ipp[loads < 0.95 * knee] > 0)
     d = evaluate(MODE_CODES["napi"], 64, loads).delivered_pps
     assert d.max() == pytest.approx(sat, rel=1e-9)
@@ -110,7 +117,9 @@ def test_default_host_is_calibrated_to_seed_004_figures():
     assert 1 / (CK + CP / 64) == pytest.approx(1040e3, rel=0.01)
 
 
-@pytest.mark.parametrize("mode,param", [(0, 0), (1, 1e-4), (1, 5e-3), (2, 1), (2, 64), (2, 9999), (3, 1), (3, 64)])
+@pytest.mark.parametrize(
+    "mode,param", [(0, 0), (1, 1e-4), (1, 5e-3), (2, 1), (2, 64), (2, 9999), (3, 1), (3, 64)]
+)
 def test_every_offered_packet_is_delivered_or_dropped(mode, param):
     loads = np.geomspace(1e2, 3e6, 25)
     for burst in (1, 8):
@@ -134,8 +143,8 @@ def test_nics_sharing_a_cpu_are_independent_until_it_is_full_then_a_storm_starve
     quiet = evaluate_shared([3, 3], [64, 64], [1e5, 1e5])
     alone = evaluate(3, 64, 1e5)
     np.testing.assert_allclose(quiet.delivered_pps, alone.delivered_pps)
-    storm = evaluate_shared([0, 1], [0, 1e-4], [3e5, 3e5])   # interrupt storm on NIC 0
-    assert evaluate(1, 1e-4, 3e5).delivered_pps == pytest.approx(3e5)   # alone, NIC 1 keeps up
+    storm = evaluate_shared([0, 1], [0, 1e-4], [3e5, 3e5])  # interrupt storm on NIC 0
+    assert evaluate(1, 1e-4, 3e5).delivered_pps == pytest.approx(3e5)  # alone, NIC 1 keeps up
     assert storm.delivered_pps[1] < 3e5 * 0.6
     assert storm.cpu_demand_cores.sum() > H.cpu_cores
 

@@ -48,10 +48,10 @@ def test_ga_front_reaches_99_percent_of_exact_hypervolume_with_a_tenth_of_the_ev
 
 
 def test_tuner_never_returns_a_dominated_setting(exact):
-    ex, every = exact
+    _, every = exact
     r = tune(TXS, cat=CAT, seed=7, pop_size=30, n_gen=20)
     thr, irq = r.front_throughput_bps, r.front_interrupts_per_s
-    assert pareto_mask(thr, irq).all()                     # the front is mutually non-dominated
+    assert pareto_mask(thr, irq).all()  # the front is mutually non-dominated
     # ... and nothing in the whole space dominates the chosen setting.
     t, i = r.chosen_throughput_bps, r.chosen_interrupts_per_s
     better = (every[:, 0] >= t) & (every[:, 1] <= i) & ((every[:, 0] > t) | (every[:, 1] < i))
@@ -62,7 +62,7 @@ def test_pareto_mask_and_choice_rule_on_a_hand_example():
     thr = np.array([10.0, 10.0, 9.995, 8.0, 7.0, 9.0])
     irq = np.array([50.0, 60.0, 20.0, 5.0, 6.0, 30.0])
     assert pareto_mask(thr, irq).tolist() == [True, False, True, True, False, False]
-    assert choose(thr, irq, tol=1e-3) == 2       # within 0.1 % of the best throughput, fewest interrupts
+    assert choose(thr, irq, tol=1e-3) == 2  # within 0.1 % of the best throughput, fewest interrupts
     assert choose(thr, irq, tol=0.0) == 0
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 import typer
@@ -11,10 +10,12 @@ import typer
 from ..clitools import JsonOption, echo_table, fail, info, write_json
 from ..units import parse_packet_rate_pps, parse_rate_bps, parse_size_bytes, parse_time_s
 from .linux import CAVEAT
-from .params import DEFAULT_HOST, MODES, Host, Setting, Transmission, default_setting, parse_setting
+from .params import DEFAULT_HOST, MODES, Host, Transmission, default_setting, parse_setting
 
-app = typer.Typer(help="NIC receive modes (interrupt, timer, watermark, NAPI): model, tuner, cross-check.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="NIC receive modes (interrupt, timer, watermark, NAPI): model, tuner, cross-check.",
+    no_args_is_help=True,
+)
 
 _DEFAULT_SETTINGS = ["interrupt", "timer:100us", "watermark:64pkt", "napi:64"]
 
@@ -26,23 +27,44 @@ def _quantity(text: str, parse, name: str, hint: str):
 
 
 def _host(ring: int, irq_cost: str, poll_cost: str, pkt_cost: str, cores: float, wake_timeout: str) -> Host:
-    t = lambda v, n: _quantity(v, parse_time_s, n, "give a time with a unit, e.g. 5us")  # noqa: E731
-    return Host(ring_slots=ring, irq_cost_s=t(irq_cost, "--irq-cost"), poll_cost_s=t(poll_cost, "--poll-cost"),
-                pkt_cost_s=t(pkt_cost, "--pkt-cost"), cpu_cores=cores, wake_timeout_s=t(wake_timeout, "--wake-timeout"))
+    t = lambda v, n: _quantity(v, parse_time_s, n, "give a time with a unit, e.g. 5us")
+    return Host(
+        ring_slots=ring,
+        irq_cost_s=t(irq_cost, "--irq-cost"),
+        poll_cost_s=t(poll_cost, "--poll-cost"),
+        pkt_cost_s=t(pkt_cost, "--pkt-cost"),
+        cpu_cores=cores,
+        wake_timeout_s=t(wake_timeout, "--wake-timeout"),
+    )
 
 
-_us = lambda s: f"{s * 1e6:g}us"  # noqa: E731
+_us = lambda s: f"{s * 1e6:g}us"
 RingOpt = typer.Option(DEFAULT_HOST.ring_slots, "--ring", help="Receive ring size in packets (our default).")
 IrqOpt = typer.Option(_us(DEFAULT_HOST.irq_cost_s), "--irq-cost", help="CPU time per interrupt.")
 PollOpt = typer.Option(_us(DEFAULT_HOST.poll_cost_s), "--poll-cost", help="CPU time per poll.")
 PktOpt = typer.Option(_us(DEFAULT_HOST.pkt_cost_s), "--pkt-cost", help="CPU time per delivered packet.")
 CoresOpt = typer.Option(DEFAULT_HOST.cpu_cores, "--cores", help="CPU cores available for receiving.")
-WakeOpt = typer.Option(_us(DEFAULT_HOST.wake_timeout_s), "--wake-timeout",
-                       help="A sleeping reader wakes after this long even below its watermark.")
+WakeOpt = typer.Option(
+    _us(DEFAULT_HOST.wake_timeout_s),
+    "--wake-timeout",
+    help="A sleeping reader wakes after this long even below its watermark.",
+)
+
+SettingsOpt = typer.Option(
+    _DEFAULT_SETTINGS,
+    "--setting",
+    "-s",
+    help=f"Receive setting (repeat): {', '.join(MODES)}, e.g. timer:100us, "
+    "watermark:64pkt, watermark:16KB, napi:64.",
+)
+TransmissionsOpt = typer.Option(
+    None, "--transmissions", "-t", help="CSV of transmissions (default: seed 002's Table 1)."
+)
 
 
-def _transmission(rate: Optional[str], link_rate: Optional[str], packet_size: str, burst: int,
-                  size: Optional[str]) -> Transmission:
+def _transmission(
+    rate: str | None, link_rate: str | None, packet_size: str, burst: int, size: str | None
+) -> Transmission:
     pkt = _quantity(packet_size, parse_size_bytes, "--packet-size", "give the packet size, e.g. 1500B")
     if pkt <= 0:
         fail(f"--packet-size: must be positive, got {packet_size!r}", hint="give the packet size, e.g. 1500B")
@@ -60,16 +82,19 @@ def _transmission(rate: Optional[str], link_rate: Optional[str], packet_size: st
 
 @app.command()
 def model(
-    rate: Optional[str] = typer.Option(None, "--rate", help="Offered load in packets/s, e.g. 3.6kpps."),
-    link_rate: Optional[str] = typer.Option(None, "--link-rate", help="Offered load in bits/s, e.g. 1Gbps."),
+    rate: str | None = typer.Option(None, "--rate", help="Offered load in packets/s, e.g. 3.6kpps."),
+    link_rate: str | None = typer.Option(None, "--link-rate", help="Offered load in bits/s, e.g. 1Gbps."),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size, e.g. 1500B."),
     burst: int = typer.Option(1, "--burst", help="Packets arriving back to back."),
-    size: Optional[str] = typer.Option(None, "--size", help="Transmission size (for its duration), e.g. 7.5GB."),
-    setting: list[str] = typer.Option(_DEFAULT_SETTINGS, "--setting", "-s",
-                                      help=f"Receive setting (repeat): {', '.join(MODES)}, e.g. timer:100us, "
-                                           "watermark:64pkt, watermark:16KB, napi:64."),
-    ring: int = RingOpt, irq_cost: str = IrqOpt, poll_cost: str = PollOpt, pkt_cost: str = PktOpt,
-    cores: float = CoresOpt, wake_timeout: str = WakeOpt, json: Optional[Path] = JsonOption,
+    size: str | None = typer.Option(None, "--size", help="Transmission size (for its duration), e.g. 7.5GB."),
+    setting: list[str] = SettingsOpt,
+    ring: int = RingOpt,
+    irq_cost: str = IrqOpt,
+    poll_cost: str = PollOpt,
+    pkt_cost: str = PktOpt,
+    cores: float = CoresOpt,
+    wake_timeout: str = WakeOpt,
+    json: Path | None = JsonOption,
 ) -> None:
     """Throughput, interrupts, CPU, drops, latency and livelock of a transmission under each setting."""
     from .model import evaluate_setting
@@ -81,29 +106,58 @@ def model(
         s = parse_setting(text)
         r = evaluate_setting(s, tx, host).row()
         thr_bps = r["delivered_pps"] * tx.packet_bytes * 8
-        rows.append({"setting": s.label(), "throughput_bps": thr_bps, "delivered_pps": r["delivered_pps"],
-                     "drops_pps": r["drops_pps"], "interrupts_per_s": r["interrupts_per_s"],
-                     "cpu_util": r["cpu_util"], "latency_s": r["latency_s"], "livelock": r["livelock"],
-                     "livelock_at_pps": r["livelock_pps"],
-                     "duration_s": tx.size_bytes * 8 / thr_bps if thr_bps > 0 else float("inf")})
-    info(f"offered {tx.rate_pps:.6g} packets/s of {tx.packet_bytes} B ({tx.rate_bps / 1e6:.6g} Mbps), burst "
-         f"{tx.burst}; host: ring {host.ring_slots} pkt, {host.cpu_cores:g} core(s)")
-    echo_table([{"setting": r["setting"], "Mbps": r["throughput_bps"] / 1e6, "drops_pps": r["drops_pps"],
-                 "irq_per_s": r["interrupts_per_s"], "cpu_%": 100 * r["cpu_util"],
-                 "latency_us": r["latency_s"] * 1e6, "livelock": r["livelock"],
-                 "livelock_at_kpps": r["livelock_at_pps"] / 1e3} for r in rows])
+        rows.append(
+            {
+                "setting": s.label(),
+                "throughput_bps": thr_bps,
+                "delivered_pps": r["delivered_pps"],
+                "drops_pps": r["drops_pps"],
+                "interrupts_per_s": r["interrupts_per_s"],
+                "cpu_util": r["cpu_util"],
+                "latency_s": r["latency_s"],
+                "livelock": r["livelock"],
+                "livelock_at_pps": r["livelock_pps"],
+                "duration_s": tx.size_bytes * 8 / thr_bps if thr_bps > 0 else float("inf"),
+            }
+        )
+    info(
+        f"offered {tx.rate_pps:.6g} packets/s of {tx.packet_bytes} B ({tx.rate_bps / 1e6:.6g} Mbps), burst "
+        f"{tx.burst}; host: ring {host.ring_slots} pkt, {host.cpu_cores:g} core(s)"
+    )
+    echo_table(
+        [
+            {
+                "setting": r["setting"],
+                "Mbps": r["throughput_bps"] / 1e6,
+                "drops_pps": r["drops_pps"],
+                "irq_per_s": r["interrupts_per_s"],
+                "cpu_%": 100 * r["cpu_util"],
+                "latency_us": r["latency_s"] * 1e6,
+                "livelock": r["livelock"],
+                "livelock_at_kpps": r["livelock_at_pps"] / 1e3,
+            }
+            for r in rows
+        ]
+    )
     write_json(json, {"transmission": tx, "host": host, "results": rows})
 
 
 @app.command()
 def curve(
-    setting: str = typer.Option("napi:64", "--setting", "-s", help="Receive setting, e.g. napi:64 or interrupt."),
+    setting: str = typer.Option(
+        "napi:64", "--setting", "-s", help="Receive setting, e.g. napi:64 or interrupt."
+    ),
     lo: str = typer.Option("10kpps", "--from", help="Lowest offered load."),
     hi: str = typer.Option("1.2Mpps", "--to", help="Highest offered load."),
     points: int = typer.Option(12, "--points", help="Number of loads (linear spacing)."),
     packet_size: str = typer.Option("64B", "--packet-size", help="Packet size."),
-    ring: int = RingOpt, irq_cost: str = IrqOpt, poll_cost: str = PollOpt, pkt_cost: str = PktOpt,
-    cores: float = CoresOpt, wake_timeout: str = WakeOpt, json: Optional[Path] = JsonOption,
+    ring: int = RingOpt,
+    irq_cost: str = IrqOpt,
+    poll_cost: str = PollOpt,
+    pkt_cost: str = PktOpt,
+    cores: float = CoresOpt,
+    wake_timeout: str = WakeOpt,
+    json: Path | None = JsonOption,
 ) -> None:
     """Interrupts per packet, CPU and throughput as the offered load rises (seed 004 Fig. 6's NAPI shape)."""
     from .model import evaluate
@@ -114,65 +168,123 @@ def curve(
     a = _quantity(lo, parse_packet_rate_pps, "--from", "e.g. 10kpps")
     b = _quantity(hi, parse_packet_rate_pps, "--to", "e.g. 1.2Mpps")
     if not 0 < a < b:
-        fail(f"--from must be positive and below --to, got {lo!r} and {hi!r}", hint="e.g. --from 10kpps --to 1.2Mpps")
+        fail(
+            f"--from must be positive and below --to, got {lo!r} and {hi!r}",
+            hint="e.g. --from 10kpps --to 1.2Mpps",
+        )
     pkt = _quantity(packet_size, parse_size_bytes, "--packet-size", "e.g. 64B")
     s = parse_setting(setting)
     if pkt <= 0:
         fail(f"--packet-size: must be positive, got {packet_size!r}", hint="e.g. 64B")
     loads = np.linspace(a, b, points)
     r = evaluate(s.code, s.param(pkt), loads, 1, host)
-    rows = [{"offered_pps": float(loads[i]), "delivered_pps": float(r.delivered_pps[i]),
-             "interrupts_per_packet": float(r.interrupts_per_s[i] / r.delivered_pps[i]) if r.delivered_pps[i] else 0.0,
-             "cpu_util": float(r.cpu_util[i]), "livelock": bool(r.livelock[i])} for i in range(points)]
+    rows = [
+        {
+            "offered_pps": float(loads[i]),
+            "delivered_pps": float(r.delivered_pps[i]),
+            "interrupts_per_packet": float(r.interrupts_per_s[i] / r.delivered_pps[i])
+            if r.delivered_pps[i]
+            else 0.0,
+            "cpu_util": float(r.cpu_util[i]),
+            "livelock": bool(r.livelock[i]),
+        }
+        for i in range(points)
+    ]
     info(f"{s.label()}, {pkt} B packets")
-    echo_table([{"offered_kpps": x["offered_pps"] / 1e3, "delivered_kpps": x["delivered_pps"] / 1e3,
-                 "irq_per_pkt": x["interrupts_per_packet"], "cpu_%": 100 * x["cpu_util"],
-                 "livelock": x["livelock"]} for x in rows])
+    echo_table(
+        [
+            {
+                "offered_kpps": x["offered_pps"] / 1e3,
+                "delivered_kpps": x["delivered_pps"] / 1e3,
+                "irq_per_pkt": x["interrupts_per_packet"],
+                "cpu_%": 100 * x["cpu_util"],
+                "livelock": x["livelock"],
+            }
+            for x in rows
+        ]
+    )
     write_json(json, {"setting": s, "packet_bytes": pkt, "host": host, "points": rows})
 
 
 @app.command()
 def tune(
-    transmissions: Optional[Path] = typer.Option(None, "--transmissions", "-t",
-                                                 help="CSV of transmissions (default: seed 002's Table 1)."),
+    transmissions: Path | None = TransmissionsOpt,
     seed: int = typer.Option(0, "--seed", help="Seed of the GA."),
-    max_latency: Optional[str] = typer.Option("10ms", "--max-latency",
-                                              help="Reject settings whose mean delay exceeds this ('none': no limit)."),
-    joint: bool = typer.Option(False, "--joint", help="Also tune all NICs together, sharing the CPU (--cores)."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Processes (default: all cores)."),
-    ring: int = RingOpt, irq_cost: str = IrqOpt, poll_cost: str = PollOpt, pkt_cost: str = PktOpt,
-    cores: float = CoresOpt, wake_timeout: str = WakeOpt, json: Optional[Path] = JsonOption,
+    max_latency: str | None = typer.Option(
+        "10ms", "--max-latency", help="Reject settings whose mean delay exceeds this ('none': no limit)."
+    ),
+    joint: bool = typer.Option(
+        False, "--joint", help="Also tune all NICs together, sharing the CPU (--cores)."
+    ),
+    workers: int | None = typer.Option(None, "--workers", help="Processes (default: all cores)."),
+    ring: int = RingOpt,
+    irq_cost: str = IrqOpt,
+    poll_cost: str = PollOpt,
+    pkt_cost: str = PktOpt,
+    cores: float = CoresOpt,
+    wake_timeout: str = WakeOpt,
+    json: Path | None = JsonOption,
 ) -> None:
     """Tune each transmission's receive setting (NSGA-II: throughput up, interrupts down) and compare with
     the seed's default and optimal throughputs."""
     from .seed002 import load_transmissions, tune_rows
 
     host = _host(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
-    lat = None if max_latency is None or max_latency.strip().lower() == "none" else \
-        _quantity(max_latency, parse_time_s, "--max-latency", "e.g. 10ms, or none")
+    lat = (
+        None
+        if max_latency is None or max_latency.strip().lower() == "none"
+        else _quantity(max_latency, parse_time_s, "--max-latency", "e.g. 10ms, or none")
+    )
     rows = load_transmissions(transmissions)
     info(f"tuning {len(rows)} transmissions; default setting (our assumption): {default_setting().label()}")
     out = tune_rows(rows, host, seed=seed, max_latency_s=lat, workers=workers)
-    echo_table([{"node": o["node_id"], "class": o["size_class"], "pkt_B": o["packet_size_bytes"],
-                 "seed_dflt_Mbps": o["seed_default_mbps"], "seed_opt_Mbps": o["seed_optimal_mbps"],
-                 "model_dflt_Mbps": o["model_default_mbps"], "model_tuned_Mbps": o["model_tuned_mbps"],
-                 "dflt_irq/s": o["model_default_interrupts_per_s"], "tuned_irq/s": o["model_tuned_interrupts_per_s"],
-                 "tuned": o["tuned_setting"], "dflt_livelock_Mbps": o["default_livelock_mbps"],
-                 "seed_note": "default crashed (seed)" if o["seed_default_crashed"] else ""} for o in out])
+    echo_table(
+        [
+            {
+                "node": o["node_id"],
+                "class": o["size_class"],
+                "pkt_B": o["packet_size_bytes"],
+                "seed_dflt_Mbps": o["seed_default_mbps"],
+                "seed_opt_Mbps": o["seed_optimal_mbps"],
+                "model_dflt_Mbps": o["model_default_mbps"],
+                "model_tuned_Mbps": o["model_tuned_mbps"],
+                "dflt_irq/s": o["model_default_interrupts_per_s"],
+                "tuned_irq/s": o["model_tuned_interrupts_per_s"],
+                "tuned": o["tuned_setting"],
+                "dflt_livelock_Mbps": o["default_livelock_mbps"],
+                "seed_note": "default crashed (seed)" if o["seed_default_crashed"] else "",
+            }
+            for o in out
+        ]
+    )
     summary = _by_class(out)
     print("\nby size class (seed 002 line 187):")
     echo_table(summary)
     if all(abs(r["model_mean_throughput_change_pct"]) < 0.1 for r in summary):
-        print("note: at these offered loads our model loses no packet under any mode, so tuning changes interrupts "
-              "and CPU, not throughput; the seed's measured gains are not explained by the receive path alone")
-    payload: dict = {"default_setting": default_setting().label(), "rule": _rule(), "seed": seed, "host": host,
-                     "max_latency_s": lat, "transmissions": out, "by_size_class": summary, "linux_caveat": CAVEAT}
+        print(
+            "note: at these offered loads our model loses no packet under any mode, so tuning changes interrupts "
+            "and CPU, not throughput; the seed's measured gains are not explained by the receive path alone"
+        )
+    payload: dict = {
+        "default_setting": default_setting().label(),
+        "rule": _rule(),
+        "seed": seed,
+        "host": host,
+        "max_latency_s": lat,
+        "transmissions": out,
+        "by_size_class": summary,
+        "linux_caveat": CAVEAT,
+    }
     if joint:
         payload["joint"] = _joint(rows, host, seed, lat)
     print(f"\nrule: {_rule()}")
-    print("default: one interrupt per packet (our assumption; the seed does not print PF_RING 5.4.6's default)")
-    print("livelock: our model's default livelocks at the offered load in dflt_livelock_Mbps; the seed's "
-          "Node 3 crash is its own observation, not reproduced at the measured load")
+    print(
+        "default: one interrupt per packet (our assumption; the seed does not print PF_RING 5.4.6's default)"
+    )
+    print(
+        "livelock: our model's default livelocks at the offered load in dflt_livelock_Mbps; the seed's "
+        "Node 3 crash is its own observation, not reproduced at the measured load"
+    )
     print(f"linux: {CAVEAT}")
     for o in out[:3]:
         print(f"  node {o['node_id']} ({o['tuned_setting']}): " + " ; ".join(o["linux"]))
@@ -186,15 +298,25 @@ def _by_class(out: list[dict]) -> list[dict]:
         sel = [o for o in out if o["size_class"] == cls]
         if not sel:
             continue
-        seed_imp = [100 * (o["seed_optimal_mbps"] / o["seed_default_mbps"] - 1) for o in sel if o["seed_default_mbps"]]
-        rows.append({
-            "size_class": cls, "transmissions": len(sel),
-            "seed_mean_improvement_pct": sum(seed_imp) / len(seed_imp) if seed_imp else None,
-            "model_mean_throughput_change_pct": round(sum(100 * (o["model_tuned_mbps"] / o["model_default_mbps"] - 1)
-                                                    for o in sel) / len(sel), 6),
-            "model_mean_interrupt_reduction_pct": sum(100 * (1 - o["model_tuned_interrupts_per_s"]
-                                                             / o["model_default_interrupts_per_s"]) for o in sel)
-            / len(sel)})
+        seed_imp = [
+            100 * (o["seed_optimal_mbps"] / o["seed_default_mbps"] - 1) for o in sel if o["seed_default_mbps"]
+        ]
+        rows.append(
+            {
+                "size_class": cls,
+                "transmissions": len(sel),
+                "seed_mean_improvement_pct": sum(seed_imp) / len(seed_imp) if seed_imp else None,
+                "model_mean_throughput_change_pct": round(
+                    sum(100 * (o["model_tuned_mbps"] / o["model_default_mbps"] - 1) for o in sel) / len(sel),
+                    6,
+                ),
+                "model_mean_interrupt_reduction_pct": sum(
+                    100 * (1 - o["model_tuned_interrupts_per_s"] / o["model_default_interrupts_per_s"])
+                    for o in sel
+                )
+                / len(sel),
+            }
+        )
     return rows
 
 
@@ -210,13 +332,21 @@ def _joint(rows, host: Host, seed: int, lat: float | None) -> dict:
     txs = [r.transmission() for r in rows]
     info(f"joint tuning of {len(txs)} NICs sharing {host.cpu_cores:g} core(s)")
     res = ga(txs, host, seed=seed, pop_size=60, n_gen=60, max_latency_s=lat)
-    print(f"\njoint ({len(txs)} NICs, one CPU of {host.cpu_cores:g} core(s)): front of {len(res.front_genes)} "
-          f"points; chosen: {res.chosen_throughput_bps / 1e6:.6g} Mbps, {res.chosen_interrupts_per_s:.6g} "
-          f"interrupts/s after {res.n_evaluations} evaluations")
-    return {"front": [{"throughput_bps": float(t), "interrupts_per_s": float(i)}
-                      for t, i in zip(res.front_throughput_bps, res.front_interrupts_per_s)],
-            "chosen": [s.label() for s in res.chosen_settings], "chosen_throughput_bps": res.chosen_throughput_bps,
-            "chosen_interrupts_per_s": res.chosen_interrupts_per_s, "evaluations": res.n_evaluations}
+    print(
+        f"\njoint ({len(txs)} NICs, one CPU of {host.cpu_cores:g} core(s)): front of {len(res.front_genes)} "
+        f"points; chosen: {res.chosen_throughput_bps / 1e6:.6g} Mbps, {res.chosen_interrupts_per_s:.6g} "
+        f"interrupts/s after {res.n_evaluations} evaluations"
+    )
+    return {
+        "front": [
+            {"throughput_bps": float(t), "interrupts_per_s": float(i)}
+            for t, i in zip(res.front_throughput_bps, res.front_interrupts_per_s)
+        ],
+        "chosen": [s.label() for s in res.chosen_settings],
+        "chosen_throughput_bps": res.chosen_throughput_bps,
+        "chosen_interrupts_per_s": res.chosen_interrupts_per_s,
+        "evaluations": res.n_evaluations,
+    }
 
 
 @app.command()
@@ -224,18 +354,31 @@ def crosscheck(
     packets: int = typer.Option(20_000, "--packets", help="Packets per simulated case."),
     seed: int = typer.Option(0, "--seed", help="Seed of the arrival processes."),
     quick: bool = typer.Option(False, "--quick", help="A dozen cases instead of the full grid."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Processes (default: all cores)."),
-    json: Optional[Path] = JsonOption,
+    workers: int | None = typer.Option(None, "--workers", help="Processes (default: all cores)."),
+    json: Path | None = JsonOption,
 ) -> None:
     """Compare the fluid model with the packet-level event simulation on a grid; report the worst case."""
-    from .crosscheck import crosscheck as run, default_grid
+    from .crosscheck import crosscheck as run
+    from .crosscheck import default_grid
 
     if packets < 100:
         fail(f"--packets: need at least 100, got {packets}", hint="e.g. --packets 20000")
     res = run(default_grid(quick), DEFAULT_HOST, packets, seed, workers)
-    echo_table([{"mode": r["mode"], "param": r["param"], "offered_kpps": r["offered_pps"] / 1e3,
-                 "burst": r["burst"], "arrivals": r["pattern"], "d_thr": r["err_throughput"],
-                 "d_irq_per_pkt": r["err_interrupts"], "d_cpu": r["err_cpu"]} for r in res["rows"]])
+    echo_table(
+        [
+            {
+                "mode": r["mode"],
+                "param": r["param"],
+                "offered_kpps": r["offered_pps"] / 1e3,
+                "burst": r["burst"],
+                "arrivals": r["pattern"],
+                "d_thr": r["err_throughput"],
+                "d_irq_per_pkt": r["err_interrupts"],
+                "d_cpu": r["err_cpu"],
+            }
+            for r in res["rows"]
+        ]
+    )
     for key, w in res["worst"].items():
         print(f"largest {key}: {w['value']:.4g} at {w['case']}")
     write_json(json, res)

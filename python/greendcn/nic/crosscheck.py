@@ -14,7 +14,7 @@ from .eventsim import simulate
 from .model import evaluate
 from .params import DEFAULT_HOST, MODE_CODES, Host
 
-__all__ = ["Case", "default_grid", "compare_case", "crosscheck"]
+__all__ = ["Case", "compare_case", "crosscheck", "default_grid"]
 
 
 @dataclass(frozen=True)
@@ -50,10 +50,17 @@ def compare_case(args: tuple[Case, Host, int, int]) -> dict[str, float | str]:
     sim = simulate(code, case.param, case.rate_pps, case.burst, host, n_packets, case.pattern, seed)
     lam = case.rate_pps
     return {
-        "mode": case.mode, "param": case.param, "offered_pps": lam, "burst": case.burst, "pattern": case.pattern,
-        "fluid_delivered_pps": fl["delivered_pps"], "sim_delivered_pps": sim.delivered_pps,
-        "fluid_interrupts_per_s": fl["interrupts_per_s"], "sim_interrupts_per_s": sim.interrupts_per_s,
-        "fluid_cpu_util": fl["cpu_util"], "sim_cpu_util": sim.cpu_util,
+        "mode": case.mode,
+        "param": case.param,
+        "offered_pps": lam,
+        "burst": case.burst,
+        "pattern": case.pattern,
+        "fluid_delivered_pps": fl["delivered_pps"],
+        "sim_delivered_pps": sim.delivered_pps,
+        "fluid_interrupts_per_s": fl["interrupts_per_s"],
+        "sim_interrupts_per_s": sim.interrupts_per_s,
+        "fluid_cpu_util": fl["cpu_util"],
+        "sim_cpu_util": sim.cpu_util,
         # Per offered packet on each side, so the sampled (Poisson) arrival rate does not count as an error.
         "err_throughput": abs(fl["delivered_pps"] / lam - sim.delivered / sim.offered),
         "err_interrupts": abs(fl["interrupts_per_s"] / lam - sim.interrupts / sim.offered),
@@ -62,15 +69,28 @@ def compare_case(args: tuple[Case, Host, int, int]) -> dict[str, float | str]:
     }
 
 
-def crosscheck(cases: list[Case] | None = None, host: Host = DEFAULT_HOST, n_packets: int = 20_000,
-               seed: int = 0, workers: int | None = None, progress: bool = True) -> dict:
+def crosscheck(
+    cases: list[Case] | None = None,
+    host: Host = DEFAULT_HOST,
+    n_packets: int = 20_000,
+    seed: int = 0,
+    workers: int | None = None,
+    progress: bool = True,
+) -> dict:
     """Compare every case; return the rows and the largest disagreement of each kind."""
     cases = default_grid() if cases is None else cases
-    rows = run_parallel(compare_case, [(c, host, n_packets, seed + i) for i, c in enumerate(cases)],
-                        workers=workers, desc="fluid vs event sim", progress=progress)
+    rows = run_parallel(
+        compare_case,
+        [(c, host, n_packets, seed + i) for i, c in enumerate(cases)],
+        workers=workers,
+        desc="fluid vs event sim",
+        progress=progress,
+    )
     worst = {}
     for key in ("err_throughput", "err_interrupts", "err_cpu"):
         r = max(rows, key=lambda r: r[key])
-        worst[key] = {"value": r[key], "case": {k: r[k] for k in ("mode", "param", "offered_pps", "burst",
-                                                                  "pattern")}}
+        worst[key] = {
+            "value": r[key],
+            "case": {k: r[k] for k in ("mode", "param", "offered_pps", "burst", "pattern")},
+        }
     return {"rows": rows, "worst": worst, "n_packets": n_packets, "seed": seed}

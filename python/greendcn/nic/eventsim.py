@@ -66,9 +66,17 @@ def _arrivals(rate_pps: float, burst: int, n_packets: int, pattern: str, seed: i
     return np.repeat(starts, burst)[:n_packets]
 
 
-def simulate(mode: int, param: float, rate_pps: float, burst: int = 1, host: Host = DEFAULT_HOST,
-             n_packets: int = 20_000, pattern: str = "poisson", seed: int = 0, cores: float | None = None
-             ) -> SimResult:
+def simulate(
+    mode: int,
+    param: float,
+    rate_pps: float,
+    burst: int = 1,
+    host: Host = DEFAULT_HOST,
+    n_packets: int = 20_000,
+    pattern: str = "poisson",
+    seed: int = 0,
+    cores: float | None = None,
+) -> SimResult:
     """Run one receive path until the last of n_packets arrives; see model.evaluate for the modes."""
     C = host.cpu_cores if cores is None else cores
     ci, cp, ck = host.irq_cost_s / C, host.poll_cost_s / C, host.pkt_cost_s / C
@@ -84,14 +92,26 @@ def simulate(mode: int, param: float, rate_pps: float, burst: int = 1, host: Hos
         heapq.heappush(heap, (t, seq, kind, data))
         seq += 1
 
-    ring: deque[float] = deque()      # arrival times of packets waiting in the NIC ring
-    backlog: deque[float] = deque()   # interrupt mode: handled packets waiting for delivery
-    st = {"busy_until": 0.0, "task": None, "delivered": 0, "dropped": 0, "irq": 0, "polls": 0,
-          "busy": 0.0, "lat": 0.0, "awake": False, "irq_on": True, "epoch": 0, "batch": 0}
+    ring: deque[float] = deque()  # arrival times of packets waiting in the NIC ring
+    backlog: deque[float] = deque()  # interrupt mode: handled packets waiting for delivery
+    st = {
+        "busy_until": 0.0,
+        "task": None,
+        "delivered": 0,
+        "dropped": 0,
+        "irq": 0,
+        "polls": 0,
+        "busy": 0.0,
+        "lat": 0.0,
+        "awake": False,
+        "irq_on": True,
+        "epoch": 0,
+        "batch": 0,
+    }
 
     def run(now: float, task: str, cost: float) -> None:
         st["task"] = task
-        st["busy"] += min(cost, max(0.0, horizon - now))   # count busy time inside the window only
+        st["busy"] += min(cost, max(0.0, horizon - now))  # count busy time inside the window only
         push(now + cost, _DONE)
 
     def deliver(now: float, arrived: float) -> None:
@@ -185,6 +205,14 @@ def simulate(mode: int, param: float, rate_pps: float, burst: int = 1, host: Hos
     offered = int(np.searchsorted(times, horizon, side="right"))
     in_flight = len(ring) + len(backlog)  # a packet leaves the ring only when its task ends
     d = st["delivered"]
-    return SimResult(horizon_s=horizon, offered=offered, delivered=d, dropped=st["dropped"],
-                     in_flight=in_flight, interrupts=st["irq"], polls=st["polls"], busy_s=st["busy"],
-                     mean_latency_s=st["lat"] / d if d else float("inf"))
+    return SimResult(
+        horizon_s=horizon,
+        offered=offered,
+        delivered=d,
+        dropped=st["dropped"],
+        in_flight=in_flight,
+        interrupts=st["irq"],
+        polls=st["polls"],
+        busy_s=st["busy"],
+        mean_latency_s=st["lat"] / d if d else float("inf"),
+    )

@@ -34,11 +34,11 @@ class PathResult:
     drops_pps: np.ndarray
     interrupts_per_s: np.ndarray
     polls_per_s: np.ndarray
-    cpu_util: np.ndarray         # busy fraction of the CPU capacity given to this path
+    cpu_util: np.ndarray  # busy fraction of the CPU capacity given to this path
     cpu_demand_cores: np.ndarray  # cores needed to deliver everything offered (may exceed the capacity)
-    latency_s: np.ndarray        # mean arrival-to-delivery delay (inf when nothing is delivered)
-    livelock: np.ndarray         # interrupt/wake-up work alone takes the whole CPU
-    livelock_pps: np.ndarray     # offered load at which this setting livelocks (inf: never)
+    latency_s: np.ndarray  # mean arrival-to-delivery delay (inf when nothing is delivered)
+    livelock: np.ndarray  # interrupt/wake-up work alone takes the whole CPU
+    livelock_pps: np.ndarray  # offered load at which this setting livelocks (inf: never)
 
     def row(self, i: int | tuple = ()) -> dict[str, float]:
         return {k: (bool(v[i]) if v.dtype == bool else float(v[i])) for k, v in self.__dict__.items()}
@@ -54,38 +54,48 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
     packets for watermark, packets per poll for napi, ignored for interrupt). `cores` overrides host.cpu_cores
     (the joint model passes each NIC's share)."""
     C = host.cpu_cores if cores is None else cores
-    m, p, lam, b, C = np.broadcast_arrays(np.asarray(mode, dtype=np.int64), np.asarray(param, dtype=float),
-                                          np.asarray(rate_pps, dtype=float), np.asarray(burst, dtype=float),
-                                          np.asarray(C, dtype=float))
-    ci, cp, ck, R, tau = host.irq_cost_s, host.poll_cost_s, host.pkt_cost_s, float(host.ring_slots), \
-        host.wake_timeout_s
+    m, p, lam, b, C = np.broadcast_arrays(
+        np.asarray(mode, dtype=np.int64),
+        np.asarray(param, dtype=float),
+        np.asarray(rate_pps, dtype=float),
+        np.asarray(burst, dtype=float),
+        np.asarray(C, dtype=float),
+    )
+    ci, cp, ck, R, tau = (
+        host.irq_cost_s,
+        host.poll_cost_s,
+        host.pkt_cost_s,
+        float(host.ring_slots),
+        host.wake_timeout_s,
+    )
     o = ci + cp  # one wake-up: the interrupt plus the poll it starts
     inf = np.full(m.shape, np.inf)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # --- interrupt: one interrupt per packet; the handler (ci) runs before any delivery (ck).
         irq0 = np.minimum(lam, C / ci)
         d0 = np.minimum(lam, np.maximum(0.0, (C - irq0 * ci) / ck))
-        d0 = np.where(d0 < 1e-9 * lam, 0.0, d0)              # round-off at the livelock point
+        d0 = np.where(d0 < 1e-9 * lam, 0.0, d0)  # round-off at the livelock point
         busy0 = irq0 * ci + d0 * ck
-        s0 = (ci + ck) / C                                  # M/D/1 wait below saturation (Poisson arrivals)
+        s0 = (ci + ck) / C  # M/D/1 wait below saturation (Poisson arrivals)
         rho0 = np.minimum(lam * s0, 1.0)
-        lat0 = np.where(d0 < lam * (1 - 1e-9), _backlog_delay(R, d0),
-                        s0 + rho0 * s0 / (2 * np.maximum(1 - rho0, _TINY)))
+        lat0 = np.where(
+            d0 < lam * (1 - 1e-9), _backlog_delay(R, d0), s0 + rho0 * s0 / (2 * np.maximum(1 - rho0, _TINY))
+        )
 
         # --- timer / watermark: the reader sleeps S seconds (the ring holds at most R of what arrives), wakes
         # (one interrupt + one poll, o) and drains until the ring is empty, taking in what arrives meanwhile.
-        rk = lam * ck / C                                   # CPU share that delivery alone needs
-        wp = b * np.ceil(np.maximum(p, 1.0) / b)            # the watermark is crossed a whole burst at a time
+        rk = lam * ck / C  # CPU share that delivery alone needs
+        wp = b * np.ceil(np.maximum(p, 1.0) / b)  # the watermark is crossed a whole burst at a time
         wm_first = (wp <= R) & (wp / lam <= tau)
         S_wm = np.where(wm_first, wp / lam, tau)
         a_wm = np.where(wm_first, wp, np.minimum(lam * tau, R))
-        n_wm = (a_wm + lam * o / C) / np.maximum(1.0 - rk, _TINY)      # n = a + lam * busy
+        n_wm = (a_wm + lam * o / C) / np.maximum(1.0 - rk, _TINY)  # n = a + lam * busy
         n_tm = np.minimum(lam * p, (R + lam * o / C) / np.maximum(1.0 - rk, _TINY))
         n1 = np.where(m == 1, n_tm, n_wm)
         drain = (o + n1 * ck) / C
         L_tm = p * np.maximum(1.0, np.ceil(drain / p - 1e-9))  # ticks during a drain are skipped
         L = np.where(m == 1, L_tm, S_wm + drain)
-        sat1 = rk >= 1.0                                    # the reader never gets back to sleep
+        sat1 = rk >= 1.0  # the reader never gets back to sleep
         d1 = np.where(sat1, C / ck, n1 / L)
         wakes = np.where(sat1, 0.0, 1.0 / L)
         busy1 = wakes * o + d1 * ck
@@ -94,8 +104,11 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         # drain; those that arrive during the drain are taken almost at once (per-packet time ck / C).
         a1 = np.minimum(np.minimum(lam * S1, R), n1)
         f_sleep = a1 / np.maximum(n1, _TINY)
-        lat1 = np.where(sat1, _backlog_delay(R, d1),
-                        f_sleep * (S1 / 2 + (o + a1 * ck / 2) / C) + (1 - f_sleep) * ck / C / np.maximum(1 - rk, _TINY))
+        lat1 = np.where(
+            sat1,
+            _backlog_delay(R, d1),
+            f_sleep * (S1 / 2 + (o + a1 * ck / 2) / C) + (1 - f_sleep) * ck / C / np.maximum(1 - rk, _TINY),
+        )
 
         # --- NAPI: an interrupt only when a burst finds the path idle; polls of k packets while any remain.
         # Below the knee each poll finds one burst (k = min(b, beta)); above it the CPU never idles and the
@@ -112,12 +125,15 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         irq3 = np.where(below, d3 * (1.0 - u) / b, 0.0)
         polls3 = d3 / k3
         busy3 = irq3 * ci + polls3 * cp + d3 * ck
-        s3 = busy3 / np.maximum(d3, _TINY) / C               # mean CPU time per packet (wall seconds)
-        lat3 = np.where(below, s3 + u * s3 / (2 * np.maximum(1.0 - u, _TINY)),
-                        np.where(lam < lam_sat, 1.5 * (cp + k3 * ck) / C, _backlog_delay(R, d3) + s3))
+        s3 = busy3 / np.maximum(d3, _TINY) / C  # mean CPU time per packet (wall seconds)
+        lat3 = np.where(
+            below,
+            s3 + u * s3 / (2 * np.maximum(1.0 - u, _TINY)),
+            np.where(lam < lam_sat, 1.5 * (cp + k3 * ck) / C, _backlog_delay(R, d3) + s3),
+        )
 
     is0, is3 = m == 0, m == 3
-    pick = lambda a0, a1, a3: np.where(is0, a0, np.where(is3, a3, a1))  # noqa: E731
+    pick = lambda a0, a1, a3: np.where(is0, a0, np.where(is3, a3, a1))
     delivered = pick(d0, d1, d3)
     return PathResult(
         offered_pps=lam.astype(float),
@@ -126,7 +142,9 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         interrupts_per_s=pick(irq0, wakes, irq3),
         polls_per_s=pick(np.zeros_like(lam), wakes, polls3),
         cpu_util=np.minimum(pick(busy0, busy1, busy3) / C, 1.0),
-        cpu_demand_cores=pick(lam * (ci + ck), o * wakes + lam * ck, np.where(lam < lam_sat, busy3, lam * C / lam_sat)),
+        cpu_demand_cores=pick(
+            lam * (ci + ck), o * wakes + lam * ck, np.where(lam < lam_sat, busy3, lam * C / lam_sat)
+        ),
         latency_s=pick(lat0, lat1, lat3),
         livelock=pick(lam * ci >= C, np.zeros(m.shape, bool), np.zeros(m.shape, bool)).astype(bool),
         livelock_pps=pick(C / ci, inf, inf),
@@ -150,7 +168,9 @@ def evaluate_shared(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST) -
     return evaluate(mode, param, rate_pps, burst, host, cores=share)
 
 
-def napi_irq_per_packet(rate_pps, budget: float = 64, host: Host = DEFAULT_HOST, burst: int = 1) -> np.ndarray:
+def napi_irq_per_packet(
+    rate_pps, budget: float = 64, host: Host = DEFAULT_HOST, burst: int = 1
+) -> np.ndarray:
     """Interrupts per delivered packet under NAPI as the offered load rises (the curve of seed 004 Fig. 6)."""
     r = evaluate(MODE_CODES["napi"], budget, rate_pps, burst, host)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -22,11 +22,18 @@ from .model import evaluate_setting
 from .params import DEFAULT_HOST, Host, Transmission, default_setting
 from .tuner import tune
 
-__all__ = ["Row", "load_transmissions", "default_file", "size_class", "tune_rows", "GB"]
+__all__ = ["GB", "Row", "default_file", "load_transmissions", "size_class", "tune_rows"]
 
 GB = 1e9  # our reading of the seed's "GB" (decimal); row 26 (368.64 = 360 x 1.024) hints at binary units
-_COLUMNS = ("node_id", "seed_line", "size_gb", "packet_size_bytes", "default_throughput_mbps",
-            "optimal_throughput_mbps", "improvement_pct")
+_COLUMNS = (
+    "node_id",
+    "seed_line",
+    "size_gb",
+    "packet_size_bytes",
+    "default_throughput_mbps",
+    "optimal_throughput_mbps",
+    "improvement_pct",
+)
 
 
 @dataclass(frozen=True)
@@ -62,11 +69,15 @@ def _num(raw: str, name: str, where: str, optional: bool = False) -> float | Non
     try:
         v = float(raw)
     except ValueError:
-        raise InputError(f"{where}: column {name} must be a number, got {raw!r}",
-                         hint="fix the value in the transmissions file") from None
+        raise InputError(
+            f"{where}: column {name} must be a number, got {raw!r}",
+            hint="fix the value in the transmissions file",
+        ) from None
     if not math.isfinite(v) or v <= 0:
-        raise InputError(f"{where}: column {name} must be positive, got {raw!r}",
-                         hint="sizes, packet sizes and throughputs are positive numbers")
+        raise InputError(
+            f"{where}: column {name} must be positive, got {raw!r}",
+            hint="sizes, packet sizes and throughputs are positive numbers",
+        )
     return v
 
 
@@ -77,27 +88,40 @@ def load_transmissions(path: str | Path | None = None) -> list[Row]:
     try:
         lines = [ln for ln in p.read_text().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     except OSError as e:
-        raise InputError(f"cannot read transmissions file {p}: {e.strerror}",
-                         hint="give an existing CSV file, or leave --transmissions out for the seed's table")
+        raise InputError(
+            f"cannot read transmissions file {p}: {e.strerror}",
+            hint="give an existing CSV file, or leave --transmissions out for the seed's table",
+        )
     reader = csv.DictReader(lines)
-    missing = [c for c in ("node_id", "size_gb", "packet_size_bytes", "optimal_throughput_mbps")
-               if c not in (reader.fieldnames or [])]
+    missing = [
+        c
+        for c in ("node_id", "size_gb", "packet_size_bytes", "optimal_throughput_mbps")
+        if c not in (reader.fieldnames or [])
+    ]
     if missing:
-        raise InputError(f"{p}: missing column(s) {', '.join(missing)}",
-                         hint=f"the header needs at least: {', '.join(_COLUMNS[:1] + _COLUMNS[2:4] + _COLUMNS[5:6])}")
+        raise InputError(
+            f"{p}: missing column(s) {', '.join(missing)}",
+            hint=f"the header needs at least: {', '.join(_COLUMNS[:1] + _COLUMNS[2:4] + _COLUMNS[5:6])}",
+        )
     rows = []
     for i, r in enumerate(reader, start=2):
         where = f"{p.name} row {i - 1} (node {r.get('node_id', '?')})"
         size = _num(r["size_gb"], "size_gb", where)
         pkt = _num(r["packet_size_bytes"], "packet_size_bytes", where)
         line = (r.get("seed_line") or "").strip()
-        rows.append(Row(
-            node_id=r["node_id"].strip(), seed_line=int(line) if line else None, size_gb=size,
-            packet_size_bytes=int(pkt), default_mbps=_num(r.get("default_throughput_mbps", ""), "default", where, True),
-            optimal_mbps=_num(r["optimal_throughput_mbps"], "optimal_throughput_mbps", where),
-            improvement_pct=_num(r.get("improvement_pct", ""), "improvement_pct", where, True),
-            default_crashed=(r.get("default_crashed") or "0").strip() in ("1", "true", "yes"),
-            note=(r.get("note") or "").strip()))
+        rows.append(
+            Row(
+                node_id=r["node_id"].strip(),
+                seed_line=int(line) if line else None,
+                size_gb=size,
+                packet_size_bytes=int(pkt),
+                default_mbps=_num(r.get("default_throughput_mbps", ""), "default", where, True),
+                optimal_mbps=_num(r["optimal_throughput_mbps"], "optimal_throughput_mbps", where),
+                improvement_pct=_num(r.get("improvement_pct", ""), "improvement_pct", where, True),
+                default_crashed=(r.get("default_crashed") or "0").strip() in ("1", "true", "yes"),
+                note=(r.get("note") or "").strip(),
+            )
+        )
     if not rows:
         raise InputError(f"{p}: no transmissions in the file", hint="add at least one row under the header")
     return rows
@@ -114,23 +138,40 @@ def _tune_one(args: tuple[Row, Host, int, float | None]) -> dict:
     t = evaluate_setting(best, tx, host).row()
     mbps = 8 * tx.packet_bytes / 1e6
     return {
-        "node_id": row.node_id, "seed_line": row.seed_line, "size_gb": row.size_gb,
-        "size_class": size_class(row.size_gb), "packet_size_bytes": row.packet_size_bytes,
+        "node_id": row.node_id,
+        "seed_line": row.seed_line,
+        "size_gb": row.size_gb,
+        "size_class": size_class(row.size_gb),
+        "packet_size_bytes": row.packet_size_bytes,
         "offered_pps": tx.rate_pps,
-        "seed_default_mbps": row.default_mbps, "seed_optimal_mbps": row.optimal_mbps,
-        "model_default_mbps": d["delivered_pps"] * mbps, "model_tuned_mbps": t["delivered_pps"] * mbps,
-        "model_default_interrupts_per_s": d["interrupts_per_s"], "model_tuned_interrupts_per_s": t["interrupts_per_s"],
-        "model_default_cpu_util": d["cpu_util"], "model_tuned_cpu_util": t["cpu_util"],
-        "tuned_setting": best.label(), "tuned_latency_s": t["latency_s"],
-        "default_livelock_pps": d["livelock_pps"], "default_livelock_mbps": d["livelock_pps"] * mbps,
-        "front_size": len(res.front_genes), "evaluations": res.n_evaluations,
+        "seed_default_mbps": row.default_mbps,
+        "seed_optimal_mbps": row.optimal_mbps,
+        "model_default_mbps": d["delivered_pps"] * mbps,
+        "model_tuned_mbps": t["delivered_pps"] * mbps,
+        "model_default_interrupts_per_s": d["interrupts_per_s"],
+        "model_tuned_interrupts_per_s": t["interrupts_per_s"],
+        "model_default_cpu_util": d["cpu_util"],
+        "model_tuned_cpu_util": t["cpu_util"],
+        "tuned_setting": best.label(),
+        "tuned_latency_s": t["latency_s"],
+        "default_livelock_pps": d["livelock_pps"],
+        "default_livelock_mbps": d["livelock_pps"] * mbps,
+        "front_size": len(res.front_genes),
+        "evaluations": res.n_evaluations,
         "linux": linux_commands(best, packet_bytes=tx.packet_bytes, host=host),
-        "seed_default_crashed": row.default_crashed, "note": row.note,
+        "seed_default_crashed": row.default_crashed,
+        "note": row.note,
     }
 
 
-def tune_rows(rows: list[Row], host: Host = DEFAULT_HOST, seed: int = 0, max_latency_s: float | None = 10e-3,
-              workers: int | None = None, progress: bool = True) -> list[dict]:
+def tune_rows(
+    rows: list[Row],
+    host: Host = DEFAULT_HOST,
+    seed: int = 0,
+    max_latency_s: float | None = 10e-3,
+    workers: int | None = None,
+    progress: bool = True,
+) -> list[dict]:
     """Tune every row separately, in parallel through the project's sweep runner."""
     tasks = [(r, host, seed, max_latency_s) for r in rows]
     return run_parallel(_tune_one, tasks, workers=workers, desc="tuning transmissions", progress=progress)

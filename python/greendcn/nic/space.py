@@ -40,7 +40,7 @@ class Catalogue:
     def enumerate(self, n_nics: int) -> np.ndarray:
         """Every combination of indices for n_nics NICs, shape (len**n_nics, n_nics)."""
         k = len(self)
-        if k ** n_nics > 5_000_000:
+        if k**n_nics > 5_000_000:
             raise InputError(f"cannot enumerate {k}**{n_nics} settings", hint="use the GA for this many NICs")
         return np.array(list(itertools.product(range(k), repeat=n_nics)), dtype=np.int64)
 
@@ -49,8 +49,14 @@ def _log_ints(lo: float, hi: float, n: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(lo, hi, n)).astype(np.int64))
 
 
-def catalogue(host: Host = DEFAULT_HOST, n_timer: int = 40, n_watermark: int = 40, n_napi: int = 30,
-              timer_range_s: tuple[float, float] = (10e-6, 100e-3), napi_max: int = 512) -> Catalogue:
+def catalogue(
+    host: Host = DEFAULT_HOST,
+    n_timer: int = 40,
+    n_watermark: int = 40,
+    n_napi: int = 30,
+    timer_range_s: tuple[float, float] = (10e-6, 100e-3),
+    napi_max: int = 512,
+) -> Catalogue:
     """The default catalogue: interrupt, timer periods from 10 us to 100 ms, watermarks from 1 packet to the
     ring size, NAPI budgets from 1 to 512 packets per poll."""
     settings: list[Setting] = [Setting("interrupt")]

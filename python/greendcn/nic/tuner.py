@@ -21,10 +21,12 @@ from .model import evaluate_shared
 from .params import DEFAULT_HOST, Host, Setting, Transmission
 from .space import Catalogue, catalogue
 
-__all__ = ["Evaluator", "TuneResult", "tune", "exhaustive", "pareto_mask", "choose", "CHOICE_RULE"]
+__all__ = ["CHOICE_RULE", "Evaluator", "TuneResult", "choose", "exhaustive", "pareto_mask", "tune"]
 
-CHOICE_RULE = ("largest total throughput; among settings within {tol:.3g} (relative) of it, the fewest "
-               "interrupts per second; ties go to the earlier catalogue entry")
+CHOICE_RULE = (
+    "largest total throughput; among settings within {tol:.3g} (relative) of it, the fewest "
+    "interrupts per second; ties go to the earlier catalogue entry"
+)
 _INFEASIBLE = 1e12
 
 
@@ -68,8 +70,14 @@ def _problem_class():
     class _TuneProblem(Problem):
         def __init__(self, ev: Evaluator):
             n = len(ev.txs)
-            super().__init__(n_var=n, n_obj=2, n_ieq_constr=1 if ev.max_latency_s else 0, xl=0,
-                             xu=len(ev.cat) - 1, vtype=int)
+            super().__init__(
+                n_var=n,
+                n_obj=2,
+                n_ieq_constr=1 if ev.max_latency_s else 0,
+                xl=0,
+                xu=len(ev.cat) - 1,
+                vtype=int,
+            )
             self.ev = ev
 
         def _evaluate(self, X, out, *args, **kwargs):
@@ -81,11 +89,10 @@ def _problem_class():
     return _TuneProblem
 
 
-
 def pareto_mask(thr: np.ndarray, irq: np.ndarray) -> np.ndarray:
     """True where no other point has throughput >= and interrupts <= with one strictly better.
     Exact duplicates of a front point are all kept."""
-    order = np.lexsort((irq, -thr))          # by throughput descending, then interrupts ascending
+    order = np.lexsort((irq, -thr))  # by throughput descending, then interrupts ascending
     keep = np.zeros(len(thr), bool)
     best_irq = np.inf
     best_thr = np.inf
@@ -132,24 +139,45 @@ class TuneResult:
         return float(self.front_interrupts_per_s[self.chosen])
 
 
-def _front(ev: Evaluator, genes: np.ndarray, F: np.ndarray, cat: Catalogue, tol: float, seed: int,
-           space: float) -> TuneResult:
+def _front(
+    ev: Evaluator, genes: np.ndarray, F: np.ndarray, cat: Catalogue, tol: float, seed: int, space: float
+) -> TuneResult:
     ok = np.ones(len(F), bool) if not ev.max_latency_s else F[:, 2] <= ev.max_latency_s
     if not ok.any():
-        raise InputError(f"no setting meets the latency limit of {ev.max_latency_s} s",
-                         hint="raise --max-latency or drop it")
+        raise InputError(
+            f"no setting meets the latency limit of {ev.max_latency_s} s",
+            hint="raise --max-latency or drop it",
+        )
     genes, F = genes[ok], F[ok]
     mask = pareto_mask(F[:, 0], F[:, 1])
     genes, F = genes[mask], F[mask]
     order = np.lexsort((F[:, 1], -F[:, 0]))
     genes, F = genes[order], F[order]
-    return TuneResult(genes, F[:, 0], F[:, 1], F[:, 2], choose(F[:, 0], F[:, 1], tol), ev.n_evaluations, space,
-                      cat, CHOICE_RULE.format(tol=tol), seed)
+    return TuneResult(
+        genes,
+        F[:, 0],
+        F[:, 1],
+        F[:, 2],
+        choose(F[:, 0], F[:, 1], tol),
+        ev.n_evaluations,
+        space,
+        cat,
+        CHOICE_RULE.format(tol=tol),
+        seed,
+    )
 
 
-def tune(txs: list[Transmission], host: Host = DEFAULT_HOST, cat: Catalogue | None = None, seed: int = 0,
-         pop_size: int = 40, n_gen: int = 30, max_latency_s: float | None = None, tol: float = 1e-3,
-         max_evaluations: int | None = None) -> TuneResult:
+def tune(
+    txs: list[Transmission],
+    host: Host = DEFAULT_HOST,
+    cat: Catalogue | None = None,
+    seed: int = 0,
+    pop_size: int = 40,
+    n_gen: int = 30,
+    max_latency_s: float | None = None,
+    tol: float = 1e-3,
+    max_evaluations: int | None = None,
+) -> TuneResult:
     """NSGA-II over one catalogue index per NIC; the NICs in `txs` share host.cpu_cores."""
     from pymoo.algorithms.moo.nsga2 import NSGA2
     from pymoo.operators.crossover.sbx import SBX
@@ -163,9 +191,13 @@ def tune(txs: list[Transmission], host: Host = DEFAULT_HOST, cat: Catalogue | No
         raise InputError("no transmissions to tune", hint="give at least one transmission")
     cat = catalogue(host) if cat is None else cat
     ev = Evaluator(list(txs), cat, host, max_latency_s)
-    algo = NSGA2(pop_size=pop_size, sampling=IntegerRandomSampling(),
-                 crossover=SBX(prob=0.9, eta=15, vtype=float, repair=RoundingRepair()),
-                 mutation=PM(eta=20, vtype=float, repair=RoundingRepair()), eliminate_duplicates=True)
+    algo = NSGA2(
+        pop_size=pop_size,
+        sampling=IntegerRandomSampling(),
+        crossover=SBX(prob=0.9, eta=15, vtype=float, repair=RoundingRepair()),
+        mutation=PM(eta=20, vtype=float, repair=RoundingRepair()),
+        eliminate_duplicates=True,
+    )
     term = get_termination("n_gen", n_gen)
     if max_evaluations is not None:
         from pymoo.core.termination import Termination
@@ -178,6 +210,7 @@ def tune(txs: list[Transmission], host: Host = DEFAULT_HOST, cat: Catalogue | No
                 return min(1.0, ev.n_evaluations / stop_at)
 
         from pymoo.termination.collection import TerminationCollection
+
         term = TerminationCollection(term, _Budget())
     minimize(_problem_class()(ev), algo, term, seed=seed, verbose=False)
     _polish(ev, tol, max_evaluations)
@@ -219,8 +252,13 @@ def _polish(ev: Evaluator, tol: float, max_evaluations: int | None, sweeps: int 
             return
 
 
-def exhaustive(txs: list[Transmission], host: Host = DEFAULT_HOST, cat: Catalogue | None = None,
-               max_latency_s: float | None = None, tol: float = 1e-3) -> TuneResult:
+def exhaustive(
+    txs: list[Transmission],
+    host: Host = DEFAULT_HOST,
+    cat: Catalogue | None = None,
+    max_latency_s: float | None = None,
+    tol: float = 1e-3,
+) -> TuneResult:
     """Evaluate every combination (small spaces only) and return the exact front and choice."""
     cat = catalogue(host) if cat is None else cat
     ev = Evaluator(list(txs), cat, host, max_latency_s)
