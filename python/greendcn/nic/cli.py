@@ -1,4 +1,4 @@
-"""`greendcn nic ...`: the receive-path model, the NAPI load curve, the GA tuner and the event-sim cross-check."""
+"""`greendcn nic ...`: the receive-path model, the NAPI load curve, the GA tuner, the event-sim cross-check."""
 
 from __future__ import annotations
 
@@ -262,8 +262,9 @@ def tune(
     echo_table(summary)
     if all(abs(r["model_mean_throughput_change_pct"]) < 0.1 for r in summary):
         print(
-            "note: at these offered loads our model loses no packet under any mode, so tuning changes interrupts "
-            "and CPU, not throughput; the seed's measured gains are not explained by the receive path alone"
+            "note: at these offered loads our model loses no packet under any mode, so tuning changes "
+            "interrupts and CPU, not throughput; the seed's measured gains are not explained by the receive "
+            "path alone"
         )
     payload: dict = {
         "default_setting": default_setting().label(),
