@@ -1,4 +1,4 @@
-"""`greendcn nic ...`: the receive-path model, the NAPI load curve, the GA tuner, the event-sim cross-check."""
+"""`greendcn nic ...`: receive-path model, NAPI load curve, GA tuner and event-sim cross-check."""
 
 from __future__ import annotations
 
