@@ -33,6 +33,7 @@ def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
         assert r["model_tuned_interrupts_per_s"] <= r["model_default_interrupts_per_s"]
         assert r["tuned_latency_s"] <= data["max_latency_s"]
         assert r["size_class"] in ("small", "medium", "big") and r["linux"]
+        assert r["tuned_setting"] in [f["setting"] for f in r["front"]]
     node3 = rows[2]
     assert node3["seed_default_crashed"] and node3["default_livelock_mbps"] > node3["seed_optimal_mbps"]
 

@@ -156,7 +156,12 @@ def _tune_one(args: tuple[Row, Host, int, float | None]) -> dict:
         "tuned_latency_s": t["latency_s"],
         "default_livelock_pps": d["livelock_pps"],
         "default_livelock_mbps": d["livelock_pps"] * mbps,
-        "front_size": len(res.front_genes),
+        "front": [
+            {"setting": res.catalogue.settings[g[0]].label(), "throughput_mbps": thr / 1e6,
+             "interrupts_per_s": irq, "latency_s": lat}
+            for g, thr, irq, lat in zip(res.front_genes, res.front_throughput_bps.tolist(),
+                                        res.front_interrupts_per_s.tolist(), res.front_latency_s.tolist())
+        ],
         "evaluations": res.n_evaluations,
         "linux": linux_commands(best, packet_bytes=tx.packet_bytes, host=host),
         "seed_default_crashed": row.default_crashed,
