@@ -1,0 +1,70 @@
+"""`greendcn energy`: compare and router work on built-in defaults; bad input gives error + hint, no traceback."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "greendcn.cli", "energy", *args], capture_output=True,
+                          text=True, timeout=180, cwd=cwd)
+
+
+def test_compare_defaults_print_table_write_json_and_figure(tmp_path):
+    out = run_cli("compare", "--json", str(tmp_path / "c.json"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "fat-tree 1:1 (Wedge 100BF-65X)" in out.stdout and "1417.7" in out.stdout
+    png = tmp_path / "energy-compare.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    doc = json.loads((tmp_path / "c.json").read_text())
+    recs = doc["records"]
+    assert len(recs) == 8 * 8  # 8 architectures x node counts 1024, 2048, ..., 131072
+    r = next(x for x in recs if x["architecture"].startswith("fat-tree 1:1 (Wedge") and x["nodes"] == 65536)
+    assert r["power_w"] == pytest.approx(1_417_728.0) and sum(r["switches"].values()) == 5120
+    omitted = [x for x in recs if x["power_w"] is None]
+    assert omitted and all("omitted" in x["note"] for x in omitted)
+    assert doc["switches"]["sn2700"]["power_w"] == 90.5 and "Table 2.1" in doc["switches"]["sn2700"]["source"]
+
+
+def test_router_defaults_give_a_feasible_plan_below_the_default(tmp_path):
+    out = run_cli("router", "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stderr
+    assert "plan:" in out.stdout and "default (all 4 cores" in out.stdout
+    assert "example" in out.stderr  # the built-in platform is labelled an example
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["offered_pps"] == pytest.approx(1.5e6)
+    assert doc["plan_throughput_pps"] == pytest.approx(1.5e6)
+    assert doc["plan_power_w"] <= doc["default_power_w"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("compare", "--nodes", "0"), "node count 0"),
+    (("compare", "--nodes", "0:1024"), "node count 0"),
+    (("compare", "--tor-switch", "nope"), "unknown switch 'nope'"),
+    (("router", "--load", "9Mpps"), "above the capacity"),
+    (("router", "--load", "fast"), "--load"),
+])
+def test_bad_input_is_a_clear_error(args, message, tmp_path):
+    out = run_cli(*args, cwd=tmp_path)
+    assert out.returncode == 1
+    assert message in out.stderr and "hint:" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_fit_command_on_a_samples_file(tmp_path):
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from test_power_fit import synthetic
+
+    from greendcn.power.router_fit import SAMPLE_COLUMNS
+
+    _, s = synthetic(1)
+    path = tmp_path / "s.csv"
+    lines = [",".join(SAMPLE_COLUMNS)] + [",".join(repr(float(v)) for v in row)
+                                          for row in zip(*(s[c] for c in SAMPLE_COLUMNS))]
+    path.write_text("\n".join(lines) + "\n")
+    out = run_cli("fit", str(path), "--json", str(tmp_path / "f.json"))
+    assert out.returncode == 0, out.stderr
+    doc = json.loads((tmp_path / "f.json").read_text())
+    assert doc["chi_coeffs"][0] == 0.0 and doc["max_error_pct"] < 1.5
