@@ -8,8 +8,14 @@ import pytest
 
 
 def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "greendcn.cli", "energy", *args], capture_output=True,
-                          text=True, timeout=180, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "greendcn.cli", "energy", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=cwd,
+    )
 
 
 def test_compare_defaults_print_table_write_json_and_figure(tmp_path):
@@ -39,13 +45,16 @@ def test_router_defaults_give_a_feasible_plan_below_the_default(tmp_path):
     assert doc["plan_power_w"] <= doc["default_power_w"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (("compare", "--nodes", "0"), "node count 0"),
-    (("compare", "--nodes", "0:1024"), "node count 0"),
-    (("compare", "--tor-switch", "nope"), "unknown switch 'nope'"),
-    (("router", "--load", "9Mpps"), "above the capacity"),
-    (("router", "--load", "fast"), "--load"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("compare", "--nodes", "0"), "node count 0"),
+        (("compare", "--nodes", "0:1024"), "node count 0"),
+        (("compare", "--tor-switch", "nope"), "unknown switch 'nope'"),
+        (("router", "--load", "9Mpps"), "above the capacity"),
+        (("router", "--load", "fast"), "--load"),
+    ],
+)
 def test_bad_input_is_a_clear_error(args, message, tmp_path):
     out = run_cli(*args, cwd=tmp_path)
     assert out.returncode == 1
@@ -55,14 +64,14 @@ def test_bad_input_is_a_clear_error(args, message, tmp_path):
 
 def test_fit_command_on_a_samples_file(tmp_path):
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-    from test_power_fit import synthetic
-
     from greendcn.power.router_fit import SAMPLE_COLUMNS
+    from test_power_fit import synthetic
 
     _, s = synthetic(1)
     path = tmp_path / "s.csv"
-    lines = [",".join(SAMPLE_COLUMNS)] + [",".join(repr(float(v)) for v in row)
-                                          for row in zip(*(s[c] for c in SAMPLE_COLUMNS))]
+    lines = [",".join(SAMPLE_COLUMNS)] + [
+        ",".join(repr(float(v)) for v in row) for row in zip(*(s[c] for c in SAMPLE_COLUMNS))
+    ]
     path.write_text("\n".join(lines) + "\n")
     out = run_cli("fit", str(path), "--json", str(tmp_path / "f.json"))
     assert out.returncode == 0, out.stderr

@@ -3,8 +3,15 @@
 import pytest
 
 from greendcn.errors import InputError
-from greendcn.power import (ConstantPower, Counters, EnergyModels, LinearPower, StatePower, default_models,
-                            run_energy)
+from greendcn.power import (
+    ConstantPower,
+    Counters,
+    EnergyModels,
+    LinearPower,
+    StatePower,
+    default_models,
+    run_energy,
+)
 
 NODES = [("H0", "host"), ("H1", "host"), ("E0", "switch"), ("core0", "switch")]
 LINKS = [(0, 2), (1, 2), (2, 3)]  # H0-E0, H1-E0, E0-core0
@@ -15,36 +22,65 @@ def results(bytes_received=(150_000, 50_000), with_series=False) -> dict:
     for i, (a, b) in enumerate(LINKS):
         for d, (x, y) in enumerate([(a, b), (b, a)]):
             nbytes = 100_000 * (i + 1) + 1000 * d
-            dirs.append({"link": i, "dir": 2 * i + d, "from": x, "to": y, "bytes_sent": nbytes,
-                         "packets_sent": nbytes // 1000, "busy_ps": nbytes * 8000, "drops": 0, "drop_bytes": 0,
-                         "peak_queue_packets": 0, "peak_queue_bytes": 0})
+            dirs.append(
+                {
+                    "link": i,
+                    "dir": 2 * i + d,
+                    "from": x,
+                    "to": y,
+                    "bytes_sent": nbytes,
+                    "packets_sent": nbytes // 1000,
+                    "busy_ps": nbytes * 8000,
+                    "drops": 0,
+                    "drop_bytes": 0,
+                    "peak_queue_packets": 0,
+                    "peak_queue_bytes": 0,
+                }
+            )
     out = {
-        "flows": [{"id": k, "bytes_received": b, "size_bytes": 200_000} for k, b in enumerate(bytes_received)],
+        "flows": [
+            {"id": k, "bytes_received": b, "size_bytes": 200_000} for k, b in enumerate(bytes_received)
+        ],
         "links": dirs,
-        "nodes": [{"name": n, "kind": k, "packets_sent": 0, "packets_received": 0, "packets_forwarded": 0}
-                  for n, k in NODES],
+        "nodes": [
+            {"name": n, "kind": k, "packets_sent": 0, "packets_received": 0, "packets_forwarded": 0}
+            for n, k in NODES
+        ],
         "summary": {"sim_time_ps": 2_000_000_000},  # 2 ms
         "series": None,
     }
     if with_series:
         # two 1 ms windows covering the 2 ms run; each direction's bytes split 70/30 between them
-        out["series"] = {"window_ps": 1_000_000_000,
-                         "link_bytes": [[d["bytes_sent"] * 7 // 10, d["bytes_sent"] - d["bytes_sent"] * 7 // 10]
-                                        for d in dirs]}
+        out["series"] = {
+            "window_ps": 1_000_000_000,
+            "link_bytes": [
+                [d["bytes_sent"] * 7 // 10, d["bytes_sent"] - d["bytes_sent"] * 7 // 10] for d in dirs
+            ],
+        }
     return out
 
 
 def models() -> EnergyModels:
     return EnergyModels(
-        nodes={"switch": ConstantPower(100.0), "core*": LinearPower(static_w=200.0, joules_per_bit=1e-9),
-               "H1": ConstantPower(0.0)},
-        links={"host-switch": LinearPower(per_port_w=1.0, joules_per_packet=1e-6)})
+        nodes={
+            "switch": ConstantPower(100.0),
+            "core*": LinearPower(static_w=200.0, joules_per_bit=1e-9),
+            "H1": ConstantPower(0.0),
+        },
+        links={"host-switch": LinearPower(per_port_w=1.0, joules_per_packet=1e-6)},
+    )
 
 
 def test_total_is_the_sum_over_devices_and_models_attach_by_name_prefix_kind():
     rep = run_energy(results(), models())
     by = {d["name"]: d for d in rep.devices}
-    assert set(by) == {"H1", "E0", "core0", "link0:H0-E0", "link1:H1-E0"}  # H0 and the E0-core0 link: no model
+    assert set(by) == {
+        "H1",
+        "E0",
+        "core0",
+        "link0:H0-E0",
+        "link1:H1-E0",
+    }  # H0 and the E0-core0 link: no model
     assert rep.total_energy_j == pytest.approx(sum(d["energy_j"] for d in rep.devices))
     t = 2e-3
     assert by["E0"]["energy_j"] == pytest.approx(100.0 * t)  # by kind

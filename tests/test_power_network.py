@@ -6,15 +6,30 @@ import math
 import pytest
 
 from greendcn.errors import InputError
-from greendcn.power import (FatTree, OpticalDesign, compare, fat_tree_counts, fat_tree_max_hosts,
-                            get_switch, load_switch_table, network_power, node_counts, shipped_switches)
+from greendcn.power import (
+    FatTree,
+    OpticalDesign,
+    compare,
+    fat_tree_counts,
+    fat_tree_max_hosts,
+    get_switch,
+    load_switch_table,
+    network_power,
+    node_counts,
+    shipped_switches,
+)
 
 
 def test_shipped_table_is_seed_001_table_2_1_with_sources():
     t = shipped_switches()
     # seed 001 Table 2.1 (measured) and the 10 W projection beside it (line 472)
-    expected = {"selector_v1": 2.7, "selector_v2": 27.6, "wedge100bf65x": 276.9, "sn2700": 90.5,
-                "selector_v2_optimized": 10.0}
+    expected = {
+        "selector_v1": 2.7,
+        "selector_v2": 27.6,
+        "wedge100bf65x": 276.9,
+        "sn2700": 90.5,
+        "selector_v2_optimized": 10.0,
+    }
     assert {k: v.power_w for k, v in t.items()} == expected
     assert t["wedge100bf65x"].ports == 64 and t["sn2700"].ports == 32
     assert not t["selector_v2_optimized"].measured and t["selector_v1"].measured
@@ -24,7 +39,7 @@ def test_shipped_table_is_seed_001_table_2_1_with_sources():
 @pytest.mark.parametrize("k", [4, 8, 16, 32, 64])
 def test_full_three_tier_fat_tree_counts(k):
     # A k-port 3-tier 1:1 fat-tree holds k^3/4 hosts with 5k^2/4 switches (k^2/2 edge, k^2/2 agg, k^2/4 core).
-    n = k ** 3 // 4
+    n = k**3 // 4
     assert fat_tree_max_hosts(k, 1, 3) == n
     c = fat_tree_counts(n, k, 1)
     assert (c["tor"], c["aggregation"], c["core"], c["tiers"]) == (k * k // 2, k * k // 2, k * k // 4, 3)
@@ -58,15 +73,17 @@ def test_partial_trees_round_each_layer_up_and_add_tiers():
 
 
 def test_optical_counting_rules_are_parameters():
-    d = OpticalDesign("x", "wedge100bf65x", "selector_v1", hosts_per_tor=32, uplinks_per_tor=32,
-                      optical_ports=256)
+    d = OpticalDesign(
+        "x", "wedge100bf65x", "selector_v1", hosts_per_tor=32, uplinks_per_tor=32, optical_ports=256
+    )
     rec = network_power(d, 32768)
     assert rec["switches"] == {"tor:wedge100bf65x": 1024, "optical:selector_v1": 128}
     assert rec["power_w"] == pytest.approx(1024 * 276.9 + 128 * 2.7)
     # the thesis' SelectorNet design point (Sec. 2.4): 8 ToRs of 16 servers per 128-server super rack, each
     # with 8 uplinks to 256-port selectors -> 32,768 servers need 2,048 ToRs and 64 selectors
-    thesis = OpticalDesign("sn", "wedge100bf65x", "selector_v1", hosts_per_tor=16, uplinks_per_tor=8,
-                           optical_ports=256)
+    thesis = OpticalDesign(
+        "sn", "wedge100bf65x", "selector_v1", hosts_per_tor=16, uplinks_per_tor=8, optical_ports=256
+    )
     assert network_power(thesis, 32768)["switches"]["optical:selector_v1"] == 64
     with pytest.raises(InputError, match="exceed"):
         network_power(OpticalDesign("bad", "sn2700", "selector_v1", 32, 32), 100)
@@ -89,16 +106,20 @@ def test_default_comparison_shows_the_shape_the_thesis_describes():
 
 def test_user_tables_extend_and_override(tmp_path):
     csv_path = tmp_path / "mine.csv"
-    csv_path.write_text("id,model,kind,ports,port_rate_gbps,power_w,measured,source\n"
-                        "tiny,Tiny switch,packet,8,10,12.5,true,my meter 2024\n"
-                        "sn2700,Mellanox SN2700 (my unit),packet,32,100,80,true,my meter\n")
+    csv_path.write_text(
+        "id,model,kind,ports,port_rate_gbps,power_w,measured,source\n"
+        "tiny,Tiny switch,packet,8,10,12.5,true,my meter 2024\n"
+        "sn2700,Mellanox SN2700 (my unit),packet,32,100,80,true,my meter\n"
+    )
     t = load_switch_table(csv_path)
     assert t["tiny"].power_w == 12.5 and t["sn2700"].power_w == 80 and t["wedge100bf65x"].power_w == 276.9
     rec = network_power(FatTree("ft", "tiny", 1), 128, t)
     assert rec["power_w"] == pytest.approx(sum(rec["switches"].values()) * 12.5)
     toml_path = tmp_path / "mine.toml"
-    toml_path.write_text('[switch.ocs]\nmodel = "o"\nkind = "optical"\nports = 128\nport_rate_gbps = 400\n'
-                         'power_w = 5\nmeasured = false\nsource = "datasheet"\n')
+    toml_path.write_text(
+        '[switch.ocs]\nmodel = "o"\nkind = "optical"\nports = 128\nport_rate_gbps = 400\n'
+        'power_w = 5\nmeasured = false\nsource = "datasheet"\n'
+    )
     assert load_switch_table(toml_path)["ocs"].ports == 128
     toml_path.write_text('[switch.ocs]\nmodel = "o"\nkind = "optical"\n')
     with pytest.raises(InputError, match="lacks"):

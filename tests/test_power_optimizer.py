@@ -5,8 +5,17 @@ import numpy as np
 import pytest
 
 from greendcn.errors import InputError
-from greendcn.power import (RouterPlatform, core_capacity_pps, default_plan, example_platform,
-                            max_capacity_pps, optimize, optimize_exact, optimize_per_core, phi_multicore)
+from greendcn.power import (
+    RouterPlatform,
+    core_capacity_pps,
+    default_plan,
+    example_platform,
+    max_capacity_pps,
+    optimize,
+    optimize_exact,
+    optimize_per_core,
+    phi_multicore,
+)
 
 
 def random_platform(rng: np.random.Generator, cores: int, freqs: int, idle_per_core: bool) -> RouterPlatform:
@@ -15,8 +24,16 @@ def random_platform(rng: np.random.Generator, cores: int, freqs: int, idle_per_c
     idle = rng.uniform(2, 10, freqs)  # not monotone in f on purpose: the exact claim must not rely on it
     active = idle + rng.uniform(2, 20, freqs)
     gamma = np.concatenate([[1.0], 1 + np.cumsum(rng.uniform(0.4, 1.0, cores - 1))])
-    return RouterPlatform("rand", tuple(f), tuple(r_max), tuple(idle), tuple(active), tuple(gamma),
-                          idle_per_core=idle_per_core, inactive_core_w=float(rng.uniform(0, 2)))
+    return RouterPlatform(
+        "rand",
+        tuple(f),
+        tuple(r_max),
+        tuple(idle),
+        tuple(active),
+        tuple(gamma),
+        idle_per_core=idle_per_core,
+        inactive_core_w=float(rng.uniform(0, 2)),
+    )
 
 
 def check_plan(platform: RouterPlatform, plan, load: float) -> None:
@@ -57,9 +74,12 @@ def test_even_split_misses_the_optimum_because_chi_bends():
     p = example_platform()
     load = 1.1e6
     plan = optimize(p, load)
-    even = min(phi_multicore(p, [f] * n, [load / n] * n)
-               for n in range(1, p.cores + 1) for f in p.frequencies_hz
-               if load / n <= core_capacity_pps(p, f, n))
+    even = min(
+        phi_multicore(p, [f] * n, [load / n] * n)
+        for n in range(1, p.cores + 1)
+        for f in p.frequencies_hz
+        if load / n <= core_capacity_pps(p, f, n)
+    )
     assert plan.power_w < even - 0.5
     loads = sorted(c.load_pps for c in plan.cores)
     assert loads[-1] - loads[0] > 1e5
@@ -67,8 +87,15 @@ def test_even_split_misses_the_optimum_because_chi_bends():
 
 def test_scales_to_many_cores_and_frequencies():
     f = np.linspace(1.2e9, 3.2e9, 16)
-    p = RouterPlatform("big", tuple(f), tuple(1.04e6 * f / 3e9), tuple(5 + f / 1e9), tuple(4 + 8.32e-9 * f * 3),
-                       gamma=tuple(1 + 0.9 * n for n in range(32)), inactive_core_w=0.5)
+    p = RouterPlatform(
+        "big",
+        tuple(f),
+        tuple(1.04e6 * f / 3e9),
+        tuple(5 + f / 1e9),
+        tuple(4 + 8.32e-9 * f * 3),
+        gamma=tuple(1 + 0.9 * n for n in range(32)),
+        inactive_core_w=0.5,
+    )
     load = 8e6
     plan = optimize(p, load, units=256)
     check_plan(p, plan, load)
@@ -84,7 +111,9 @@ def test_per_core_loads_pick_the_cheapest_feasible_frequency():
         for f in p.frequencies_hz:
             if c.load_pps <= core_capacity_pps(p, f, 2):
                 others = [x for x in plan.cores if x is not c]
-                alt = phi_multicore(p, [f] + [o.f_hz for o in others], [c.load_pps] + [o.load_pps for o in others])
+                alt = phi_multicore(
+                    p, [f] + [o.f_hz for o in others], [c.load_pps] + [o.load_pps for o in others]
+                )
                 assert plan.power_w <= alt + 1e-9
 
 
