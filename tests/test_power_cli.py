@@ -77,3 +77,47 @@ def test_fit_command_on_a_samples_file(tmp_path):
     assert out.returncode == 0, out.stderr
     doc = json.loads((tmp_path / "f.json").read_text())
     assert doc["chi_coeffs"][0] == 0.0 and doc["max_error_pct"] < 1.5
+
+
+def test_router_with_a_platform_file_exact_and_per_core(tmp_path):
+    plat = tmp_path / "p.toml"
+    plat.write_text(
+        'name = "two-core"\ngamma = [1.0, 1.8]\ninactive_core_w = 0.5\n'
+        "[[frequency]]\nf_hz = 1e9\nr_max_pps = 4e5\nphi_idle_w = 3\nphi_active_w = 9\n"
+        "[[frequency]]\nf_hz = 2e9\nr_max_pps = 8e5\nphi_idle_w = 4\nphi_active_w = 16\n"
+    )
+    dp = run_cli(
+        "router",
+        "--platform",
+        str(plat),
+        "--load",
+        "900kpps",
+        "--units",
+        "16",
+        "--json",
+        str(tmp_path / "a.json"),
+    )
+    ex = run_cli(
+        "router",
+        "--platform",
+        str(plat),
+        "--load",
+        "900kpps",
+        "--units",
+        "16",
+        "--exact",
+        "--json",
+        str(tmp_path / "b.json"),
+    )
+    assert dp.returncode == 0 and ex.returncode == 0, dp.stderr + ex.stderr
+    a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
+    assert a["plan_power_w"] == pytest.approx(b["plan_power_w"], abs=1e-9)
+    assert a["platform"] == "two-core" and "example" not in dp.stderr
+    pc = run_cli(
+        "router", "--platform", str(plat), "--per-core", "300kpps,200kpps", "--json", str(tmp_path / "c.json")
+    )
+    assert pc.returncode == 0, pc.stderr
+    c = json.loads((tmp_path / "c.json").read_text())
+    assert [x["load_pps"] for x in c["cores"]] == [3e5, 2e5]
+    bad = run_cli("router", "--platform", str(tmp_path / "missing.toml"))
+    assert bad.returncode == 1 and "cannot read platform file" in bad.stderr and "hint:" in bad.stderr
