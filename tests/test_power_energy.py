@@ -144,3 +144,23 @@ def test_device_models_and_their_errors():
     assert rp.energy_j(Counters(2.0, packets=1.0e6)) == pytest.approx(2.0 * float(phi(rp.platform, 3e9, 5e5)))
     with pytest.raises(InputError, match="lack 'summary'"):
         run_energy({"nodes": [], "links": []})
+
+
+def test_scenario_power_table_builds_the_models():
+    from pydantic import ValidationError
+
+    from greendcn.power.config import PowerConfig
+
+    rep = run_energy(results(), PowerConfig().models())  # defaults: SN2700 switches only
+    assert rep.total_energy_j == pytest.approx(2 * 90.5 * 2e-3)
+    cfg = PowerConfig(switch="wedge100bf65x", nodes={"core*": 50.0}, host_w=10.0, link_pj_per_bit=5.0)
+    rep = run_energy(results(), cfg.models())
+    by = {d["name"]: d["energy_j"] for d in rep.devices}
+    t = 2e-3
+    assert by["E0"] == pytest.approx(276.9 * t) and by["core0"] == pytest.approx(50.0 * t)
+    assert by["H0"] == pytest.approx(10.0 * t)
+    assert by["link2:E0-core0"] == pytest.approx(5e-12 * 8 * (300_000 + 301_000))
+    with pytest.raises(InputError, match="unknown switch"):
+        PowerConfig(switch="nope").models()
+    with pytest.raises(ValidationError):
+        PowerConfig(host_w=-1)
