@@ -164,3 +164,13 @@ def test_scenario_power_table_builds_the_models():
         PowerConfig(switch="nope").models()
     with pytest.raises(ValidationError):
         PowerConfig(host_w=-1)
+
+
+def test_the_documented_power_table_parses():
+    import tomllib
+
+    import greendcn.power.config as config
+
+    snippet = config.__doc__.split("```toml")[1].split("```")[0]
+    cfg = config.PowerConfig(**tomllib.loads(snippet)["power"])
+    assert cfg.switch == "sn2700" and cfg.nodes == {"core*": 276.9} and cfg.switch_table == "my.toml"
