@@ -33,6 +33,7 @@ def version() -> None:
 # Each capability owns one typer sub-app in its own package: (command name, module with an `app`).
 # Add yours here, one line each, in alphabetical order.
 SUBAPPS: list[tuple[str, str]] = [
+    ("energy", ".power.cli"),
     ("nic", ".nic.cli"),
 ]
 
