@@ -216,6 +216,12 @@ def tune(
     joint: bool = typer.Option(
         False, "--joint", help="Also tune all NICs together, sharing the CPU (--cores)."
     ),
+    power: bool = typer.Option(
+        False, "--power", help="Add CPU power (seed 004 Eq. 2, example Xeon platform) as a third objective."
+    ),
+    frequency: str | None = typer.Option(
+        None, "--frequency", help="Core frequency for --power, one of the platform's (default: the highest)."
+    ),
     workers: int | None = typer.Option(None, "--workers", help="Processes (default: all cores)."),
     ring: int = RingOpt,
     irq_cost: str = IrqOpt,
@@ -236,8 +242,9 @@ def tune(
         else _quantity(max_latency, parse_time_s, "--max-latency", "e.g. 10ms, or none")
     )
     rows = load_transmissions(transmissions)
+    pm = _power_model(power, frequency)
     info(f"tuning {len(rows)} transmissions; default setting (our assumption): {default_setting().label()}")
-    out = tune_rows(rows, host, seed=seed, max_latency_s=lat, workers=workers)
+    out = tune_rows(rows, host, seed=seed, max_latency_s=lat, workers=workers, power=pm)
     echo_table(
         [
             {
@@ -250,6 +257,8 @@ def tune(
                 "model_tuned_Mbps": o["model_tuned_mbps"],
                 "dflt_irq/s": o["model_default_interrupts_per_s"],
                 "tuned_irq/s": o["model_tuned_interrupts_per_s"],
+                "dflt_W": o["model_default_cpu_power_w"],
+                "tuned_W": o["model_tuned_cpu_power_w"],
                 "tuned": o["tuned_setting"],
                 "dflt_livelock_Mbps": o["default_livelock_mbps"],
                 "seed_note": "default crashed (seed)" if o["seed_default_crashed"] else "",
@@ -277,7 +286,7 @@ def tune(
         "linux_caveat": CAVEAT,
     }
     if joint:
-        payload["joint"] = _joint(rows, host, seed, lat)
+        payload["joint"] = _joint(rows, host, seed, lat, pm)
     print(f"\nrule: {_rule()}")
     print(
         "default: one interrupt per packet (our assumption; the seed does not print PF_RING 5.4.6's default)"
@@ -327,12 +336,31 @@ def _rule() -> str:
     return CHOICE_RULE.format(tol=1e-3)
 
 
-def _joint(rows, host: Host, seed: int, lat: float | None) -> dict:
+def _power_model(power: bool, frequency: str | None):
+    """The CPU power objective (--power), priced on greendcn.power's example platform."""
+    from .cpupower import CpuPower
+
+    if frequency is not None and not power:
+        fail("--frequency only applies with --power", hint="add --power, or drop --frequency")
+    if not power:
+        return None
+    f = None
+    if frequency is not None:
+        t = frequency.strip().lower().removesuffix("hz")
+        scale = {"g": 1e9, "m": 1e6, "k": 1e3}.get(t[-1:], 1.0)
+        try:
+            f = float(t[:-1] if scale != 1.0 else t) * scale
+        except ValueError:
+            fail(f"--frequency: cannot read {frequency!r}", hint="write it like 3GHz")
+    return CpuPower.from_platform(None, f)
+
+
+def _joint(rows, host: Host, seed: int, lat: float | None, pm=None) -> dict:
     from .tuner import tune as ga
 
     txs = [r.transmission() for r in rows]
     info(f"joint tuning of {len(txs)} NICs sharing {host.cpu_cores:g} core(s)")
-    res = ga(txs, host, seed=seed, pop_size=60, n_gen=60, max_latency_s=lat)
+    res = ga(txs, host, seed=seed, pop_size=60, n_gen=60, max_latency_s=lat, power=pm)
     print(
         f"\njoint ({len(txs)} NICs, one CPU of {host.cpu_cores:g} core(s)): front of {len(res.front_genes)} "
         f"points; chosen: {res.chosen_throughput_bps / 1e6:.6g} Mbps, {res.chosen_interrupts_per_s:.6g} "
@@ -341,7 +369,8 @@ def _joint(rows, host: Host, seed: int, lat: float | None) -> dict:
     return {
         "front": [
             {"throughput_bps": float(t), "interrupts_per_s": float(i)}
-            for t, i in zip(res.front_throughput_bps, res.front_interrupts_per_s)
+            | ({} if res.front_power_w is None else {"cpu_power_w": float(res.front_power_w[k])})
+            for k, (t, i) in enumerate(zip(res.front_throughput_bps, res.front_interrupts_per_s))
         ],
         "chosen": [s.label() for s in res.chosen_settings],
         "chosen_throughput_bps": res.chosen_throughput_bps,

@@ -35,6 +35,7 @@ class PathResult:
     interrupts_per_s: np.ndarray
     polls_per_s: np.ndarray
     cpu_util: np.ndarray  # busy fraction of the CPU capacity given to this path
+    busy_cores: np.ndarray  # CPU work per second, in cores (cpu_util times the capacity given)
     cpu_demand_cores: np.ndarray  # cores needed to deliver everything offered (may exceed the capacity)
     latency_s: np.ndarray  # mean arrival-to-delivery delay (inf when nothing is delivered)
     livelock: np.ndarray  # interrupt/wake-up work alone takes the whole CPU
@@ -142,6 +143,7 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         interrupts_per_s=pick(irq0, wakes, irq3),
         polls_per_s=pick(np.zeros_like(lam), wakes, polls3),
         cpu_util=np.minimum(pick(busy0, busy1, busy3) / C, 1.0),
+        busy_cores=np.minimum(pick(busy0, busy1, busy3), C),
         cpu_demand_cores=pick(
             lam * (ci + ck), o * wakes + lam * ck, np.where(lam < lam_sat, busy3, lam * C / lam_sat)
         ),

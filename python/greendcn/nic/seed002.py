@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..sweep import run_parallel
+from .cpupower import CpuPower, cpu_power_w
 from .linux import linux_commands
 from .model import evaluate_setting
 from .params import DEFAULT_HOST, Host, Transmission, default_setting
@@ -127,11 +128,15 @@ def load_transmissions(path: str | Path | None = None) -> list[Row]:
     return rows
 
 
-def _tune_one(args: tuple[Row, Host, int, float | None]) -> dict:
-    """Tune one transmission alone on the host (module-level for the process pool)."""
-    row, host, seed, max_latency_s = args
+def _tune_one(args: tuple[Row, Host, int, float | None, CpuPower | None]) -> dict:
+    """Tune one transmission alone on the host (module-level for the process pool). Power in W is always
+    reported (priced with `power`, or the example platform at its top frequency); it is an objective only
+    when `power` is given."""
+    row, host, seed, max_latency_s, power = args
     tx = row.transmission()
-    res = tune([tx], host, seed=seed, pop_size=20, n_gen=15, max_latency_s=max_latency_s)
+    res = tune([tx], host, seed=seed, pop_size=20, n_gen=15, max_latency_s=max_latency_s, power=power)
+    pricing = power if power is not None else CpuPower.from_platform()
+    host = pricing.host_at_frequency(host)
     best = res.chosen_settings[0]
     dflt = default_setting()
     d = evaluate_setting(dflt, tx, host).row()
@@ -152,15 +157,25 @@ def _tune_one(args: tuple[Row, Host, int, float | None]) -> dict:
         "model_tuned_interrupts_per_s": t["interrupts_per_s"],
         "model_default_cpu_util": d["cpu_util"],
         "model_tuned_cpu_util": t["cpu_util"],
+        "model_default_cpu_power_w": float(cpu_power_w(d["busy_cores"], host.cpu_cores, pricing)),
+        "model_tuned_cpu_power_w": float(cpu_power_w(t["busy_cores"], host.cpu_cores, pricing)),
         "tuned_setting": best.label(),
         "tuned_latency_s": t["latency_s"],
         "default_livelock_pps": d["livelock_pps"],
         "default_livelock_mbps": d["livelock_pps"] * mbps,
         "front": [
-            {"setting": res.catalogue.settings[g[0]].label(), "throughput_mbps": thr / 1e6,
-             "interrupts_per_s": irq, "latency_s": lat}
-            for g, thr, irq, lat in zip(res.front_genes, res.front_throughput_bps.tolist(),
-                                        res.front_interrupts_per_s.tolist(), res.front_latency_s.tolist())
+            {
+                "setting": res.catalogue.settings[g[0]].label(),
+                "throughput_mbps": thr / 1e6,
+                "interrupts_per_s": irq,
+                "latency_s": lat,
+            }
+            for g, thr, irq, lat in zip(
+                res.front_genes,
+                res.front_throughput_bps.tolist(),
+                res.front_interrupts_per_s.tolist(),
+                res.front_latency_s.tolist(),
+            )
         ],
         "evaluations": res.n_evaluations,
         "linux": linux_commands(best, packet_bytes=tx.packet_bytes, host=host),
@@ -176,7 +191,8 @@ def tune_rows(
     max_latency_s: float | None = 10e-3,
     workers: int | None = None,
     progress: bool = True,
+    power: CpuPower | None = None,
 ) -> list[dict]:
     """Tune every row separately, in parallel through the project's sweep runner."""
-    tasks = [(r, host, seed, max_latency_s) for r in rows]
+    tasks = [(r, host, seed, max_latency_s, power) for r in rows]
     return run_parallel(_tune_one, tasks, workers=workers, desc="tuning transmissions", progress=progress)

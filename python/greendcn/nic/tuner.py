@@ -7,7 +7,10 @@ integers, duplicates removed. Several NICs are tuned jointly when they share a C
 
 Every distinct setting vector is evaluated once (a cache keyed by the gene vector); the GA's front is the
 non-dominated set of everything it evaluated. The chosen setting follows a stated rule: the largest total
-throughput, and among settings within `tol` of it, the fewest interrupts.
+throughput, and among settings within `tol` of it, the fewest interrupts (then the least CPU power).
+
+With `power=CpuPower(...)` CPU power becomes a third objective (our addition; cpupower.py prices the busy
+cores with seed 004's Eq. 2).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from .cpupower import CpuPower, cpu_power_w
 from .model import evaluate_shared
 from .params import DEFAULT_HOST, Host, Setting, Transmission
 from .space import Catalogue, catalogue
@@ -25,7 +29,7 @@ __all__ = ["CHOICE_RULE", "Evaluator", "TuneResult", "choose", "exhaustive", "pa
 
 CHOICE_RULE = (
     "largest total throughput; among settings within {tol:.3g} (relative) of it, the fewest "
-    "interrupts per second; ties go to the earlier catalogue entry"
+    "interrupts per second, then the least CPU power; ties go to the earlier catalogue entry"
 )
 _INFEASIBLE = 1e12
 
@@ -33,22 +37,32 @@ _INFEASIBLE = 1e12
 class Evaluator:
     """Objectives of gene vectors (rows of catalogue indices), with a cache so nothing is evaluated twice."""
 
-    def __init__(self, txs: list[Transmission], cat: Catalogue, host: Host, max_latency_s: float | None):
-        self.txs, self.cat, self.host, self.max_latency_s = txs, cat, host, max_latency_s
+    def __init__(
+        self,
+        txs: list[Transmission],
+        cat: Catalogue,
+        host: Host,
+        max_latency_s: float | None,
+        power: CpuPower | None = None,
+    ):
+        self.txs, self.cat, self.host, self.max_latency_s, self.power = txs, cat, host, max_latency_s, power
         self.rate = np.array([t.rate_pps for t in txs])
         self.burst = np.array([t.burst for t in txs], dtype=float)
         self.bits = np.array([8.0 * t.packet_bytes for t in txs])
-        self.cache: dict[bytes, tuple[float, float, float]] = {}
+        self.cache: dict[bytes, tuple[float, ...]] = {}
 
     @property
     def n_evaluations(self) -> int:
         return len(self.cache)
 
     def raw(self, X: np.ndarray) -> np.ndarray:
-        """(throughput_bps, interrupts_per_s, worst latency_s) for each row of X, uncached."""
+        """(throughput_bps, interrupts_per_s, worst latency_s, cpu power W) for each row of X, uncached.
+        Without a power model the last column is the busy cores (a monotone stand-in, never an objective)."""
         r = evaluate_shared(self.cat.codes[X], self.cat.params[X], self.rate, self.burst, self.host)
         thr = (r.delivered_pps * self.bits).sum(axis=-1)
-        return np.stack([thr, r.interrupts_per_s.sum(axis=-1), r.latency_s.max(axis=-1)], axis=-1)
+        busy = r.busy_cores.sum(axis=-1)
+        pw = busy if self.power is None else cpu_power_w(busy, self.host.cpu_cores, self.power)
+        return np.stack([thr, r.interrupts_per_s.sum(axis=-1), r.latency_s.max(axis=-1), pw], axis=-1)
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.int64)
@@ -72,7 +86,7 @@ def _problem_class():
             n = len(ev.txs)
             super().__init__(
                 n_var=n,
-                n_obj=2,
+                n_obj=2 if ev.power is None else 3,
                 n_ieq_constr=1 if ev.max_latency_s else 0,
                 xl=0,
                 xu=len(ev.cat) - 1,
@@ -82,16 +96,24 @@ def _problem_class():
 
         def _evaluate(self, X, out, *args, **kwargs):
             F = self.ev(np.round(X).astype(np.int64))
-            out["F"] = np.column_stack([-F[:, 0], F[:, 1]])
+            cols = [-F[:, 0], F[:, 1]] + ([] if self.ev.power is None else [F[:, 3]])
+            out["F"] = np.column_stack(cols)
             if self.ev.max_latency_s:
                 out["G"] = np.minimum(F[:, 2], _INFEASIBLE)[:, None] - self.ev.max_latency_s
 
     return _TuneProblem
 
 
-def pareto_mask(thr: np.ndarray, irq: np.ndarray) -> np.ndarray:
-    """True where no other point has throughput >= and interrupts <= with one strictly better.
-    Exact duplicates of a front point are all kept."""
+def pareto_mask(thr: np.ndarray, irq: np.ndarray, power: np.ndarray | None = None) -> np.ndarray:
+    """True where no other point has throughput >= and interrupts <= (and power <=) with one strictly
+    better. Exact duplicates of a front point are all kept."""
+    if power is not None:
+        from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
+
+        F = np.column_stack([-np.asarray(thr), irq, power])
+        keep = np.zeros(len(F), bool)
+        keep[NonDominatedSorting().do(F, only_non_dominated_front=True)] = True
+        return keep
     order = np.lexsort((irq, -thr))  # by throughput descending, then interrupts ascending
     keep = np.zeros(len(thr), bool)
     best_irq = np.inf
@@ -104,10 +126,11 @@ def pareto_mask(thr: np.ndarray, irq: np.ndarray) -> np.ndarray:
     return keep
 
 
-def choose(thr: np.ndarray, irq: np.ndarray, tol: float = 1e-3) -> int:
+def choose(thr: np.ndarray, irq: np.ndarray, tol: float = 1e-3, power: np.ndarray | None = None) -> int:
     """Index of the chosen point under CHOICE_RULE."""
     near = np.flatnonzero(thr >= (1 - tol) * thr.max())
-    return int(near[np.lexsort((near, irq[near]))[0]])
+    pw = np.zeros(len(near)) if power is None else np.asarray(power)[near]
+    return int(near[np.lexsort((near, pw, irq[near]))[0]])
 
 
 @dataclass
@@ -118,6 +141,7 @@ class TuneResult:
     front_throughput_bps: np.ndarray
     front_interrupts_per_s: np.ndarray
     front_latency_s: np.ndarray
+    front_power_w: np.ndarray | None
     chosen: int
     n_evaluations: int
     space_size: float
@@ -149,22 +173,27 @@ def _front(
             hint="raise --max-latency or drop it",
         )
     genes, F = genes[ok], F[ok]
-    mask = pareto_mask(F[:, 0], F[:, 1])
+    mask = pareto_mask(F[:, 0], F[:, 1], _power(ev, F))
     genes, F = genes[mask], F[mask]
-    order = np.lexsort((F[:, 1], -F[:, 0]))
+    order = np.lexsort((F[:, 3], F[:, 1], -F[:, 0]))
     genes, F = genes[order], F[order]
     return TuneResult(
         genes,
         F[:, 0],
         F[:, 1],
         F[:, 2],
-        choose(F[:, 0], F[:, 1], tol),
+        None if ev.power is None else F[:, 3],
+        choose(F[:, 0], F[:, 1], tol, _power(ev, F)),
         ev.n_evaluations,
         space,
         cat,
         CHOICE_RULE.format(tol=tol),
         seed,
     )
+
+
+def _power(ev: Evaluator, F: np.ndarray) -> np.ndarray | None:
+    return None if ev.power is None else F[:, 3]
 
 
 def tune(
@@ -177,8 +206,10 @@ def tune(
     max_latency_s: float | None = None,
     tol: float = 1e-3,
     max_evaluations: int | None = None,
+    power: CpuPower | None = None,
 ) -> TuneResult:
-    """NSGA-II over one catalogue index per NIC; the NICs in `txs` share host.cpu_cores."""
+    """NSGA-II over one catalogue index per NIC; the NICs in `txs` share host.cpu_cores. With `power`, CPU
+    power is a third objective and the host's costs are scaled to the power model's frequency."""
     from pymoo.algorithms.moo.nsga2 import NSGA2
     from pymoo.operators.crossover.sbx import SBX
     from pymoo.operators.mutation.pm import PM
@@ -190,7 +221,9 @@ def tune(
     if not txs:
         raise InputError("no transmissions to tune", hint="give at least one transmission")
     cat = catalogue(host) if cat is None else cat
-    ev = Evaluator(list(txs), cat, host, max_latency_s)
+    if power is not None:
+        host = power.host_at_frequency(host)
+    ev = Evaluator(list(txs), cat, host, max_latency_s, power)
     algo = NSGA2(
         pop_size=pop_size,
         sampling=IntegerRandomSampling(),
@@ -238,7 +271,7 @@ def _polish(ev: Evaluator, tol: float, max_evaluations: int | None, sweeps: int 
         changed = False
         for j in range(len(ev.txs)):
             genes, F = _archive(ev)
-            best = genes[choose(F[:, 0], F[:, 1], tol)]
+            best = genes[choose(F[:, 0], F[:, 1], tol, _power(ev, F))]
             tries = np.repeat(best[None, :], k, axis=0)
             tries[:, j] = np.arange(k)
             new = [t for t in tries if t.tobytes() not in ev.cache]
@@ -247,7 +280,7 @@ def _polish(ev: Evaluator, tol: float, max_evaluations: int | None, sweeps: int 
             if new:
                 ev(np.array(new))
             genes2, F2 = _archive(ev)
-            changed |= not np.array_equal(genes2[choose(F2[:, 0], F2[:, 1], tol)], best)
+            changed |= not np.array_equal(genes2[choose(F2[:, 0], F2[:, 1], tol, _power(ev, F2))], best)
         if not changed:
             return
 
@@ -258,10 +291,13 @@ def exhaustive(
     cat: Catalogue | None = None,
     max_latency_s: float | None = None,
     tol: float = 1e-3,
+    power: CpuPower | None = None,
 ) -> TuneResult:
     """Evaluate every combination (small spaces only) and return the exact front and choice."""
     cat = catalogue(host) if cat is None else cat
-    ev = Evaluator(list(txs), cat, host, max_latency_s)
+    if power is not None:
+        host = power.host_at_frequency(host)
+    ev = Evaluator(list(txs), cat, host, max_latency_s, power)
     genes = cat.enumerate(len(txs))
     F = ev.raw(genes)
     res = _front(ev, genes, F, cat, tol, -1, float(len(genes)))
