@@ -82,3 +82,12 @@ def test_linux_equivalents():
     assert "rx-frames 11" in wm[0] and "16000 B = 11 packets" in wm[1]
     assert "net.core.dev_weight=64" in linux_commands(Setting("napi", 64, "pkt/poll"))[1]
     assert "busy_poll" in linux_commands(Setting("interrupt"))[1]
+
+
+def test_parallel_tuning_equals_serial_tuning():
+    from greendcn.nic.seed002 import load_transmissions, tune_rows
+
+    rows = load_transmissions()[:3]
+    serial = tune_rows(rows, workers=1, progress=False)
+    parallel = tune_rows(rows, workers=2, progress=False)
+    assert serial == parallel

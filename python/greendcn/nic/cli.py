@@ -97,10 +97,12 @@ def model(
     json: Path | None = JsonOption,
 ) -> None:
     """Throughput, interrupts, CPU, drops, latency and livelock of a transmission under each setting."""
+    from .cpupower import CpuPower, cpu_power_w
     from .model import evaluate_setting
 
     host = _host(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
     tx = _transmission(rate, link_rate, packet_size, burst, size)
+    pricing = CpuPower.from_platform()  # example platform at its top frequency: prices only, costs unchanged
     rows = []
     for text in setting:
         s = parse_setting(text)
@@ -114,6 +116,7 @@ def model(
                 "drops_pps": r["drops_pps"],
                 "interrupts_per_s": r["interrupts_per_s"],
                 "cpu_util": r["cpu_util"],
+                "cpu_power_w": float(cpu_power_w(r["busy_cores"], host.cpu_cores, pricing)),
                 "latency_s": r["latency_s"],
                 "livelock": r["livelock"],
                 "livelock_at_pps": r["livelock_pps"],
@@ -132,6 +135,7 @@ def model(
                 "drops_pps": r["drops_pps"],
                 "irq_per_s": r["interrupts_per_s"],
                 "cpu_%": 100 * r["cpu_util"],
+                "cpu_W": r["cpu_power_w"],
                 "latency_us": r["latency_s"] * 1e6,
                 "livelock": r["livelock"],
                 "livelock_at_kpps": r["livelock_at_pps"] / 1e3,
@@ -139,6 +143,7 @@ def model(
             for r in rows
         ]
     )
+    info("cpu_W: seed 004 Eq. 2 on the busy cores, priced with the example Xeon platform of greendcn.power")
     write_json(json, {"transmission": tx, "host": host, "results": rows})
 
 
