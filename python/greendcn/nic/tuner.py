@@ -231,25 +231,28 @@ def tune(
         mutation=PM(eta=20, vtype=float, repair=RoundingRepair()),
         eliminate_duplicates=True,
     )
-    term = get_termination("n_gen", n_gen)
+    from pymoo.core.termination import Termination
+    from pymoo.termination.collection import TerminationCollection
+
+    space = float(len(cat)) ** len(txs)
+    # Stop early once every setting has been evaluated (a small space), or, under a budget, while one more
+    # generation (at most pop_size new settings) and two polishing sweeps still fit in it.
+    stop_at = space
     if max_evaluations is not None:
-        from pymoo.core.termination import Termination
+        stop_at = min(
+            space, max(1, max_evaluations - pop_size - min(2 * len(txs) * len(cat), max_evaluations // 2))
+        )
 
-        # Stop while one more generation (at most pop_size new settings) and two polishing sweeps still fit.
-        stop_at = max(1, max_evaluations - pop_size - min(2 * len(txs) * len(cat), max_evaluations // 2))
+    class _Enough(Termination):
+        def _update(self, algorithm):
+            return min(1.0, ev.n_evaluations / stop_at)
 
-        class _Budget(Termination):
-            def _update(self, algorithm):
-                return min(1.0, ev.n_evaluations / stop_at)
-
-        from pymoo.termination.collection import TerminationCollection
-
-        term = TerminationCollection(term, _Budget())
+    term = TerminationCollection(get_termination("n_gen", n_gen), _Enough())
     minimize(_problem_class()(ev), algo, term, seed=seed, verbose=False)
     _polish(ev, tol, max_evaluations)
     genes = np.array([np.frombuffer(k, dtype=np.int64) for k in ev.cache])
     F = np.array(list(ev.cache.values()))
-    return _front(ev, genes, F, cat, tol, seed, float(len(cat)) ** len(txs))
+    return _front(ev, genes, F, cat, tol, seed, space)
 
 
 def _archive(ev: Evaluator) -> tuple[np.ndarray, np.ndarray]:
