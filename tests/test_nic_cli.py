@@ -91,3 +91,18 @@ def test_parallel_tuning_equals_serial_tuning():
     serial = tune_rows(rows, workers=1, progress=False)
     parallel = tune_rows(rows, workers=2, progress=False)
     assert serial == parallel
+
+
+def test_own_transmissions_file_with_a_livelocked_default(tmp_path):
+    f = tmp_path / "mine.csv"
+    f.write_text(
+        "# two streams\nnode_id,size_gb,packet_size_bytes,optimal_throughput_mbps\na,1,64,300\nb,5,1500,90\n"
+    )
+    out = run_cli("tune", "-t", str(f), "--workers", "1", "--json", str(tmp_path / "o.json"))
+    assert out.returncode == 0, out.stderr
+    rows = json.loads((tmp_path / "o.json").read_text())["transmissions"]
+    # 300 Mbps of 64 B packets is 586 kpps: per-packet interrupts livelock (1 / 5 us = 200 kpps) ...
+    assert rows[0]["model_default_mbps"] == 0 and rows[0]["default_livelock_mbps"] < 300
+    # ... and the tuned setting delivers it all, with the seed's crash note absent from a file without flags.
+    assert rows[0]["model_tuned_mbps"] == pytest.approx(300, rel=1e-3)
+    assert "crashed" not in out.stdout

@@ -160,6 +160,9 @@ def _tune_one(args: tuple[Row, Host, int, float | None, CpuPower | None]) -> dic
         "model_default_cpu_power_w": float(cpu_power_w(d["busy_cores"], host.cpu_cores, pricing)),
         "model_tuned_cpu_power_w": float(cpu_power_w(t["busy_cores"], host.cpu_cores, pricing)),
         "tuned_setting": best.label(),
+        "tuned_duration_s": tx.size_bytes * 8 / (t["delivered_pps"] * 8 * tx.packet_bytes)
+        if t["delivered_pps"] > 0
+        else float("inf"),
         "tuned_latency_s": t["latency_s"],
         "default_livelock_pps": d["livelock_pps"],
         "default_livelock_mbps": d["livelock_pps"] * mbps,
