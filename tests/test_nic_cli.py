@@ -106,3 +106,28 @@ def test_own_transmissions_file_with_a_livelocked_default(tmp_path):
     # ... and the tuned setting delivers it all, with the seed's crash note absent from a file without flags.
     assert rows[0]["model_tuned_mbps"] == pytest.approx(300, rel=1e-3)
     assert "crashed" not in out.stdout
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import greendcn.nic.model
+
+    assert doctest.testmod(greendcn.nic.model).failed == 0
+
+
+def test_curve_command_shows_napi_interrupts_falling(tmp_path):
+    out = run_cli("curve", "--points", "8", "--json", str(tmp_path / "c.json"))
+    assert out.returncode == 0, out.stderr
+    ipp = [p["interrupts_per_packet"] for p in json.loads((tmp_path / "c.json").read_text())["points"]]
+    assert ipp[0] > 0.5 and ipp[-1] == 0 and all(a >= b for a, b in zip(ipp, ipp[1:]))
+
+
+def test_crosscheck_command_reports_the_largest_disagreement(tmp_path):
+    out = run_cli(
+        "crosscheck", "--quick", "--packets", "2000", "--workers", "1", "--json", str(tmp_path / "x.json")
+    )
+    assert out.returncode == 0, out.stderr
+    assert "largest err_throughput" in out.stdout
+    worst = json.loads((tmp_path / "x.json").read_text())["worst"]
+    assert set(worst) == {"err_throughput", "err_interrupts", "err_cpu"}

@@ -53,7 +53,12 @@ def _backlog_delay(R: float, d: np.ndarray) -> np.ndarray:
 def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=None) -> PathResult:
     """Evaluate the receive path; `mode` holds integer codes, `param` the mode's parameter (seconds for timer,
     packets for watermark, packets per poll for napi, ignored for interrupt). `cores` overrides host.cpu_cores
-    (the joint model passes each NIC's share)."""
+    (the joint model passes each NIC's share).
+
+    >>> r = evaluate([0, 3], [0, 64], 250e3)   # per-packet interrupts and NAPI at 250 kpps, one core
+    >>> [round(x) for x in r.delivered_pps], r.livelock.tolist()
+    ([0, 250000], [True, False])
+    """
     C = host.cpu_cores if cores is None else cores
     m, p, lam, b, C = np.broadcast_arrays(
         np.asarray(mode, dtype=np.int64),
