@@ -65,6 +65,7 @@ def test_model_command_prints_every_setting_and_writes_json(tmp_path):
         (("model", "--rate", "1kpps", "--size", "-5GB"), "--size"),
         (("model", "--rate", "1kpps", "-s", "hyperdrive"), "unknown receive mode"),
         (("model", "--rate", "1kpps", "-s", "timer"), "needs a value"),
+        (("model", "--rate", "1kpps", "-s", "watermark:0pkt"), "must be positive"),
         (("model", "--packet-size", "64B"), "--rate"),
     ],
 )

@@ -190,11 +190,11 @@ def parse_setting(text: str) -> Setting:
         a = arg.strip()
         for suffix in ("pkts", "pkt", "packets", "p"):
             if a.endswith(suffix):
-                num = a[: -len(suffix)].strip()
                 try:
-                    return Setting("watermark", float(num), "pkt")
+                    count = float(a[: -len(suffix)].strip())
                 except ValueError:
                     break
+                return Setting("watermark", count, "pkt")
         return Setting("watermark", float(parse_size_bytes(a, "setting watermark")), "B")
     try:
         return Setting("napi", float(arg), "pkt/poll")
