@@ -1,5 +1,6 @@
 """`greendcn nic ...` end to end: the 47-transmission tuning on built-in defaults, JSON, clear errors."""
 
+import itertools
 import json
 import subprocess
 import sys
@@ -121,7 +122,7 @@ def test_curve_command_shows_napi_interrupts_falling(tmp_path):
     out = run_cli("curve", "--points", "8", "--json", str(tmp_path / "c.json"))
     assert out.returncode == 0, out.stderr
     ipp = [p["interrupts_per_packet"] for p in json.loads((tmp_path / "c.json").read_text())["points"]]
-    assert ipp[0] > 0.5 and ipp[-1] == 0 and all(a >= b for a, b in zip(ipp, ipp[1:]))
+    assert ipp[0] > 0.5 and ipp[-1] == 0 and all(a >= b for a, b in itertools.pairwise(ipp))
 
 
 def test_crosscheck_command_reports_the_largest_disagreement(tmp_path):

@@ -406,7 +406,7 @@ def crosscheck(
 
     if packets < 100:
         fail(f"--packets: need at least 100, got {packets}", hint="e.g. --packets 20000")
-    res = run(default_grid(quick), DEFAULT_HOST, packets, seed, workers)
+    res = run(default_grid(quick), DEFAULT_HOST, packets, seed, workers, shared=True)
     echo_table(
         [
             {
@@ -424,4 +424,18 @@ def crosscheck(
     )
     for key, w in res["worst"].items():
         print(f"largest {key}: {w['value']:.4g} at {w['case']}")
+    print("\ntwo NICs sharing one core:")
+    echo_table(
+        [
+            {
+                "nics": " + ".join(r["nics"]),
+                "d_thr": r["err_throughput"],
+                "d_irq_per_pkt": r["err_interrupts"],
+                "d_cpu": r["err_cpu"],
+            }
+            for r in res["shared_rows"]
+        ]
+    )
+    for key, w in res["worst_shared"].items():
+        print(f"largest shared {key}: {w['value']:.4g} at {' + '.join(w['nics'])}")
     write_json(json, res)

@@ -1,6 +1,7 @@
 """Cross-check of the fluid model against the packet-level event simulation on a grid of cases.
 
-Disagreement is measured per offered packet, so that a case where almost nothing is delivered cannot blow
+Two-NIC cases compare model.evaluate_shared with eventsim.simulate_shared the same way (per NIC; CPU as
+the total busy cores). Disagreement is measured per offered packet, so that a case where almost nothing is delivered cannot blow
 up a relative error: the difference in delivered fraction, the difference in interrupts per offered packet,
 and the absolute difference in CPU utilisation. The report names the case with the largest disagreement.
 """
@@ -76,8 +77,10 @@ def crosscheck(
     seed: int = 0,
     workers: int | None = None,
     progress: bool = True,
+    shared: bool | list | None = None,
 ) -> dict:
-    """Compare every case; return the rows and the largest disagreement of each kind."""
+    """Compare every case; return the rows and the largest disagreement of each kind. `shared=True` also
+    runs the two-NIC grid (or the given list of NIC tuples) against the shared-CPU simulation."""
     cases = default_grid() if cases is None else cases
     rows = run_parallel(
         compare_case,
@@ -93,4 +96,69 @@ def crosscheck(
             "value": r[key],
             "case": {k: r[k] for k in ("mode", "param", "offered_pps", "burst", "pattern")},
         }
-    return {"rows": rows, "worst": worst, "n_packets": n_packets, "seed": seed}
+    out = {"rows": rows, "worst": worst, "n_packets": n_packets, "seed": seed}
+    if shared is not None:
+        grid = default_shared_grid() if shared is True else shared
+        srows = run_parallel(
+            compare_shared,
+            [(g, host, n_packets, seed + 1000 + i) for i, g in enumerate(grid)],
+            workers=workers,
+            desc="shared CPU: fluid vs event sim",
+            progress=progress,
+        )
+        out["shared_rows"] = srows
+        out["worst_shared"] = {
+            key: {"value": max(r[key] for r in srows), "nics": max(srows, key=lambda r: r[key])["nics"]}
+            for key in ("err_throughput", "err_interrupts", "err_cpu")
+        }
+    return out
+
+
+def default_shared_grid() -> list[tuple[Case, Case]]:
+    """Two NICs on one core: light, contended and interrupt-storm cases."""
+    return [
+        (Case("napi", 64, 2e5), Case("timer", 2e-4, 2e5)),
+        (Case("napi", 64, 5e5), Case("napi", 64, 4e5)),
+        (Case("interrupt", 0, 3e5), Case("timer", 1e-4, 3e5)),
+        (Case("interrupt", 0, 1.2e5), Case("watermark", 32, 4e5)),
+        (Case("watermark", 64, 6e5), Case("watermark", 64, 6e5)),
+        (Case("timer", 1e-3, 3e5), Case("napi", 64, 5e5)),
+        (Case("interrupt", 0, 6e4), Case("napi", 16, 6e5, burst=4)),
+        (Case("napi", 1, 4e5), Case("napi", 1, 3e5, burst=4)),
+        (Case("napi", 3, 4.5e5), Case("napi", 1, 3.5e5, burst=4)),
+        (Case("napi", 7, 4.5e5), Case("timer", 2e-3, 3.5e5, burst=4)),
+    ]
+
+
+def compare_shared(args: tuple[tuple[Case, ...], Host, int, int]) -> dict:
+    """One multi-NIC case both ways (fluid evaluate_shared against simulate_shared)."""
+    from .eventsim import simulate_shared
+    from .model import evaluate_shared
+
+    cases, host, n_packets, seed = args
+    codes = [MODE_CODES[c.mode] for c in cases]
+    fl = evaluate_shared(
+        codes, [c.param for c in cases], [c.rate_pps for c in cases], [c.burst for c in cases], host
+    )
+    sims = simulate_shared(
+        [(k, c.param, c.rate_pps, c.burst) for k, c in zip(codes, cases)], host, n_packets, "poisson", seed
+    )
+    err_thr = max(
+        abs(fl.delivered_pps[i] / c.rate_pps - s.delivered / s.offered)
+        for i, (c, s) in enumerate(zip(cases, sims))
+    )
+    err_irq = max(
+        abs(fl.interrupts_per_s[i] / c.rate_pps - s.interrupts / s.offered)
+        for i, (c, s) in enumerate(zip(cases, sims))
+    )
+    return {
+        "nics": [f"{c.mode} {c.param:g} @ {c.rate_pps / 1e3:g} kpps x{c.burst}" for c in cases],
+        "fluid_delivered_fraction": [float(fl.delivered_pps[i] / c.rate_pps) for i, c in enumerate(cases)],
+        "sim_delivered_fraction": [s.delivered / s.offered for s in sims],
+        "fluid_cpu_cores": float(fl.busy_cores.sum()),
+        "sim_cpu_cores": sum(s.busy_s for s in sims) / sims[0].horizon_s,
+        "err_throughput": float(err_thr),
+        "err_interrupts": float(err_irq),
+        "err_cpu": abs(float(fl.busy_cores.sum()) - sum(s.busy_s for s in sims) / sims[0].horizon_s),
+        "conserved": all(s.offered == s.delivered + s.dropped + s.in_flight for s in sims),
+    }

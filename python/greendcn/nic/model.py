@@ -36,6 +36,8 @@ class PathResult:
     polls_per_s: np.ndarray
     cpu_util: np.ndarray  # busy fraction of the CPU capacity given to this path
     busy_cores: np.ndarray  # CPU work per second, in cores (cpu_util times the capacity given)
+    urgent_cores: np.ndarray  # the part of the demand at interrupt level (handlers, wake-ups)
+    least_cores: np.ndarray  # the fewest cores that deliver everything (NAPI batches fully when squeezed)
     cpu_demand_cores: np.ndarray  # cores needed to deliver everything offered (may exceed the capacity)
     latency_s: np.ndarray  # mean arrival-to-delivery delay (inf when nothing is delivered)
     livelock: np.ndarray  # interrupt/wake-up work alone takes the whole CPU
@@ -149,6 +151,8 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         polls_per_s=pick(np.zeros_like(lam), wakes, polls3),
         cpu_util=np.minimum(pick(busy0, busy1, busy3) / C, 1.0),
         busy_cores=np.minimum(pick(busy0, busy1, busy3), C),
+        urgent_cores=pick(lam * ci, wakes * o, irq3 * ci),
+        least_cores=pick(lam * (ci + ck), o * wakes + lam * ck, lam * (ck + cp / beta)),
         cpu_demand_cores=pick(
             lam * (ci + ck), o * wakes + lam * ck, np.where(lam < lam_sat, busy3, lam * C / lam_sat)
         ),
@@ -163,16 +167,70 @@ def evaluate_setting(setting: Setting, tx: Transmission, host: Host = DEFAULT_HO
     return evaluate(setting.code, setting.param(tx.packet_bytes), tx.rate_pps, tx.burst, host, cores)
 
 
-def evaluate_shared(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST) -> PathResult:
-    """Several NICs (last axis) sharing host.cpu_cores. If their demands fit, each runs as if alone;
-    otherwise each gets a share of the CPU proportional to its demand (our choice, docs/models.md), so a NIC
-    whose interrupts swamp the CPU also starves its neighbours."""
+def _water_fill(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """Max-min fair split of `capacity` (shape (..., 1)) over the demands on the last axis."""
+    n = demand.shape[-1]
+    order = np.argsort(demand, axis=-1, kind="stable")
+    d = np.take_along_axis(demand, order, axis=-1)
+    got = np.zeros_like(d)
+    left = capacity[..., 0].astype(float).copy()
+    for j in range(n):
+        got[..., j] = np.minimum(d[..., j], left / (n - j))
+        left = left - got[..., j]
+    out = np.empty_like(got)
+    np.put_along_axis(out, order, got, axis=-1)
+    return out
+
+
+def _livelocked(r: PathResult, storm: np.ndarray) -> PathResult:
+    """Where interrupt-level work alone fills the shared CPU, no NIC gets to deliver anything."""
+    from dataclasses import replace
+
+    delivered = np.where(storm, 0.0, r.delivered_pps)
+    return replace(
+        r,
+        delivered_pps=delivered,
+        drops_pps=r.offered_pps - delivered,
+        livelock=np.where(storm, True, r.livelock),
+        latency_s=np.where(storm, np.inf, r.latency_s),
+    )
+
+
+def evaluate_shared(
+    mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, iterations: int = 16
+) -> PathResult:
+    """Several NICs (last axis) sharing host.cpu_cores (our model, docs/models.md, mirrored by
+    eventsim.simulate_shared). Interrupt-level work (handlers, wake-ups) is served first; the rest of the CPU
+    is split max-min fairly over the NICs' delivery-level needs as if alone. A NIC that gets its whole need
+    runs as if alone; a NIC that gets less is evaluated on the CPU share it gets (interrupt work plus its
+    slice), which moves its operating point (NAPI batches more and interrupts less), so the split is repeated,
+    damped, until it settles. If interrupt-level work alone fills the CPU, no NIC delivers anything: one NIC's
+    interrupt storm livelocks its neighbours."""
     alone = evaluate(mode, param, rate_pps, burst, host)
-    demand = alone.cpu_demand_cores
-    total = demand.sum(axis=-1, keepdims=True)
     C = host.cpu_cores
-    share = np.where(total > C, C * demand / np.maximum(total, _TINY), C)
-    return evaluate(mode, param, rate_pps, burst, host, cores=share)
+    contended = alone.cpu_demand_cores.sum(axis=-1, keepdims=True) > C
+    if not contended.any():
+        return alone
+    lam = alone.offered_pps
+    need2 = np.maximum(alone.cpu_demand_cores - alone.urgent_cores, 0.0)  # delivery-level work if alone
+    urgent_alone = np.minimum(alone.urgent_cores, C)
+    urgent = urgent_alone
+    n = lam.shape[-1]
+    share = slice2 = None
+    for _ in range(iterations):
+        u_total = urgent.sum(axis=-1, keepdims=True)
+        level1 = np.where(u_total > C, C * urgent / np.maximum(u_total, _TINY), urgent)
+        rest = np.maximum(C - level1.sum(axis=-1, keepdims=True), 0.0)
+        got = _water_fill(rest, need2)
+        spare = np.maximum(rest - got.sum(axis=-1, keepdims=True), 0.0) / n
+        new = np.maximum(level1 + got + spare, _TINY)
+        share = new if share is None else 0.5 * share + 0.5 * new
+        slice2 = got if slice2 is None else 0.5 * slice2 + 0.5 * got
+        squeezed = contended & (slice2 < need2 * (1 - 1e-3))
+        r = evaluate(mode, param, rate_pps, burst, host, cores=np.where(squeezed, share, C))
+        urgent = np.where(squeezed, np.minimum(r.urgent_cores, C), urgent_alone)
+    storm = np.broadcast_to(contended & (urgent.sum(axis=-1, keepdims=True) >= C * (1 - 1e-9)), lam.shape)
+    return _livelocked(r, storm) if storm.any() else r
 
 
 def napi_irq_per_packet(
