@@ -37,7 +37,6 @@ class PathResult:
     cpu_util: np.ndarray  # busy fraction of the CPU capacity given to this path
     busy_cores: np.ndarray  # CPU work per second, in cores (cpu_util times the capacity given)
     urgent_cores: np.ndarray  # the part of the demand at interrupt level (handlers, wake-ups)
-    least_cores: np.ndarray  # the fewest cores that deliver everything (NAPI batches fully when squeezed)
     cpu_demand_cores: np.ndarray  # cores needed to deliver everything offered (may exceed the capacity)
     latency_s: np.ndarray  # mean arrival-to-delivery delay (inf when nothing is delivered)
     livelock: np.ndarray  # interrupt/wake-up work alone takes the whole CPU
@@ -152,7 +151,6 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         cpu_util=np.minimum(pick(busy0, busy1, busy3) / C, 1.0),
         busy_cores=np.minimum(pick(busy0, busy1, busy3), C),
         urgent_cores=pick(lam * ci, wakes * o, irq3 * ci),
-        least_cores=pick(lam * (ci + ck), o * wakes + lam * ck, lam * (ck + cp / beta)),
         cpu_demand_cores=pick(
             lam * (ci + ck), o * wakes + lam * ck, np.where(lam < lam_sat, busy3, lam * C / lam_sat)
         ),

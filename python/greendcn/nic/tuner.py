@@ -15,7 +15,7 @@ cores with seed 004's Eq. 2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -148,7 +148,6 @@ class TuneResult:
     catalogue: Catalogue
     rule: str
     seed: int
-    notes: list[str] = field(default_factory=list)
 
     @property
     def chosen_settings(self) -> list[Setting]:
