@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 
 from greendcn.errors import InputError
-from greendcn.power import (PUBLISHED_CHI, chi, example_platform, fit_chi, fit_router, phi_multicore,
-                            read_samples, throughput_multicore)
+from greendcn.power import (
+    PUBLISHED_CHI,
+    chi,
+    example_platform,
+    fit_chi,
+    fit_router,
+    phi_multicore,
+    read_samples,
+    throughput_multicore,
+)
 from greendcn.power.router_fit import SAMPLE_COLUMNS
 
 NOISE_W = 0.05  # standard deviation of the synthetic power noise

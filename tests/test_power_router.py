@@ -4,14 +4,31 @@ import numpy as np
 import pytest
 
 from greendcn.errors import InputError
-from greendcn.power import (PUBLISHED_CHI, RouterPlatform, chi, core_capacity_pps, example_platform,
-                            load_platform, p_idle, phi, phi_multicore, throughput_multicore,
-                            time_average_power)
+from greendcn.power import (
+    PUBLISHED_CHI,
+    RouterPlatform,
+    chi,
+    core_capacity_pps,
+    example_platform,
+    load_platform,
+    p_idle,
+    phi,
+    phi_multicore,
+    throughput_multicore,
+    time_average_power,
+)
 
 
 def small_platform(**kw) -> RouterPlatform:
-    args = dict(name="t", frequencies_hz=(1e9, 2e9), r_max_pps=(5e5, 1e6), phi_idle_w=(5.0, 6.0),
-                phi_active_w=(15.0, 25.0), gamma=(1.0, 1.5, 1.8), inactive_core_w=0.5)
+    args = {
+        "name": "t",
+        "frequencies_hz": (1e9, 2e9),
+        "r_max_pps": (5e5, 1e6),
+        "phi_idle_w": (5.0, 6.0),
+        "phi_active_w": (15.0, 25.0),
+        "gamma": (1.0, 1.5, 1.8),
+        "inactive_core_w": 0.5,
+    }
     args.update(kw)
     return RouterPlatform(**args)
 
@@ -82,12 +99,15 @@ def test_shared_idle_is_counted_once_at_the_highest_active_frequency():
     assert got == pytest.approx(6.0)  # Phi_idle(2 GHz) once, no dynamic part at zero load
 
 
-@pytest.mark.parametrize("change, field", [
-    (dict(gamma=(1.2, 2.0)), "gamma"),
-    (dict(r_max_pps=(5e5,)), "r_max_pps"),
-    (dict(phi_active_w=(4.0, 25.0)), "phi_idle_w <= phi_active_w"),
-    (dict(frequencies_hz=(2e9, 1e9)), "ascending"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"gamma": (1.2, 2.0)}, "gamma"),
+        ({"r_max_pps": (5e5,)}, "r_max_pps"),
+        ({"phi_active_w": (4.0, 25.0)}, "phi_idle_w <= phi_active_w"),
+        ({"frequencies_hz": (2e9, 1e9)}, "ascending"),
+    ],
+)
 def test_bad_platform_names_the_field(change, field):
     with pytest.raises(InputError, match=field):
         small_platform(**change)

@@ -14,7 +14,7 @@ from ..errors import InputError
 from .models import Counters, PowerModel, from_switch
 from .switches import SwitchModel, get_switch
 
-__all__ = ["EnergyModels", "EnergyReport", "default_models", "run_energy", "DEFAULT_SWITCH"]
+__all__ = ["DEFAULT_SWITCH", "EnergyModels", "EnergyReport", "default_models", "run_energy"]
 
 DEFAULT_SWITCH = "sn2700"  # our default: the 32-port 100 Gbps switch of seed 001 Table 2.1
 
@@ -55,9 +55,15 @@ class EnergyReport:
     series: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"sim_time_s": self.sim_time_s, "total_energy_j": self.total_energy_j,
-                "avg_power_w": self.avg_power_w, "delivered_bits": self.delivered_bits,
-                "energy_per_bit_pj": self.energy_per_bit_pj, "devices": self.devices, "series": self.series}
+        return {
+            "sim_time_s": self.sim_time_s,
+            "total_energy_j": self.total_energy_j,
+            "avg_power_w": self.avg_power_w,
+            "delivered_bits": self.delivered_bits,
+            "energy_per_bit_pj": self.energy_per_bit_pj,
+            "devices": self.devices,
+            "series": self.series,
+        }
 
 
 def _devices(results: dict, models: EnergyModels) -> list[tuple[str, str, PowerModel, list[int], int]]:
@@ -86,13 +92,18 @@ def _counters(results: dict, ks: list[int], ports: int, duration_s: float, share
     dirs = results["links"]
     if share is None:
         share = [1.0] * len(ks)
-    return Counters(duration_s=duration_s,
-                    bytes=sum(dirs[k]["bytes_sent"] * s for k, s in zip(ks, share)),
-                    packets=sum(dirs[k]["packets_sent"] * s for k, s in zip(ks, share)),
-                    busy_s=sum(dirs[k]["busy_ps"] * s for k, s in zip(ks, share)) * 1e-12, ports=ports)
+    return Counters(
+        duration_s=duration_s,
+        bytes=sum(dirs[k]["bytes_sent"] * s for k, s in zip(ks, share)),
+        packets=sum(dirs[k]["packets_sent"] * s for k, s in zip(ks, share)),
+        busy_s=sum(dirs[k]["busy_ps"] * s for k, s in zip(ks, share)) * 1e-12,
+        ports=ports,
+    )
 
 
-def run_energy(results: dict, models: EnergyModels | None = None, window_s: float | None = None) -> EnergyReport:
+def run_energy(
+    results: dict, models: EnergyModels | None = None, window_s: float | None = None
+) -> EnergyReport:
     """Per-device energy (J), total (J), average power (W), pJ per delivered bit, and a power series (W) per
     window when the results carry `series.link_bytes`.
 
@@ -110,30 +121,46 @@ def run_energy(results: dict, models: EnergyModels | None = None, window_s: floa
         e = model.energy_j(_counters(results, ks, ports, sim_s))
         if e < 0 or not math.isfinite(e):
             raise InputError(f"model of {name} gave energy {e}", hint="a power model must give finite E >= 0")
-        devices.append({"name": name, "kind": kind, "model": model.describe(), "energy_j": e,
-                        "avg_power_w": e / sim_s if sim_s > 0 else 0.0})
+        devices.append(
+            {
+                "name": name,
+                "kind": kind,
+                "model": model.describe(),
+                "energy_j": e,
+                "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
+            }
+        )
         total += e
     bits = 8 * sum(int(f.get("bytes_received", 0)) for f in results.get("flows", []))
-    return EnergyReport(devices=devices, sim_time_s=sim_s, total_energy_j=total,
-                        avg_power_w=total / sim_s if sim_s > 0 else 0.0, delivered_bits=bits,
-                        energy_per_bit_pj=total / bits * 1e12 if bits else None,
-                        series=_series(results, models, sim_s, window_s))
+    return EnergyReport(
+        devices=devices,
+        sim_time_s=sim_s,
+        total_energy_j=total,
+        avg_power_w=total / sim_s if sim_s > 0 else 0.0,
+        delivered_bits=bits,
+        energy_per_bit_pj=total / bits * 1e12 if bits else None,
+        series=_series(results, models, sim_s, window_s),
+    )
 
 
 def _series(results: dict, models: EnergyModels, sim_s: float, window_s: float | None) -> dict | None:
     series = results.get("series")
     if not series or not series.get("link_bytes"):
         if window_s is not None:
-            raise InputError("a power series needs the engine's per-window counters",
-                             hint="set stats_window_ps (the scenario's stats window) in the run")
+            raise InputError(
+                "a power series needs the engine's per-window counters",
+                hint="set stats_window_ps (the scenario's stats window) in the run",
+            )
         return None
     w_s = series["window_ps"] * 1e-12
     group = 1
     if window_s is not None:
         group = round(window_s / w_s)
         if group < 1 or not math.isclose(group * w_s, window_s, rel_tol=1e-6):
-            raise InputError(f"power window {window_s:g} s is not a whole multiple of the engine's {w_s:g} s",
-                             hint=f"choose a multiple of {w_s:g} s")
+            raise InputError(
+                f"power window {window_s:g} s is not a whole multiple of the engine's {w_s:g} s",
+                hint=f"choose a multiple of {w_s:g} s",
+            )
     per_dir = series["link_bytes"]
     windows = max(math.ceil(sim_s / w_s - 1e-9) if w_s > 0 else 0, max(len(x) for x in per_dir))
     dirs = results["links"]
@@ -143,13 +170,17 @@ def _series(results: dict, models: EnergyModels, sim_s: float, window_s: float |
         dur = min(w_s, sim_s - w * w_s) if sim_s > w * w_s else w_s  # the last window may be partial
         energy = 0.0
         for _name, _kind, model, ks, ports in devices:
-            share = [(per_dir[k][w] / dirs[k]["bytes_sent"]) if w < len(per_dir[k]) and dirs[k]["bytes_sent"]
-                     else 0.0 for k in ks]
+            share = [
+                (per_dir[k][w] / dirs[k]["bytes_sent"])
+                if w < len(per_dir[k]) and dirs[k]["bytes_sent"]
+                else 0.0
+                for k in ks
+            ]
             energy += model.energy_j(_counters(results, ks, ports, dur, share))
         energies.append(energy)
         durations.append(dur)
     power = []
     for g in range(0, windows, group):
-        e, d = sum(energies[g:g + group]), sum(durations[g:g + group])
+        e, d = sum(energies[g : g + group]), sum(durations[g : g + group])
         power.append(e / d if d > 0 else 0.0)
     return {"window_s": w_s * group, "power_w": power}

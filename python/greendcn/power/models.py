@@ -6,14 +6,23 @@ frequency). Units: seconds, bytes, packets, W, J."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol
+from typing import Protocol
 
 from ..errors import InputError
 from .router import RouterPlatform, phi
 from .switches import SwitchModel
 
-__all__ = ["Counters", "PowerModel", "ConstantPower", "LinearPower", "StatePower", "RouterPower", "from_switch"]
+__all__ = [
+    "ConstantPower",
+    "Counters",
+    "LinearPower",
+    "PowerModel",
+    "RouterPower",
+    "StatePower",
+    "from_switch",
+]
 
 
 @dataclass(frozen=True)
@@ -37,7 +46,9 @@ class PowerModel(Protocol):
 def _nonneg(owner: str, **values: float) -> None:
     for name, v in values.items():
         if v < 0:
-            raise InputError(f"{owner}.{name} = {v} must be >= 0", hint="powers and energies are non-negative")
+            raise InputError(
+                f"{owner}.{name} = {v} must be >= 0", hint="powers and energies are non-negative"
+            )
 
 
 class _Base:
@@ -77,17 +88,28 @@ class LinearPower(_Base):
     label: str = "linear"
 
     def __post_init__(self) -> None:
-        _nonneg("LinearPower", static_w=self.static_w, per_port_w=self.per_port_w,
-                joules_per_bit=self.joules_per_bit, joules_per_packet=self.joules_per_packet,
-                busy_port_w=self.busy_port_w)
+        _nonneg(
+            "LinearPower",
+            static_w=self.static_w,
+            per_port_w=self.per_port_w,
+            joules_per_bit=self.joules_per_bit,
+            joules_per_packet=self.joules_per_packet,
+            busy_port_w=self.busy_port_w,
+        )
 
     def energy_j(self, c: Counters) -> float:
-        return ((self.static_w + self.per_port_w * c.ports) * c.duration_s + self.joules_per_bit * 8 * c.bytes
-                + self.joules_per_packet * c.packets + self.busy_port_w * c.busy_s)
+        return (
+            (self.static_w + self.per_port_w * c.ports) * c.duration_s
+            + self.joules_per_bit * 8 * c.bytes
+            + self.joules_per_packet * c.packets
+            + self.busy_port_w * c.busy_s
+        )
 
     def describe(self) -> str:
-        return (f"{self.label}: {self.static_w:g} W + {self.per_port_w:g} W/port + "
-                f"{self.joules_per_bit * 1e12:g} pJ/bit + {self.joules_per_packet * 1e9:g} nJ/packet")
+        return (
+            f"{self.label}: {self.static_w:g} W + {self.per_port_w:g} W/port + "
+            f"{self.joules_per_bit * 1e12:g} pJ/bit + {self.joules_per_packet * 1e9:g} nJ/packet"
+        )
 
 
 @dataclass(frozen=True)
@@ -102,12 +124,16 @@ class StatePower(_Base):
 
     def energy_j(self, c: Counters) -> float:
         if not c.state_s:
-            raise InputError(f"{self.label}: no time per state in the counters",
-                             hint="state models need state durations (the packet engine does not count them)")
+            raise InputError(
+                f"{self.label}: no time per state in the counters",
+                hint="state models need state durations (the packet engine does not count them)",
+            )
         unknown = sorted(set(c.state_s) - set(self.watts_by_state))
         if unknown:
-            raise InputError(f"{self.label}: no power for state(s) {unknown}",
-                             hint=f"known states: {sorted(self.watts_by_state)}")
+            raise InputError(
+                f"{self.label}: no power for state(s) {unknown}",
+                hint=f"known states: {sorted(self.watts_by_state)}",
+            )
         return sum(self.watts_by_state[s] * t for s, t in c.state_s.items())
 
     def describe(self) -> str:

@@ -18,8 +18,16 @@ from dataclasses import dataclass
 from ..errors import InputError
 from .switches import SwitchModel, get_switch
 
-__all__ = ["FatTree", "OpticalDesign", "fat_tree_max_hosts", "fat_tree_counts", "network_power",
-           "default_architectures", "compare", "node_counts"]
+__all__ = [
+    "FatTree",
+    "OpticalDesign",
+    "compare",
+    "default_architectures",
+    "fat_tree_counts",
+    "fat_tree_max_hosts",
+    "network_power",
+    "node_counts",
+]
 
 
 @dataclass(frozen=True)
@@ -42,8 +50,10 @@ class OpticalDesign:
 
 def _ports_split(k: int, s: int) -> tuple[int, int]:
     if s < 1 or k % (s + 1):
-        raise InputError(f"a {k}-port switch cannot be split {s}:1 between hosts and uplinks",
-                         hint="use an oversubscription s with k divisible by s + 1 (1:1 or 3:1 for 32/64 ports)")
+        raise InputError(
+            f"a {k}-port switch cannot be split {s}:1 between hosts and uplinks",
+            hint="use an oversubscription s with k divisible by s + 1 (1:1 or 3:1 for 32/64 ports)",
+        )
     return k * s // (s + 1), k // (s + 1)
 
 
@@ -65,16 +75,24 @@ def fat_tree_counts(n_hosts: int, k: int, oversubscription: int = 1, max_tiers: 
         return {"tor": 1, "aggregation": 0, "core": 0, "tiers": 1}
     edges = math.ceil(n_hosts / down)
     uplinks = edges * up
-    return {"tor": edges, "aggregation": (tiers - 2) * math.ceil(uplinks / (k // 2)),
-            "core": math.ceil(uplinks / k), "tiers": tiers}
+    return {
+        "tor": edges,
+        "aggregation": (tiers - 2) * math.ceil(uplinks / (k // 2)),
+        "core": math.ceil(uplinks / k),
+        "tiers": tiers,
+    }
 
 
 def _check_nodes(n_hosts: int) -> None:
     if not isinstance(n_hosts, int) or n_hosts < 1:
-        raise InputError(f"node count {n_hosts!r} must be a positive integer", hint="e.g. --nodes 1024:131072")
+        raise InputError(
+            f"node count {n_hosts!r} must be a positive integer", hint="e.g. --nodes 1024:131072"
+        )
 
 
-def network_power(arch: FatTree | OpticalDesign, n_hosts: int, table: dict[str, SwitchModel] | None = None) -> dict:
+def network_power(
+    arch: FatTree | OpticalDesign, n_hosts: int, table: dict[str, SwitchModel] | None = None
+) -> dict:
     """One record: architecture, nodes, switch counts by kind, power_w (None when omitted) and a note."""
     _check_nodes(n_hosts)
     rec: dict = {"architecture": arch.name, "nodes": n_hosts}
@@ -83,8 +101,13 @@ def network_power(arch: FatTree | OpticalDesign, n_hosts: int, table: dict[str, 
         counts = fat_tree_counts(n_hosts, sw.ports, arch.oversubscription, arch.max_tiers)
         if counts is None:
             limit = fat_tree_max_hosts(sw.ports, arch.oversubscription, arch.max_tiers)
-            return {**rec, "switches": None, "power_w": None, "tiers": None,
-                    "note": f"omitted: more than {limit} nodes needs over {arch.max_tiers} tiers"}
+            return {
+                **rec,
+                "switches": None,
+                "power_w": None,
+                "tiers": None,
+                "note": f"omitted: more than {limit} nodes needs over {arch.max_tiers} tiers",
+            }
         tiers = counts.pop("tiers")
         power = sum(counts.values()) * sw.power_w
         by_kind = {f"{kind}:{sw.id}": n for kind, n in counts.items()}
@@ -93,13 +116,21 @@ def network_power(arch: FatTree | OpticalDesign, n_hosts: int, table: dict[str, 
     ocs = get_switch(arch.optical_switch, table)
     ports = arch.optical_ports or ocs.ports
     if arch.hosts_per_tor + arch.uplinks_per_tor > tor.ports:
-        raise InputError(f"{arch.name}: {arch.hosts_per_tor} hosts + {arch.uplinks_per_tor} uplinks exceed the "
-                         f"{tor.ports} ports of {tor.id}", hint="lower hosts_per_tor or uplinks_per_tor")
+        raise InputError(
+            f"{arch.name}: {arch.hosts_per_tor} hosts + {arch.uplinks_per_tor} uplinks exceed the "
+            f"{tor.ports} ports of {tor.id}",
+            hint="lower hosts_per_tor or uplinks_per_tor",
+        )
     tors = math.ceil(n_hosts / arch.hosts_per_tor)
     optical = math.ceil(tors * arch.uplinks_per_tor / ports)
     power = tors * tor.power_w + optical * ocs.power_w
-    return {**rec, "switches": {f"tor:{tor.id}": tors, f"optical:{ocs.id}": optical}, "power_w": power,
-            "tiers": None, "note": ""}
+    return {
+        **rec,
+        "switches": {f"tor:{tor.id}": tors, f"optical:{ocs.id}": optical},
+        "power_w": power,
+        "tiers": None,
+        "note": "",
+    }
 
 
 def default_architectures() -> list[FatTree | OpticalDesign]:
@@ -136,8 +167,11 @@ def node_counts(spec: str) -> list[int]:
     return out
 
 
-def compare(nodes: list[int], archs: list[FatTree | OpticalDesign] | None = None,
-            table: dict[str, SwitchModel] | None = None) -> list[dict]:
+def compare(
+    nodes: list[int],
+    archs: list[FatTree | OpticalDesign] | None = None,
+    table: dict[str, SwitchModel] | None = None,
+) -> list[dict]:
     """One record per (architecture, node count)."""
     archs = archs if archs is not None else default_architectures()
     return [network_power(a, n, table) for a in archs for n in nodes]

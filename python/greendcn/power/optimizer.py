@@ -21,8 +21,16 @@ import numpy as np
 from ..errors import InputError
 from .router import RouterPlatform, chi, core_capacity_pps, phi_multicore, throughput_multicore
 
-__all__ = ["CoreSetting", "Plan", "max_capacity_pps", "default_plan", "optimize", "optimize_exact",
-           "optimize_per_core", "default_units"]
+__all__ = [
+    "CoreSetting",
+    "Plan",
+    "default_plan",
+    "default_units",
+    "max_capacity_pps",
+    "optimize",
+    "optimize_exact",
+    "optimize_per_core",
+]
 
 _TOL = 1e-9  # relative slack when comparing a core's load with its capacity (float rounding only)
 
@@ -50,12 +58,24 @@ class Plan:
         return len(self.cores)
 
 
-def _make_plan(platform: RouterPlatform, freqs: list[float], loads: list[float], offered: float,
-               method: str, units: int = 0) -> Plan:
+def _make_plan(
+    platform: RouterPlatform,
+    freqs: list[float],
+    loads: list[float],
+    offered: float,
+    method: str,
+    units: int = 0,
+) -> Plan:
     n = len(freqs)
     settings = tuple(CoreSetting(f, load, core_capacity_pps(platform, f, n)) for f, load in zip(freqs, loads))
-    return Plan(settings, phi_multicore(platform, freqs, loads), throughput_multicore(platform, freqs, loads),
-                offered, method, units)
+    return Plan(
+        settings,
+        phi_multicore(platform, freqs, loads),
+        throughput_multicore(platform, freqs, loads),
+        offered,
+        method,
+        units,
+    )
 
 
 def max_capacity_pps(platform: RouterPlatform) -> float:
@@ -65,12 +85,16 @@ def max_capacity_pps(platform: RouterPlatform) -> float:
 
 def _check_load(platform: RouterPlatform, load_pps: float) -> None:
     if not (isinstance(load_pps, (int, float)) and math.isfinite(load_pps)) or load_pps <= 0:
-        raise InputError(f"offered load {load_pps!r} pps must be a positive number", hint="e.g. --load 1.5Mpps")
+        raise InputError(
+            f"offered load {load_pps!r} pps must be a positive number", hint="e.g. --load 1.5Mpps"
+        )
     cap = max_capacity_pps(platform)
     if load_pps > cap * (1 + _TOL):
-        raise InputError(f"offered load {load_pps:.6g} pps is above the capacity of platform "
-                         f"'{platform.name}' ({cap:.6g} pps with every core at the highest frequency)",
-                         hint=f"offer at most {cap / 1e6:.4g} Mpps, or describe a bigger platform")
+        raise InputError(
+            f"offered load {load_pps:.6g} pps is above the capacity of platform "
+            f"'{platform.name}' ({cap:.6g} pps with every core at the highest frequency)",
+            hint=f"offer at most {cap / 1e6:.4g} Mpps, or describe a bigger platform",
+        )
 
 
 def default_plan(platform: RouterPlatform, load_pps: float) -> Plan:
@@ -78,8 +102,10 @@ def default_plan(platform: RouterPlatform, load_pps: float) -> Plan:
     _check_load(platform, load_pps)
     n, f = platform.cores, platform.frequencies_hz[-1]
     if load_pps > n * core_capacity_pps(platform, f, n) * (1 + _TOL):
-        raise InputError(f"offered load {load_pps:.6g} pps exceeds what all {n} cores forward together",
-                         hint="gamma(n) of this platform falls with n; use fewer cores (see `optimize`)")
+        raise InputError(
+            f"offered load {load_pps:.6g} pps exceeds what all {n} cores forward together",
+            hint="gamma(n) of this platform falls with n; use fewer cores (see `optimize`)",
+        )
     return _make_plan(platform, [f] * n, [load_pps / n] * n, load_pps, "default: all cores, max frequency")
 
 
@@ -148,7 +174,11 @@ def optimize(platform: RouterPlatform, load_pps: float, units: int | None = None
     units = units or default_units(platform)
     delta = load_pps / units
     best: tuple[float, list[float], list[float]] | None = None
-    tops = range(len(platform.frequencies_hz)) if not platform.idle_per_core else [len(platform.frequencies_hz) - 1]
+    tops = (
+        range(len(platform.frequencies_hz))
+        if not platform.idle_per_core
+        else [len(platform.frequencies_hz) - 1]
+    )
     for n in range(1, platform.cores + 1):
         if n * core_capacity_pps(platform, platform.frequencies_hz[-1], n) * (1 + _TOL) < load_pps:
             continue
@@ -166,28 +196,35 @@ def optimize(platform: RouterPlatform, load_pps: float, units: int | None = None
             if best is None or cost < best[0] - 1e-12:
                 best = (cost, freqs, loads)
     if best is None:
-        raise InputError(f"no set of cores forwards {load_pps:.6g} pps on a grid of {units} quanta",
-                         hint="raise --units, or lower the load")
+        raise InputError(
+            f"no set of cores forwards {load_pps:.6g} pps on a grid of {units} quanta",
+            hint="raise --units, or lower the load",
+        )
     return _make_plan(platform, best[1], best[2], load_pps, "dynamic program over load quanta", units)
 
 
-def optimize_exact(platform: RouterPlatform, load_pps: float, units: int | None = None,
-                   max_cases: int = 2_000_000) -> Plan:
+def optimize_exact(
+    platform: RouterPlatform, load_pps: float, units: int | None = None, max_cases: int = 2_000_000
+) -> Plan:
     """Brute force on the same grid: every n, every frequency vector, every split; Eq. 9 evaluated directly."""
     _check_load(platform, load_pps)
     units = units or default_units(platform)
     delta = load_pps / units
     nf = len(platform.frequencies_hz)
-    cases = sum(nf ** n * math.comb(units + n - 1, n - 1) for n in range(1, platform.cores + 1))
+    cases = sum(nf**n * math.comb(units + n - 1, n - 1) for n in range(1, platform.cores + 1))
     if cases > max_cases:
-        raise InputError(f"exact search would evaluate {cases} plans", hint="use `optimize` (dynamic program)")
+        raise InputError(
+            f"exact search would evaluate {cases} plans", hint="use `optimize` (dynamic program)"
+        )
     best = None
     for n in range(1, platform.cores + 1):
         for bars in itertools.combinations(range(units + n - 1), n - 1):
             quanta = [b - a - 1 for a, b in zip((-1, *bars), (*bars, units + n - 1))]
             loads = [q * delta for q in quanta]
             for freqs in itertools.product(platform.frequencies_hz, repeat=n):
-                if any(load > core_capacity_pps(platform, f, n) * (1 + _TOL) for f, load in zip(freqs, loads)):
+                if any(
+                    load > core_capacity_pps(platform, f, n) * (1 + _TOL) for f, load in zip(freqs, loads)
+                ):
                     continue
                 p = phi_multicore(platform, list(freqs), loads)
                 if best is None or p < best[0] - 1e-12:
@@ -200,19 +237,28 @@ def optimize_exact(platform: RouterPlatform, load_pps: float, units: int | None 
 def optimize_per_core(platform: RouterPlatform, loads_pps: list[float]) -> Plan:
     """Loads bound to cores (one per queue): cores with load stay active, each at its cheapest feasible f."""
     if len(loads_pps) > platform.cores or any(x < 0 for x in loads_pps):
-        raise InputError(f"{len(loads_pps)} per-core loads for {platform.cores} cores (all must be >= 0)",
-                         hint="give at most one non-negative load per core")
+        raise InputError(
+            f"{len(loads_pps)} per-core loads for {platform.cores} cores (all must be >= 0)",
+            hint="give at most one non-negative load per core",
+        )
     loads = [x for x in loads_pps if x > 0]
     if not loads:
         raise InputError("every per-core load is zero", hint="give at least one positive load")
     n = len(loads)
     best = None
-    tops = range(len(platform.frequencies_hz)) if not platform.idle_per_core else [len(platform.frequencies_hz) - 1]
+    tops = (
+        range(len(platform.frequencies_hz))
+        if not platform.idle_per_core
+        else [len(platform.frequencies_hz) - 1]
+    )
     for top in tops:
         freqs = []
         for load in loads:
-            ok = [f for f in platform.frequencies_hz[: top + 1]
-                  if load <= core_capacity_pps(platform, f, n) * (1 + _TOL)]
+            ok = [
+                f
+                for f in platform.frequencies_hz[: top + 1]
+                if load <= core_capacity_pps(platform, f, n) * (1 + _TOL)
+            ]
             if not ok:
                 break
             freqs.append(min(ok, key=lambda f: _one(platform, f, load, n)))
@@ -221,8 +267,10 @@ def optimize_per_core(platform: RouterPlatform, loads_pps: list[float]) -> Plan:
             if best is None or p < best[0]:
                 best = (p, freqs)
     if best is None:
-        raise InputError(f"a per-core load is above one core's capacity with {n} active cores",
-                         hint="spread the load over more queues or lower it")
+        raise InputError(
+            f"a per-core load is above one core's capacity with {n} active cores",
+            hint="spread the load over more queues or lower it",
+        )
     return _make_plan(platform, best[1], loads, float(sum(loads)), "per-core loads")
 
 
@@ -230,5 +278,6 @@ def _one(platform: RouterPlatform, f: float, load: float, n: int) -> float:
     i = platform.freq_index(f)
     cap = core_capacity_pps(platform, f, n)
     idle = platform.phi_idle_w[i] if platform.idle_per_core else 0.0
-    return idle + (platform.phi_active_w[i] - platform.phi_idle_w[i]) * float(chi(min(load / cap, 1.0),
-                                                                                   platform.chi_coeffs))
+    return idle + (platform.phi_active_w[i] - platform.phi_idle_w[i]) * float(
+        chi(min(load / cap, 1.0), platform.chi_coeffs)
+    )

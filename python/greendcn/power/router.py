@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -18,16 +18,16 @@ from ..errors import InputError
 
 __all__ = [
     "PUBLISHED_CHI",
-    "chi",
     "RouterPlatform",
-    "phi",
+    "chi",
     "core_capacity_pps",
+    "example_platform",
+    "load_platform",
+    "p_idle",
+    "phi",
     "phi_multicore",
     "throughput_multicore",
     "time_average_power",
-    "p_idle",
-    "example_platform",
-    "load_platform",
 ]
 
 # Seed 004, Section V.A, the coefficients a0..a7 of Eq. 4 as printed. The curve is kept as published even
@@ -75,19 +75,27 @@ class RouterPlatform:
             raise InputError("platform.frequencies_hz is empty", hint="give at least one frequency")
         for name in ("r_max_pps", "phi_idle_w", "phi_active_w"):
             if len(getattr(self, name)) != n:
-                raise InputError(f"platform.{name} has {len(getattr(self, name))} values, expected {n}",
-                                 hint="give one value per frequency")
+                raise InputError(
+                    f"platform.{name} has {len(getattr(self, name))} values, expected {n}",
+                    hint="give one value per frequency",
+                )
         if list(self.frequencies_hz) != sorted(self.frequencies_hz) or len(set(self.frequencies_hz)) != n:
-            raise InputError("platform.frequencies_hz must be strictly ascending", hint="sort the frequencies")
+            raise InputError(
+                "platform.frequencies_hz must be strictly ascending", hint="sort the frequencies"
+            )
         for i in range(n):
             if not self.r_max_pps[i] > 0:
                 raise InputError(f"platform.r_max_pps[{i}] must be > 0", hint="a core must forward something")
             if self.phi_active_w[i] < self.phi_idle_w[i] or self.phi_idle_w[i] < 0:
-                raise InputError(f"platform power at frequency {i}: need 0 <= phi_idle_w <= phi_active_w",
-                                 hint="check the units (W) and the order of the columns")
+                raise InputError(
+                    f"platform power at frequency {i}: need 0 <= phi_idle_w <= phi_active_w",
+                    hint="check the units (W) and the order of the columns",
+                )
         if not self.gamma or abs(self.gamma[0] - 1.0) > 1e-9:
-            raise InputError("platform.gamma[0] must be 1 (one core is its own speed-up)",
-                             hint="list gamma(1), gamma(2), ... one per core count")
+            raise InputError(
+                "platform.gamma[0] must be 1 (one core is its own speed-up)",
+                hint="list gamma(1), gamma(2), ... one per core count",
+            )
         if any(g <= 0 for g in self.gamma):
             raise InputError("platform.gamma values must be > 0", hint="gamma(n) is a speed-up factor")
         if self.inactive_core_w < 0:
@@ -102,8 +110,10 @@ class RouterPlatform:
         for i, f in enumerate(self.frequencies_hz):
             if math.isclose(f, f_hz, rel_tol=1e-9):
                 return i
-        raise InputError(f"frequency {f_hz:g} Hz is not one of the platform's {list(self.frequencies_hz)}",
-                         hint="choose a frequency from the platform description")
+        raise InputError(
+            f"frequency {f_hz:g} Hz is not one of the platform's {list(self.frequencies_hz)}",
+            hint="choose a frequency from the platform description",
+        )
 
 
 def phi(platform: RouterPlatform, f_hz: float, load_pps):
@@ -118,15 +128,19 @@ def phi(platform: RouterPlatform, f_hz: float, load_pps):
 def core_capacity_pps(platform: RouterPlatform, f_hz: float, n_active: int) -> float:
     """Capacity of one of n active cores at frequency f: gamma(n)/n * r_max(f) (seed 004, Eq. 9-10)."""
     if not 1 <= n_active <= platform.cores:
-        raise InputError(f"{n_active} active cores on a {platform.cores}-core platform",
-                         hint=f"use 1..{platform.cores} cores")
+        raise InputError(
+            f"{n_active} active cores on a {platform.cores}-core platform",
+            hint=f"use 1..{platform.cores} cores",
+        )
     return platform.gamma[n_active - 1] / n_active * platform.r_max_pps[platform.freq_index(f_hz)]
 
 
 def _check_active(platform: RouterPlatform, freqs_hz: Sequence[float], loads_pps: Sequence[float]) -> int:
     if len(freqs_hz) != len(loads_pps):
-        raise InputError(f"{len(freqs_hz)} frequencies for {len(loads_pps)} per-core loads",
-                         hint="give one frequency and one load per active core")
+        raise InputError(
+            f"{len(freqs_hz)} frequencies for {len(loads_pps)} per-core loads",
+            hint="give one frequency and one load per active core",
+        )
     if any(x < 0 for x in loads_pps):
         raise InputError("a per-core load is negative", hint="loads are packet rates >= 0")
     n = len(freqs_hz)
@@ -154,8 +168,9 @@ def phi_multicore(platform: RouterPlatform, freqs_hz: Sequence[float], loads_pps
     return total
 
 
-def throughput_multicore(platform: RouterPlatform, freqs_hz: Sequence[float],
-                         loads_pps: Sequence[float]) -> float:
+def throughput_multicore(
+    platform: RouterPlatform, freqs_hz: Sequence[float], loads_pps: Sequence[float]
+) -> float:
     """Forwarded rate (pps) of the active cores: sum of min(l_c, gamma(|C|)/|C| r_max(f_c)), Eq. 10."""
     n = _check_active(platform, freqs_hz, loads_pps)
     return float(sum(min(load, core_capacity_pps(platform, f, n)) for f, load in zip(freqs_hz, loads_pps)))
@@ -166,8 +181,10 @@ def _weights(loads: np.ndarray, durations_s) -> np.ndarray:
         return np.full(loads.shape, 1.0 / loads.size)
     d = np.asarray(durations_s, dtype=float)
     if d.shape != loads.shape or np.any(d < 0) or d.sum() <= 0:
-        raise InputError("durations_s must match the loads, be >= 0 and sum to > 0",
-                         hint="one duration (s) per load sample")
+        raise InputError(
+            "durations_s must match the loads, be >= 0 and sum to > 0",
+            hint="one duration (s) per load sample",
+        )
     return d / d.sum()
 
 
@@ -213,10 +230,12 @@ def load_platform(path: str | Path) -> RouterPlatform:
         raise InputError(f"{p}: no [[frequency]] tables", hint="add one [[frequency]] table per frequency")
     cols: dict[str, list[float]] = {k: [] for k in ("f_hz", "r_max_pps", "phi_idle_w", "phi_active_w")}
     for k, row in enumerate(rows):
-        for key in cols:
+        for key, values in cols.items():
             if key not in row:
-                raise InputError(f"{p}: frequency[{k}].{key} is missing", hint=f"add {key} to every [[frequency]]")
-            cols[key].append(float(row[key]))
+                raise InputError(
+                    f"{p}: frequency[{k}].{key} is missing", hint=f"add {key} to every [[frequency]]"
+                )
+            values.append(float(row[key]))
     known = {"name", "source", "gamma", "idle_per_core", "inactive_core_w", "chi", "frequency"}
     unknown = sorted(set(doc) - known)
     if unknown:

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from .router import RouterPlatform, phi_multicore
 
-__all__ = ["SAMPLE_COLUMNS", "read_samples", "fit_chi", "fit_gamma", "FitResult", "fit_router"]
+__all__ = ["SAMPLE_COLUMNS", "FitResult", "fit_chi", "fit_gamma", "fit_router", "read_samples"]
 
 SAMPLE_COLUMNS = ("frequency_hz", "cores", "offered_load_pps", "throughput_pps", "power_w")
 
@@ -85,15 +85,19 @@ def _per_frequency(s: dict[str, np.ndarray], freqs: np.ndarray, top: int):
     for f in freqs:
         m = (s["frequency_hz"] == f) & (cores == 1)
         if not m.any():
-            raise InputError(f"no single-core samples at {f:g} Hz", hint="measure one core at every frequency")
+            raise InputError(
+                f"no single-core samples at {f:g} Hz", hint="measure one core at every frequency"
+            )
         r_max.append(s["throughput_pps"][m].max())
     r_max = np.array(r_max)
     k = np.searchsorted(freqs, s["frequency_hz"])
     zero = s["throughput_pps"] <= 1e-9 * r_max[k]
     for j, f in enumerate(freqs):
         if not (zero & (k == j)).any():
-            raise InputError(f"no zero-throughput sample at {f:g} Hz to give Phi_idle",
-                             hint="add a sample with offered_load_pps = 0 at each frequency")
+            raise InputError(
+                f"no zero-throughput sample at {f:g} Hz to give Phi_idle",
+                hint="add a sample with offered_load_pps = 0 at each frequency",
+            )
     z = np.flatnonzero(zero)
     design = np.zeros((z.size, freqs.size + 1))
     design[np.arange(z.size), k[z]] = cores[z]
@@ -152,16 +156,28 @@ def fit_router(samples: dict[str, np.ndarray], platform: RouterPlatform | None =
     y = (s["power_w"] - base) / (n * (active[k] - idle[k]))
     coeffs = fit_chi(t, y)
     fitted = RouterPlatform(
-        name=(platform.name if platform else "fitted"), frequencies_hz=tuple(float(f) for f in freqs),
-        r_max_pps=tuple(r_max), phi_idle_w=tuple(idle), phi_active_w=tuple(active), gamma=tuple(g),
-        idle_per_core=idle_per_core, inactive_core_w=inactive_w, source="fitted from samples",
-        chi_coeffs=coeffs)
+        name=(platform.name if platform else "fitted"),
+        frequencies_hz=tuple(float(f) for f in freqs),
+        r_max_pps=tuple(r_max),
+        phi_idle_w=tuple(idle),
+        phi_active_w=tuple(active),
+        gamma=tuple(g),
+        idle_per_core=idle_per_core,
+        inactive_core_w=inactive_w,
+        source="fitted from samples",
+        chi_coeffs=coeffs,
+    )
     if platform is not None:
         fitted = replace(fitted, source=platform.source)
-    pred = np.array([phi_multicore(fitted, [f] * m, [load / m] * m)
-                     for f, m, load in zip(s["frequency_hz"], n, s["offered_load_pps"])])
+    pred = np.array(
+        [
+            phi_multicore(fitted, [f] * m, [load / m] * m)
+            for f, m, load in zip(s["frequency_hz"], n, s["offered_load_pps"])
+        ]
+    )
     err = np.abs(pred - s["power_w"])
     pct = 100 * err / np.abs(s["power_w"])
     by_cores = {int(m): float(pct[n == m].max()) for m in np.unique(n)}
-    return FitResult(coeffs, tuple(float(x) for x in g), fitted, float(err.max()), float(pct.max()), by_cores,
-                     int(t.size))
+    return FitResult(
+        coeffs, tuple(float(x) for x in g), fitted, float(err.max()), float(pct.max()), by_cores, int(t.size)
+    )

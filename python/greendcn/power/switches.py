@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["SwitchModel", "SHIPPED_TABLE", "shipped_switches", "load_switch_table", "get_switch"]
+__all__ = ["SHIPPED_TABLE", "SwitchModel", "get_switch", "load_switch_table", "shipped_switches"]
 
 SHIPPED_TABLE = Path(__file__).with_name("data") / "switches.toml"
 _FIELDS = ("model", "kind", "ports", "port_rate_gbps", "power_w", "measured", "source")
@@ -33,19 +33,33 @@ class SwitchModel:
 def _entry(where: str, sid: str, raw: dict) -> SwitchModel:
     missing = [f for f in _FIELDS if f not in raw or raw[f] in ("", None)]
     if missing:
-        raise InputError(f"{where}: switch '{sid}' lacks {missing}",
-                         hint="every entry needs model, kind, ports, port_rate_gbps, power_w, measured, source")
+        raise InputError(
+            f"{where}: switch '{sid}' lacks {missing}",
+            hint="every entry needs model, kind, ports, port_rate_gbps, power_w, measured, source",
+        )
     try:
         entry = SwitchModel(
-            id=sid, model=str(raw["model"]), kind=str(raw["kind"]), ports=int(raw["ports"]),
-            port_rate_gbps=float(raw["port_rate_gbps"]), power_w=float(raw["power_w"]),
-            measured=str(raw["measured"]).strip().lower() in ("true", "1", "yes"), source=str(raw["source"]))
+            id=sid,
+            model=str(raw["model"]),
+            kind=str(raw["kind"]),
+            ports=int(raw["ports"]),
+            port_rate_gbps=float(raw["port_rate_gbps"]),
+            power_w=float(raw["power_w"]),
+            measured=str(raw["measured"]).strip().lower() in ("true", "1", "yes"),
+            source=str(raw["source"]),
+        )
     except (TypeError, ValueError) as e:
-        raise InputError(f"{where}: switch '{sid}' has a bad value ({e})", hint="ports is an integer, powers in W")
+        raise InputError(
+            f"{where}: switch '{sid}' has a bad value ({e})", hint="ports is an integer, powers in W"
+        )
     if entry.kind not in ("packet", "optical"):
-        raise InputError(f"{where}: switch '{sid}'.kind = {entry.kind!r}", hint="kind is 'packet' or 'optical'")
+        raise InputError(
+            f"{where}: switch '{sid}'.kind = {entry.kind!r}", hint="kind is 'packet' or 'optical'"
+        )
     if entry.ports < 1 or entry.power_w < 0:
-        raise InputError(f"{where}: switch '{sid}' needs ports >= 1 and power_w >= 0", hint="check the numbers")
+        raise InputError(
+            f"{where}: switch '{sid}' needs ports >= 1 and power_w >= 0", hint="check the numbers"
+        )
     return entry
 
 
@@ -81,6 +95,8 @@ def load_switch_table(path: str | Path | None = None) -> dict[str, SwitchModel]:
 def get_switch(switch_id: str, table: dict[str, SwitchModel] | None = None) -> SwitchModel:
     table = table if table is not None else shipped_switches()
     if switch_id not in table:
-        raise InputError(f"unknown switch '{switch_id}'", hint=f"known switches: {', '.join(sorted(table))}; "
-                         "add your own with --switch-table FILE")
+        raise InputError(
+            f"unknown switch '{switch_id}'",
+            hint=f"known switches: {', '.join(sorted(table))}; add your own with --switch-table FILE",
+        )
     return table[switch_id]

@@ -1,0 +1,47 @@
+"""The `[power]` table of a scenario: which power models price a simulated run (defaults: the shipped table).
+
+```toml
+[power]
+switch = "sn2700"              # every switch draws this table entry's power (our default, seed 001 Table 2.1)
+switch_table = "my.toml"       # optional: your own entries (TOML or CSV)
+nodes = { "core*" = 276.9 }    # optional: constant W by node name or name prefix, over the rule above
+host_w = 0.0                   # optional: constant W per host (omitted: hosts are left out, as in seed 001)
+link_port_w = 0.0              # optional: W per link end; with link_pj_per_bit, links get a LinearPower
+link_pj_per_bit = 0.0
+```"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .energy import DEFAULT_SWITCH, EnergyModels
+from .models import ConstantPower, LinearPower, from_switch
+from .switches import get_switch, load_switch_table
+
+__all__ = ["PowerConfig"]
+
+
+class PowerConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    switch: str = DEFAULT_SWITCH
+    switch_table: str | None = None
+    nodes: dict[str, float] = Field(default_factory=dict)
+    host_w: float | None = Field(None, ge=0)
+    link_port_w: float = Field(0.0, ge=0)
+    link_pj_per_bit: float = Field(0.0, ge=0)
+
+    def models(self) -> EnergyModels:
+        """The device models this table describes; an unknown switch id is an InputError with a hint."""
+        table = load_switch_table(self.switch_table)
+        nodes = {"switch": from_switch(get_switch(self.switch, table))}
+        if self.host_w is not None:
+            nodes["host"] = ConstantPower(self.host_w, label="host")
+        for key, watts in self.nodes.items():
+            nodes[key] = ConstantPower(watts, label=key)
+        links = {}
+        if self.link_port_w or self.link_pj_per_bit:
+            links["*"] = LinearPower(
+                per_port_w=self.link_port_w, joules_per_bit=self.link_pj_per_bit * 1e-12, label="link"
+            )
+        return EnergyModels(nodes=nodes, links=links)
