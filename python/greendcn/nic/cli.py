@@ -27,7 +27,9 @@ def _quantity(text: str, parse, name: str, hint: str):
 
 
 def _host(ring: int, irq_cost: str, poll_cost: str, pkt_cost: str, cores: float, wake_timeout: str) -> Host:
-    t = lambda v, n: _quantity(v, parse_time_s, n, "give a time with a unit, e.g. 5us")
+    def t(v: str, n: str) -> float:
+        return _quantity(v, parse_time_s, n, "give a time with a unit, e.g. 5us")
+
     return Host(
         ring_slots=ring,
         irq_cost_s=t(irq_cost, "--irq-cost"),
@@ -38,7 +40,10 @@ def _host(ring: int, irq_cost: str, poll_cost: str, pkt_cost: str, cores: float,
     )
 
 
-_us = lambda s: f"{s * 1e6:g}us"
+def _us(s: float) -> str:
+    return f"{s * 1e6:g}us"
+
+
 RingOpt = typer.Option(DEFAULT_HOST.ring_slots, "--ring", help="Receive ring size in packets (our default).")
 IrqOpt = typer.Option(_us(DEFAULT_HOST.irq_cost_s), "--irq-cost", help="CPU time per interrupt.")
 PollOpt = typer.Option(_us(DEFAULT_HOST.poll_cost_s), "--poll-cost", help="CPU time per poll.")
