@@ -249,6 +249,7 @@ def tune(
     term = TerminationCollection(get_termination("n_gen", n_gen), _Enough())
     minimize(_problem_class()(ev), algo, term, seed=seed, verbose=False)
     _polish(ev, tol, max_evaluations)
+    _front_search(ev, max_evaluations)
     genes = np.array([np.frombuffer(k, dtype=np.int64) for k in ev.cache])
     F = np.array(list(ev.cache.values()))
     return _front(ev, genes, F, cat, tol, seed, space)
@@ -284,6 +285,39 @@ def _polish(ev: Evaluator, tol: float, max_evaluations: int | None, sweeps: int 
             genes2, F2 = _archive(ev)
             changed |= not np.array_equal(genes2[choose(F2[:, 0], F2[:, 1], tol, _power(ev, F2))], best)
         if not changed:
+            return
+
+
+def _front_search(ev: Evaluator, max_evaluations: int | None, rounds: int = 50) -> None:
+    """Pareto local search after the GA (our addition): every front point not yet explored has its catalogue
+    neighbours (one index up or down, one NIC at a time) evaluated, until no unexplored front point remains,
+    `rounds` rounds have passed, or the budget is spent. Neighbouring indices are similar settings (space.py),
+    so this fills gaps along the front that the GA's last generations left, e.g. runs of slow timers that
+    trade throughput for fewer interrupts. Candidates are taken in archive order, so the result is
+    deterministic."""
+    k = len(ev.cat)
+    explored: set[bytes] = set()
+    for _ in range(rounds):
+        genes, F = _archive(ev)
+        front = genes[pareto_mask(F[:, 0], F[:, 1], _power(ev, F))]
+        todo = [g for g in front if g.tobytes() not in explored]
+        if not todo:
+            return
+        new: dict[bytes, np.ndarray] = {}
+        for g in todo:
+            explored.add(g.tobytes())
+            for j in range(len(g)):
+                for step in (-1, 1):
+                    x = g.copy()
+                    x[j] += step
+                    if 0 <= x[j] < k and x.tobytes() not in ev.cache:
+                        new.setdefault(x.tobytes(), x)
+        cand = list(new.values())
+        if max_evaluations is not None:
+            cand = cand[: max(0, max_evaluations - ev.n_evaluations)]
+        if cand:
+            ev(np.array(cand))
+        elif max_evaluations is not None and ev.n_evaluations >= max_evaluations:
             return
 
 
