@@ -5,8 +5,9 @@ lines 63 and 69) but prints neither its encoding nor its operators; ours are our
 NIC indexing the setting catalogue (space.py), simulated binary crossover and polynomial mutation rounded to
 integers, duplicates removed. Several NICs are tuned jointly when they share a CPU (model.evaluate_shared).
 
-Every distinct setting vector is evaluated once (a cache keyed by the gene vector); the GA's front is the
-non-dominated set of everything it evaluated. The chosen setting follows a stated rule: the largest total
+Every distinct setting vector is evaluated once (a cache keyed by the gene vector). After the GA two local
+searches (ours) spend the rest of the budget: a coordinate search around the chosen point and a Pareto local
+search over index neighbours of the front. The front is the non-dominated set of everything evaluated. The chosen setting follows a stated rule: the largest total
 throughput, and among settings within `tol` of it, the fewest interrupts (then the least CPU power).
 
 With `power=CpuPower(...)` CPU power becomes a third objective (our addition; cpupower.py prices the busy
