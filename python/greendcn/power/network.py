@@ -119,7 +119,7 @@ def network_power(
         raise InputError(
             f"{arch.name}: {arch.hosts_per_tor} hosts + {arch.uplinks_per_tor} uplinks exceed the "
             f"{tor.ports} ports of {tor.id}",
-            hint="lower hosts_per_tor or uplinks_per_tor",
+            hint="lower hosts_per_tor or uplinks_per_tor (--hosts-per-tor, --uplinks-per-tor)",
         )
     tors = math.ceil(n_hosts / arch.hosts_per_tor)
     optical = math.ceil(tors * arch.uplinks_per_tor / ports)
