@@ -37,6 +37,13 @@ def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
         assert r["tuned_setting"] in [f["setting"] for f in r["front"]]
     node3 = rows[2]
     assert node3["seed_default_crashed"] and node3["default_livelock_mbps"] > node3["seed_optimal_mbps"]
+    everything = next(c for c in data["by_size_class"] if c["size_class"] == "all")
+    assert everything["transmissions"] == 47
+    # the seed's 4.6 % (line 77) recomputed from its printed throughputs, beside our model's own mean
+    assert everything["seed_mean_improvement_pct"] == pytest.approx(4.58, abs=0.01)
+    ours = [100 * (r["model_tuned_mbps"] / r["model_default_mbps"] - 1) for r in rows]
+    assert everything["model_mean_improvement_pct"] == pytest.approx(sum(ours) / 47, abs=1e-6)
+    assert "node 8 (seed line 103)" in out.stdout and "MTU" in out.stdout  # the row notes are printed
 
 
 def test_model_command_prints_every_setting_and_writes_json(tmp_path):

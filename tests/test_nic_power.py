@@ -1,12 +1,9 @@
 """CPU power as the tuner's third objective: seed 004's Eq. 2 on the busy cores of the receive path."""
 
-import numpy as np
 import pytest
-from pymoo.indicators.hv import HV
 
 from greendcn.nic import DEFAULT_HOST, Transmission, catalogue, evaluate, exhaustive, pareto_mask, tune
 from greendcn.nic.cpupower import CpuPower, cpu_power_w
-from greendcn.nic.tuner import Evaluator
 from greendcn.power.router import example_platform
 
 PM = CpuPower.from_platform()
@@ -39,28 +36,18 @@ def test_interrupt_heavy_settings_cost_more_power_at_equal_throughput():
 
 
 def test_three_objective_front_is_near_exact_and_non_dominated():
+    from test_nic_tuner import front_points, hypervolume_ratio
+
     txs = [Transmission(4.5e5, 64), Transmission(3.5e5, 1500, burst=4)]
     cat = catalogue()
     ex = exhaustive(txs, cat=cat, power=PM)
-    every = Evaluator(txs, cat, DEFAULT_HOST, None, PM).raw(cat.enumerate(2))
+    budget = len(cat) ** 2 // 10
     offered = sum(t.rate_pps * t.packet_bytes * 8 for t in txs)
-    lo, hi = every[:, 3].min(), every[:, 3].max()
-
-    def norm(r):
-        # Lost fraction, interrupts over the space's maximum, power scaled to the space's range; ref (1.1)^3.
-        return np.column_stack(
-            [
-                1 - r.front_throughput_bps / offered,
-                r.front_interrupts_per_s / every[:, 1].max(),
-                (r.front_power_w - lo) / (hi - lo),
-            ]
-        )
-
-    hv = HV(ref_point=np.array([1.1, 1.1, 1.1]))
-    h_exact = hv(norm(ex))
+    # Same measure as the two-objective test (objectives scaled to the exact front, reference 1.1 on each
+    # axis); a random sample of the same budget reaches only 73-88 % here (seeds 0-4).
     for seed in range(3):
-        r = tune(txs, cat=cat, seed=seed, pop_size=40, n_gen=400, max_evaluations=len(every) // 10, power=PM)
-        assert r.n_evaluations <= len(every) // 10
-        assert hv(norm(r)) >= 0.99 * h_exact
+        r = tune(txs, cat=cat, seed=seed, pop_size=40, n_gen=400, max_evaluations=budget, power=PM)
+        assert r.n_evaluations <= budget
+        assert hypervolume_ratio(front_points(r, offered), front_points(ex, offered)) >= 0.99
         assert pareto_mask(r.front_throughput_bps, r.front_interrupts_per_s, r.front_power_w).all()
         assert r.front_power_w[r.chosen] == pytest.approx(ex.front_power_w[ex.chosen], rel=0.01)

@@ -121,3 +121,22 @@ def test_router_with_a_platform_file_exact_and_per_core(tmp_path):
     assert [x["load_pps"] for x in c["cores"]] == [3e5, 2e5]
     bad = run_cli("router", "--platform", str(tmp_path / "missing.toml"))
     assert bad.returncode == 1 and "cannot read platform file" in bad.stderr and "hint:" in bad.stderr
+
+
+def test_compare_optical_tor_parameters(tmp_path):
+    # The optical counting rule's parameters reach the CLI: a 32-port ToR defaults to 16 servers and 16
+    # uplinks; explicit values override, and an impossible split is an error naming the options.
+    out = run_cli("compare", "--nodes", "1024", "--tor-switch", "sn2700", "--json", "a.json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["optical_tor"] == {"switch": "sn2700", "hosts_per_tor": 16, "uplinks_per_tor": 16}
+    rotor = next(r for r in doc["records"] if r["architecture"].startswith("RotorNet"))
+    assert rotor["switches"] == {"tor:sn2700": 64, "optical:selector_v1": 16}  # 64 x 16 uplinks / 64 ports
+    out = run_cli("compare", "--nodes", "1024", "--hosts-per-tor", "16", "--uplinks-per-tor", "8",
+                  "--json", "b.json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    rotor = next(r for r in json.loads((tmp_path / "b.json").read_text())["records"]
+                 if r["architecture"].startswith("RotorNet"))
+    assert rotor["switches"] == {"tor:wedge100bf65x": 64, "optical:selector_v1": 8}
+    bad = run_cli("compare", "--hosts-per-tor", "48", "--uplinks-per-tor", "20", cwd=tmp_path)
+    assert bad.returncode == 1 and "--uplinks-per-tor" in bad.stderr and "Traceback" not in bad.stderr

@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from .errors import InputError
+from .power.config import PowerConfig
 from .units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 
 __all__ = [
@@ -201,6 +202,7 @@ class Scenario(_Model):
     tcp: Tcp = Tcp()
     workload: Workload = StaticWorkload(kind="static")
     run: Run = Run()
+    power: PowerConfig = PowerConfig()  # the models that price the run (greendcn.power, docs/models.md)
     base_dir: str | None = Field(None, exclude=True)  # folder of the file, for relative workload.file
 
     # The scenario as written (units as text), so that overrides are validated exactly like the file.

@@ -34,6 +34,11 @@ def _print_summary(res: Any) -> None:
     busiest = res.links.nlargest(3, "utilization")
     print("busiest link directions: " + ", ".join(
         f"{r['from']}->{r['to']} {100 * r['utilization']:.0f} %" for _, r in busiest.iterrows()))
+    e = res.energy
+    if e is not None:
+        per_bit = "n/a" if e.energy_per_bit_pj is None else f"{e.energy_per_bit_pj:.4g} pJ per delivered bit"
+        print(f"energy {e.total_energy_j:.4g} J over {len(e.devices)} priced devices, average "
+              f"{e.avg_power_w:.4g} W, {per_bit} (models: the scenario's [power] table, docs/models.md)")
 
 
 def simulate_cmd(

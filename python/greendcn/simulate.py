@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import InputError
+from .power.energy import EnergyReport, run_energy
 from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
 from .units import PS_PER_S
@@ -20,19 +21,22 @@ __all__ = ["SimResult", "as_scenario", "build_spec", "simulate"]
 
 @dataclass
 class SimResult:
-    """Per-flow, per-link-direction and per-node tables, and a one-run summary (dict)."""
+    """Per-flow, per-link-direction and per-node tables, a one-run summary (dict), and the run's energy
+    priced by the scenario's [power] table (greendcn.power.run_energy)."""
     flows: pd.DataFrame
     links: pd.DataFrame
     nodes: pd.DataFrame
     summary: dict[str, Any]
     scenario: Scenario = field(repr=False)
+    energy: EnergyReport | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary."""
+        """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
         from .clitools import to_jsonable
 
         return to_jsonable({"flows": self.flows, "links": self.links, "nodes": self.nodes,
-                            "summary": self.summary, "scenario": self.scenario.raw})
+                            "summary": self.summary, "scenario": self.scenario.raw,
+                            "energy": None if self.energy is None else self.energy.to_dict()})
 
 
 def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
@@ -57,6 +61,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
                 "delayed_ack": t.delayed_ack, "delayed_ack_timeout_ps": t.delayed_ack_timeout},
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
+        **({"stats_window_ps": sc.power.window} if sc.power.window else {}),
     }
 
 
@@ -92,8 +97,11 @@ def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None 
         flow_list = list(flows)
     if not flow_list:
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
+    models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
     out = run_spec(build_spec(sc, net, flow_list, seed))
-    return _results(sc, net, flow_list, seed, out)
+    res = _results(sc, net, flow_list, seed, out)
+    res.energy = run_energy(out, models)
+    return res
 
 
 def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict[str, Any]) -> SimResult:

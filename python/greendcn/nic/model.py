@@ -140,7 +140,10 @@ def evaluate(mode, param, rate_pps, burst=1, host: Host = DEFAULT_HOST, cores=No
         )
 
     is0, is3 = m == 0, m == 3
-    pick = lambda a0, a1, a3: np.where(is0, a0, np.where(is3, a3, a1))
+
+    def pick(a0, a1, a3):
+        return np.where(is0, a0, np.where(is3, a3, a1))
+
     delivered = pick(d0, d1, d3)
     return PathResult(
         offered_pps=lam.astype(float),

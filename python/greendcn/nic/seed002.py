@@ -92,7 +92,7 @@ def load_transmissions(path: str | Path | None = None) -> list[Row]:
         raise InputError(
             f"cannot read transmissions file {p}: {e.strerror}",
             hint="give an existing CSV file, or leave --transmissions out for the seed's table",
-        )
+        ) from None
     reader = csv.DictReader(lines)
     missing = [
         c

@@ -5,8 +5,9 @@ lines 63 and 69) but prints neither its encoding nor its operators; ours are our
 NIC indexing the setting catalogue (space.py), simulated binary crossover and polynomial mutation rounded to
 integers, duplicates removed. Several NICs are tuned jointly when they share a CPU (model.evaluate_shared).
 
-Every distinct setting vector is evaluated once (a cache keyed by the gene vector); the GA's front is the
-non-dominated set of everything it evaluated. The chosen setting follows a stated rule: the largest total
+Every distinct setting vector is evaluated once (a cache keyed by the gene vector). After the GA two local
+searches (ours) spend the rest of the budget: a coordinate search around the chosen point and a Pareto local
+search over index neighbours of the front. The front is the non-dominated set of everything evaluated. The chosen setting follows a stated rule: the largest total
 throughput, and among settings within `tol` of it, the fewest interrupts (then the least CPU power).
 
 With `power=CpuPower(...)` CPU power becomes a third objective (our addition; cpupower.py prices the busy
@@ -249,6 +250,7 @@ def tune(
     term = TerminationCollection(get_termination("n_gen", n_gen), _Enough())
     minimize(_problem_class()(ev), algo, term, seed=seed, verbose=False)
     _polish(ev, tol, max_evaluations)
+    _front_search(ev, max_evaluations)
     genes = np.array([np.frombuffer(k, dtype=np.int64) for k in ev.cache])
     F = np.array(list(ev.cache.values()))
     return _front(ev, genes, F, cat, tol, seed, space)
@@ -284,6 +286,39 @@ def _polish(ev: Evaluator, tol: float, max_evaluations: int | None, sweeps: int 
             genes2, F2 = _archive(ev)
             changed |= not np.array_equal(genes2[choose(F2[:, 0], F2[:, 1], tol, _power(ev, F2))], best)
         if not changed:
+            return
+
+
+def _front_search(ev: Evaluator, max_evaluations: int | None, rounds: int = 50) -> None:
+    """Pareto local search after the GA (our addition): every front point not yet explored has its catalogue
+    neighbours (one index up or down, one NIC at a time) evaluated, until no unexplored front point remains,
+    `rounds` rounds have passed, or the budget is spent. Neighbouring indices are similar settings (space.py),
+    so this fills gaps along the front that the GA's last generations left, e.g. runs of slow timers that
+    trade throughput for fewer interrupts. Candidates are taken in archive order, so the result is
+    deterministic."""
+    k = len(ev.cat)
+    explored: set[bytes] = set()
+    for _ in range(rounds):
+        genes, F = _archive(ev)
+        front = genes[pareto_mask(F[:, 0], F[:, 1], _power(ev, F))]
+        todo = [g for g in front if g.tobytes() not in explored]
+        if not todo:
+            return
+        new: dict[bytes, np.ndarray] = {}
+        for g in todo:
+            explored.add(g.tobytes())
+            for j in range(len(g)):
+                for step in (-1, 1):
+                    x = g.copy()
+                    x[j] += step
+                    if 0 <= x[j] < k and x.tobytes() not in ev.cache:
+                        new.setdefault(x.tobytes(), x)
+        cand = list(new.values())
+        if max_evaluations is not None:
+            cand = cand[: max(0, max_evaluations - ev.n_evaluations)]
+        if cand:
+            ev(np.array(cand))
+        elif max_evaluations is not None and ev.n_evaluations >= max_evaluations:
             return
 
 

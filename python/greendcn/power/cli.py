@@ -24,8 +24,8 @@ _ASSUMPTIONS = [
         "uplinks below (k/2 up + k/2 down, top layer k down); fewest tiers that hold N; each layer rounded up"
     ),
     (
-        "optical counting (our choice): ToRs = ceil(N / 32) 64-port ToRs (half the ports down), "
-        "optical switches = ceil(ToRs x 32 uplinks / optical ports)"
+        "optical counting (our choice): ToRs = ceil(N / hosts_per_tor), optical switches = ceil(ToRs x "
+        "uplinks_per_tor / optical ports); default ToR: 64-port wedge100bf65x, half its ports each way"
     ),
 ]
 
@@ -39,6 +39,12 @@ def compare(
     tor_switch: Annotated[
         str, typer.Option(help="ToR switch of the optical designs (table id).")
     ] = "wedge100bf65x",
+    hosts_per_tor: Annotated[
+        int | None, typer.Option(help="Servers per optical-design ToR (default: half its ports).")
+    ] = None,
+    uplinks_per_tor: Annotated[
+        int | None, typer.Option(help="Uplinks per optical-design ToR (default: half its ports).")
+    ] = None,
     switch_table: Annotated[Path | None, typer.Option(help="Your own switches (TOML or CSV).")] = None,
     figure: Annotated[Path, typer.Option(help="Where to write the PNG figure.")] = Path("energy-compare.png"),
     json_out: Path | None = JsonOption,
@@ -54,11 +60,18 @@ def compare(
         fail(f"--max-tiers {max_tiers} must be >= 1", hint="3 is the thesis' three-tier fat-tree")
     counts = node_counts(nodes)
     table = load_switch_table(switch_table)
-    get_switch(tor_switch, table)
+    half = get_switch(tor_switch, table).ports // 2
+    down = half if hosts_per_tor is None else hosts_per_tor
+    up = half if uplinks_per_tor is None else uplinks_per_tor
+    if down < 1 or up < 1:
+        fail(
+            f"--hosts-per-tor {down} and --uplinks-per-tor {up} must both be >= 1",
+            hint=f"e.g. {half} each, half the ports of {tor_switch}",
+        )
     archs = [
         replace(a, max_tiers=max_tiers)
         if isinstance(a, FatTree)
-        else replace(a, tor_switch=tor_switch)
+        else replace(a, tor_switch=tor_switch, hosts_per_tor=down, uplinks_per_tor=up)
         if isinstance(a, OpticalDesign)
         else a
         for a in default_architectures()
@@ -93,6 +106,7 @@ def compare(
         {
             "records": records,
             "assumptions": _ASSUMPTIONS,
+            "optical_tor": {"switch": tor_switch, "hosts_per_tor": down, "uplinks_per_tor": up},
             "switches": {
                 s: {
                     "power_w": table[s].power_w,

@@ -213,7 +213,7 @@ def affcon_configs(spec: ServerSpec = SERVER_A, c: CpuChoices = CpuChoices()) ->
     def build(placed, idle_f, cost=1.0, quiet_ports=0, quiet_f=None, sleeps=False):
         cores = []
         used = set(placed)
-        for j, (s, i) in enumerate(placed):
+        for j, (s, _i) in enumerate(placed):
             if j == 0:  # pktgen's main lcore: held at the working governor, no poll loop (our reading)
                 cores.append(CoreState(s, "idle", fmax))
                 continue

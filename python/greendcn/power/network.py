@@ -119,7 +119,7 @@ def network_power(
         raise InputError(
             f"{arch.name}: {arch.hosts_per_tor} hosts + {arch.uplinks_per_tor} uplinks exceed the "
             f"{tor.ports} ports of {tor.id}",
-            hint="lower hosts_per_tor or uplinks_per_tor",
+            hint="lower hosts_per_tor or uplinks_per_tor (--hosts-per-tor, --uplinks-per-tor)",
         )
     tors = math.ceil(n_hosts / arch.hosts_per_tor)
     optical = math.ceil(tors * arch.uplinks_per_tor / ports)
@@ -153,7 +153,7 @@ def node_counts(spec: str) -> list[int]:
     try:
         values = [int(x) for x in text.replace(":", ",").split(",")]
     except ValueError:
-        raise InputError(f"--nodes {spec!r} is not a range LO:HI or a list", hint="e.g. --nodes 1024:131072")
+        raise InputError(f"--nodes {spec!r} is not a range LO:HI or a list", hint="e.g. --nodes 1024:131072") from None
     for v in values:
         _check_nodes(v)
     if ":" not in text:

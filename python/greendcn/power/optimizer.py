@@ -7,7 +7,9 @@ number of quanta; our discretization, reported with the plan):
 - `optimize_exact`: plain enumeration of every active-core count, frequency vector and split (small platforms);
 - `optimize`: for each active-core count n, the best power of one core carrying v quanta is h_n(v) = min over
   feasible f; the best n-core split is the n-fold min-plus convolution of h_n, computed by repeated squaring.
-  Cores are interchangeable, so this is exact on the grid; the tests check it equals `optimize_exact`.
+  Cores are interchangeable, so this is exact on the grid; the tests check it equals `optimize_exact`. With a
+  platform-wide idle (drawn at the highest active frequency F) the search runs once per F, with one core
+  pinned at F and the others at or below it, so the idle term is known exactly.
 The default plan to beat: every core active at the highest frequency with an even split."""
 
 from __future__ import annotations
@@ -114,14 +116,15 @@ def default_units(platform: RouterPlatform) -> int:
     return platform.cores * max(8, math.ceil(256 / platform.cores))
 
 
-def _core_table(platform: RouterPlatform, n: int, delta: float, units: int, top: int):
-    """h(v), argmin f index: least power of one of n active cores carrying v quanta, frequencies <= top.
+def _core_table(platform: RouterPlatform, n: int, delta: float, units: int, top: int, lo: int = 0):
+    """h(v), argmin f index: least power of one of n active cores carrying v quanta, frequency index in
+    [lo, top].
 
     Phi_idle enters per core only when the platform says so; a shared idle is added by the caller."""
     v = np.arange(units + 1) * delta
     best = np.full(units + 1, np.inf)
     arg = np.full(units + 1, -1)
-    for i in range(top + 1):
+    for i in range(lo, top + 1):
         cap = platform.gamma[n - 1] / n * platform.r_max_pps[i]
         swing = platform.phi_active_w[i] - platform.phi_idle_w[i]
         cost = swing * chi(np.minimum(v / cap, 1.0), platform.chi_coeffs)
@@ -135,14 +138,16 @@ def _core_table(platform: RouterPlatform, n: int, delta: float, units: int, top:
 
 
 class _Node:
-    """A min-plus convolution result; `split[u]` = quanta given to the right operand when the total is u."""
+    """A min-plus convolution result; `split[u]` = quanta given to the right operand when the total is u.
+    A leaf is one core's table and carries `arg[u]`, the frequency index that reaches its value."""
 
-    def __init__(self, value: np.ndarray, left=None, right=None, split=None):
-        self.value, self.left, self.right, self.split = value, left, right, split
+    def __init__(self, value: np.ndarray, left=None, right=None, split=None, arg=None):
+        self.value, self.left, self.right, self.split, self.arg = value, left, right, split, arg
 
-    def loads(self, u: int) -> list[int]:
+    def loads(self, u: int) -> list[tuple[int, int]]:
+        """(quanta, frequency index) of every core when the total is u quanta."""
         if self.left is None:
-            return [u]
+            return [(u, int(self.arg[u]))]
         v = int(self.split[u])
         return self.left.loads(u - v) + self.right.loads(v)
 
@@ -184,15 +189,22 @@ def optimize(platform: RouterPlatform, load_pps: float, units: int | None = None
             continue
         for top in tops:
             h, arg = _core_table(platform, n, delta, units, top)
-            node = _power(_Node(h), n)
+            if platform.idle_per_core:
+                node = _power(_Node(h, arg=arg), n)
+            else:
+                # A shared idle is drawn at the highest active frequency, so fix it: one core runs at `top`
+                # exactly, the other n - 1 at or below it. Cores are interchangeable, so putting the core at
+                # `top` first loses nothing, and the plan's power is the table's value plus Phi_idle(top).
+                h_top, arg_top = _core_table(platform, n, delta, units, top, lo=top)
+                node = _Node(h_top, arg=arg_top)
+                if n > 1:
+                    node = _minplus(node, _power(_Node(h, arg=arg), n - 1))
             if not math.isfinite(node.value[units]):
                 continue
-            quanta = node.loads(units)
-            freqs = [platform.frequencies_hz[arg[q]] for q in quanta]
-            loads = [q * delta for q in quanta]
-            # The true power (Eq. 9) of this candidate: with a shared idle it can be below the table's value
-            # (its highest frequency may be under `top`), and the least true power over all tops is exact.
-            cost = phi_multicore(platform, freqs, loads)
+            cores = node.loads(units)
+            freqs = [platform.frequencies_hz[i] for _, i in cores]
+            loads = [q * delta for q, _ in cores]
+            cost = phi_multicore(platform, freqs, loads)  # Eq. 9 evaluated directly on the candidate
             if best is None or cost < best[0] - 1e-12:
                 best = (cost, freqs, loads)
     if best is None:
@@ -251,18 +263,26 @@ def optimize_per_core(platform: RouterPlatform, loads_pps: list[float]) -> Plan:
         if not platform.idle_per_core
         else [len(platform.frequencies_hz) - 1]
     )
+    fs = platform.frequencies_hz
     for top in tops:
         freqs = []
         for load in loads:
-            ok = [
-                f
-                for f in platform.frequencies_hz[: top + 1]
-                if load <= core_capacity_pps(platform, f, n) * (1 + _TOL)
-            ]
+            ok = [f for f in fs[: top + 1] if load <= core_capacity_pps(platform, f, n) * (1 + _TOL)]
             if not ok:
                 break
             freqs.append(min(ok, key=lambda f: _one(platform, f, load, n)))
         else:
+            if not platform.idle_per_core and fs[top] not in freqs:
+                # A shared idle is drawn at the highest active frequency: pin the core that loses least by
+                # running at `top`, so that `top` is the plan's highest frequency and its idle is exact.
+                extra = [
+                    _one(platform, fs[top], load, n) - _one(platform, f, load, n)
+                    if load <= core_capacity_pps(platform, fs[top], n) * (1 + _TOL)
+                    else math.inf
+                    for f, load in zip(freqs, loads)
+                ]
+                j = int(np.argmin(extra))
+                freqs[j] = fs[top]
             p = phi_multicore(platform, freqs, loads)
             if best is None or p < best[0]:
                 best = (p, freqs)

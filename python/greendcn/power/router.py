@@ -222,9 +222,9 @@ def load_platform(path: str | Path) -> RouterPlatform:
     try:
         doc = tomllib.loads(p.read_text())
     except OSError as e:
-        raise InputError(f"cannot read platform file {p}: {e.strerror}", hint="check the --platform path")
+        raise InputError(f"cannot read platform file {p}: {e.strerror}", hint="check the --platform path") from None
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"platform file {p} is not valid TOML: {e}", hint="fix the syntax of the file")
+        raise InputError(f"platform file {p} is not valid TOML: {e}", hint="fix the syntax of the file") from None
     rows = doc.get("frequency")
     if not isinstance(rows, list) or not rows:
         raise InputError(f"{p}: no [[frequency]] tables", hint="add one [[frequency]] table per frequency")

@@ -28,7 +28,7 @@ def read_samples(path: str | Path) -> dict[str, np.ndarray]:
         with p.open(newline="") as fh:
             rows = list(csv.DictReader(fh))
     except OSError as e:
-        raise InputError(f"cannot read samples {p}: {e.strerror}", hint="check the path of the CSV")
+        raise InputError(f"cannot read samples {p}: {e.strerror}", hint="check the path of the CSV") from None
     if not rows:
         raise InputError(f"{p} holds no samples", hint=f"columns: {', '.join(SAMPLE_COLUMNS)}")
     missing = [c for c in SAMPLE_COLUMNS if c not in rows[0]]
@@ -40,7 +40,7 @@ def read_samples(path: str | Path) -> dict[str, np.ndarray]:
             try:
                 out[c].append(float(row[c]))
             except (TypeError, ValueError):
-                raise InputError(f"{p} line {k}: {c} = {row[c]!r} is not a number", hint="fix that cell")
+                raise InputError(f"{p} line {k}: {c} = {row[c]!r} is not a number", hint="fix that cell") from None
     return {c: np.asarray(v) for c, v in out.items()}
 
 

@@ -51,7 +51,7 @@ def _entry(where: str, sid: str, raw: dict) -> SwitchModel:
     except (TypeError, ValueError) as e:
         raise InputError(
             f"{where}: switch '{sid}' has a bad value ({e})", hint="ports is an integer, powers in W"
-        )
+        ) from None
     if entry.kind not in ("packet", "optical"):
         raise InputError(
             f"{where}: switch '{sid}'.kind = {entry.kind!r}", hint="kind is 'packet' or 'optical'"
@@ -67,7 +67,7 @@ def _read(path: Path) -> dict[str, SwitchModel]:
     try:
         text = path.read_text()
     except OSError as e:
-        raise InputError(f"cannot read switch table {path}: {e.strerror}", hint="check the path")
+        raise InputError(f"cannot read switch table {path}: {e.strerror}", hint="check the path") from None
     if path.suffix.lower() == ".csv":
         rows = list(csv.DictReader(text.splitlines()))
         if rows and "id" not in rows[0]:
@@ -76,7 +76,7 @@ def _read(path: Path) -> dict[str, SwitchModel]:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"switch table {path} is not valid TOML: {e}", hint="fix the syntax, or use CSV")
+        raise InputError(f"switch table {path} is not valid TOML: {e}", hint="fix the syntax, or use CSV") from None
     return {sid: _entry(str(path), sid, raw) for sid, raw in doc.get("switch", {}).items()}
 
 
