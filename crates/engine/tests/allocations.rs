@@ -59,6 +59,7 @@ fn allocations_do_not_grow_with_the_number_of_packets() {
         assert!(large_hops > 3 * small_hops);
         // Containers double as they grow, so a longer run may add a few dozen allocations; one per packet
         // (or per out-of-order packet) would add tens of thousands.
-        assert!(large < small + 200, "{routing:?}: {small} allocations for {small_hops} hops, {large} for {large_hops}");
+        let msg = format!("{routing:?}: {small} allocations for {small_hops} hops, {large} for {large_hops}");
+        assert!(large < small + 200, "{msg}");
     }
 }
