@@ -34,6 +34,10 @@ def assert_clean_error(out: subprocess.CompletedProcess[str], field: str) -> Non
     (["routing.scheme=spray"], "routing.scheme"),
     (["workload.kind=random", "workload.long_flows=0", "workload.short_flows=0"], "workload"),
     (["workload.destination=S99"], "workload.destination"),
+    # cross-field checks name the scenario's key, not the engine's (tcp.min_rto, not min_rto_ps)
+    (["tcp.min_rto=0"], "tcp.min_rto"),
+    (["tcp.max_rto=1ms"], "tcp.max_rto"),
+    (["tcp.max_window=1000B"], "tcp.max_window"),
 ])
 def test_bad_overrides_give_one_clear_error(sets, field):
     args = ["simulate", STATIC]
