@@ -175,3 +175,11 @@ def test_ecmp_keeps_each_flow_on_one_path_and_spreads_flows_over_cores():
     assert (res.flows["ooo_packets"] == 0).all()
     up = res.links[res.links["from"].isin(["A0", "A1", "A2", "A3"]) & res.links["to"].str.startswith("C")]
     assert (up["packets_sent"] > 0).sum() > 1
+
+
+def test_one_way_delay_s0_to_s15_in_the_engine_is_150us_plus_serialization():
+    # seed 003 line 58: 25 us per link, 150 us one way between pods on idle links. One 1-byte UDP datagram
+    # (29 bytes on the wire with its 28 header bytes) crosses the 6 links store-and-forward: 6 x (25 us + 232 ns).
+    res = simulate({"workload": {"kind": "flows", "flows": [
+        {"src": "S0", "dst": "S15", "size": "1B", "transport": "udp", "rate": "1Gbps"}]}})
+    assert res.flows.iloc[0]["fct_s"] == pytest.approx(6 * (25e-6 + 29 * 8 / 1e9), rel=0, abs=1e-12)
