@@ -62,3 +62,17 @@ def test_a_panic_in_rust_becomes_an_exception_not_an_abort():
     # and the interpreter, and the engine, still work afterwards
     assert run_spec(two_hosts())["flows"][0]["completed"]
     assert issubclass(EngineCrash, RuntimeError)
+
+
+def test_the_output_example_in_the_engine_spec_doc_has_the_engine_s_keys():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "engine-spec.md").read_text()
+    output = text[text.index("## Output"):]
+    doc = json.loads(re.search(r"```json\n(.*?)```", output, re.DOTALL).group(1))
+    r = run_spec(two_hosts())
+    assert set(doc) == set(r)
+    for table in ("flows", "links", "nodes"):
+        assert set(doc[table][0]) == set(r[table][0]), table
+    assert set(doc["summary"]) == set(r["summary"])

@@ -14,6 +14,8 @@ def quick(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-m", "greendcn.cli", "reproduce", "rps", "--quick", "--out", str(out),
                            "--json", str(out / "rps.json")], capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr
+    # the progress bar goes to stderr, the tables to stdout
+    assert "seed 003 runs" in proc.stderr and "seed 003 runs" not in proc.stdout
     return out, pd.read_csv(out / "summary.csv"), pd.read_csv(out / "runs.csv"), proc.stdout
 
 

@@ -28,3 +28,11 @@ def test_a_failing_job_raises_with_its_index():
     with pytest.raises(ValueError, match="three is bad") as info:
         run_parallel(explode, list(range(6)), workers=2, progress=False)
     assert any("in job 3" in note for note in info.value.__notes__)
+
+
+def test_progress_goes_to_stderr_and_can_be_turned_off(capsys):
+    run_parallel(square, list(range(3)), workers=1, desc="squares")
+    out = capsys.readouterr()
+    assert out.out == "" and "squares" in out.err
+    run_parallel(square, list(range(3)), workers=1, desc="squares", progress=False)
+    assert capsys.readouterr().err == ""

@@ -125,6 +125,23 @@ class Tcp(_Model):
     delayed_ack: bool = True
     delayed_ack_timeout: TimePs = "1ms"  # type: ignore[assignment]
 
+    @model_validator(mode="after")
+    def _check(self) -> Tcp:
+        # The engine refuses these too, but under its own names (min_rto_ps); here the user's key is named.
+        for name in ("min_rto", "initial_rto") + (("delayed_ack_timeout",) if self.delayed_ack else ()):
+            if getattr(self, name) <= 0:
+                raise FieldError(name, "must be a positive time, got 0", hint="write a time like '200ms'")
+        if self.max_rto < self.min_rto:
+            from .units import PS_PER_S, format_time
+
+            raise FieldError("max_rto", f"must be at least min_rto ({format_time(self.max_rto / PS_PER_S)} < "
+                             f"{format_time(self.min_rto / PS_PER_S)})",
+                             hint="raise tcp.max_rto or lower tcp.min_rto")
+        if self.max_window < self.mss:
+            raise FieldError("max_window", f"must hold at least one segment of mss = {self.mss} bytes, "
+                             f"got {self.max_window} bytes", hint="write a window like '128KB'")
+        return self
+
 
 class _WorkloadBase(_Model):
     start_jitter: TimePs = 0  # type: ignore[assignment]  # 0: every flow starts at 0 (our choice)

@@ -11,11 +11,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from tqdm import tqdm
 
 from .errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["default_workers", "run_parallel", "sweep"]
 
@@ -73,7 +76,7 @@ def run_parallel(
         bar.close()
 
 
-def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:  # noqa: F821
+def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:
     from .simulate import simulate
 
     scenario, seed = pair
@@ -84,7 +87,7 @@ def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:  # noqa: F821
     return df
 
 
-def sweep(pairs: Sequence[tuple[object, int]], workers: int | None = None, progress: bool = True):  # type: ignore[no-untyped-def]
+def sweep(pairs: Sequence[tuple[object, int]], workers: int | None = None, progress: bool = True) -> pd.DataFrame:
     """Simulate every (scenario, seed) pair on a process pool; one row per flow, with scenario and seed columns.
 
     A scenario is a `greendcn.scenario.Scenario`, a raw dict or a TOML path."""

@@ -177,3 +177,50 @@ fn bad_specs_are_refused_with_the_field_named() {
     assert!(err.contains("bogus"), "{err}");
 }
 
+/// h0 -> sw -> h1 with a 10 Gbps access link and a 0.5 Gbps bottleneck of `queue` packets, 50 us per link.
+/// The sender's window is capped at 10 segments, its initial window.
+fn burst_into_bottleneck(queue: QueueLimit, size: u64) -> SimSpec {
+    let nodes = vec![node("h0", NodeKind::Host), node("h1", NodeKind::Host), node("sw", NodeKind::Switch)];
+    let mut links = vec![link(0, 2, 10 * GBPS, 50 * US, None), link(1, 2, GBPS / 2, 50 * US, None)];
+    links[1].queue_b = Some(queue); // sw -> h1
+    let mut spec = base(nodes, links, vec![tcp(1, 0, size, 0)], Routing::Single);
+    spec.tcp.max_window_bytes = 10 * 1448;
+    spec
+}
+
+#[test]
+fn a_single_loss_triggers_one_fast_retransmit_and_no_timeout() {
+    // The initial window of 10 segments reaches the switch within 12 us, before the bottleneck has sent one
+    // (24 us each): a 9-packet queue drops exactly the tenth. Afterwards the ACK clock spaces segments at the
+    // bottleneck's rate and the window cap (10) is about the path's bandwidth-delay product (~9 packets at a
+    // ~226 us RTT), so nothing else is lost. Segments 11-13 produce the three duplicate ACKs.
+    let size = 100 * 1448;
+    let lossless = go(&burst_into_bottleneck(QueueLimit::Packets(10), size));
+    assert_eq!(lossless.summary.drops, 0, "with room for the whole burst nothing is lost");
+    let r = go(&burst_into_bottleneck(QueueLimit::Packets(9), size));
+    conserved(&r);
+    assert_eq!(r.summary.drops, 1);
+    let f = &r.flows[0];
+    assert!(f.completed);
+    assert_eq!((f.fast_retransmits, f.retransmits, f.timeouts, f.spurious_retransmits), (1, 1, 0, 0), "{f:?}");
+    // Recovery costs time (the hole is filled about one RTT after the loss is noticed) but no 10 ms timeout.
+    let extra = f.fct_ps.unwrap() - lossless.flows[0].fct_ps.unwrap();
+    assert!(extra > 200 * US && extra < 10 * MS, "one loss cost {extra} ps");
+}
+
+#[test]
+fn losing_every_segment_of_the_window_fires_the_rto_with_back_off() {
+    // A 1000-byte queue limit lets 52-byte ACKs through but never a 1500-byte data packet: the whole initial
+    // window is lost, no duplicate ACK ever comes back, so only the retransmission timer can act. It fires at
+    // the initial RTO (10 ms), then doubles: 10 ms, 30 ms, 70 ms, each time resending one segment.
+    let mut spec = burst_into_bottleneck(QueueLimit::Bytes(1000), 100 * 1448);
+    for (stop_ms, timeouts) in [(9, 0u64), (11, 1), (29, 1), (31, 2), (69, 2), (71, 3)] {
+        spec.stop_ps = Some(stop_ms * MS);
+        let r = go(&spec);
+        conserved(&r);
+        let f = &r.flows[0];
+        assert_eq!((f.timeouts, f.retransmits, f.fast_retransmits), (timeouts, timeouts, 0), "at {stop_ms} ms: {f:?}");
+        assert_eq!(r.summary.drops, 10 + timeouts);
+        assert!(!f.completed && f.bytes_received == 0);
+    }
+}
