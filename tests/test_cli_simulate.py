@@ -95,6 +95,13 @@ def test_demo_prints_single_and_rps_side_by_side(tmp_path):
         ("seed003-random", "rps")]
     assert all(r["short_ooo_%"] == 0 for r in rows if r["routing"] == "single")
     assert "seed003-random" in out.stdout
+    # Energy beside throughput: the k=4 tree's 20 switches at the default SN2700's constant 90.5 W (seed 001
+    # Table 2.1); energy per bit = that power x the run's length / the payload bits delivered, so it must be
+    # positive and differ between runs that take different times.
+    for r in rows:
+        assert r["network_w"] == pytest.approx(20 * 90.5)
+        assert r["energy_j_per_bit"] > 0
+    assert len({round(r["energy_j_per_bit"], 12) for r in rows}) == 4
 
 
 def test_two_runs_in_separate_processes_write_identical_json_apart_from_wall_s(tmp_path):

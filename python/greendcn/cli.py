@@ -61,6 +61,10 @@ def main(argv: list[str] | None = None) -> None:
         if e.hint:
             print(f"hint: {e.hint}", file=sys.stderr)
         sys.exit(1)
+    except KeyboardInterrupt:
+        # Ctrl-C is the user's choice, not a bug: no traceback, the shell's conventional status.
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -81,12 +81,32 @@ def demo_cmd(
                          "short_flows": m["short_flows"], "long_throughput_Mbps": m["long_throughput_bps"] / 1e6,
                          "short_fct_ms": m["short_fct_s"] * 1e3, "short_ooo_%": m["ooo_pct"],
                          "retransmits": m["retransmits"], "spurious_retx": m["spurious_retransmits"],
-                         "drops": res.summary["drops"], "wall_s": res.summary["wall_s"]})
+                         "drops": res.summary["drops"],
+                         "network_W": res.energy.avg_power_w if res.energy else None,
+                         "energy_uJ_per_bit": (res.energy.energy_per_bit_pj or 0.0) * 1e-6 if res.energy else None,
+                         "wall_s": res.summary["wall_s"]})
     print("seed 003 (k=4 fat-tree, 1 Gbps, 25 us, 1000-pkt queues; 10 MB long, 200 KB short flows):")
     echo_table(rows)
+    print("energy: switches priced by the scenario's [power] table (default: seed 001 Table 2.1's SN2700, a "
+          "constant 90.5 W each, servers excluded; docs/models.md); uJ per delivered payload bit over the run")
     write_json(json_out, {"seed": seed, "rows": [
-        {k.replace("_Mbps", "_bps"): (v * 1e6 if k.endswith("_Mbps") else v) for k, v in r.items()}
+        {_json_key(k): _json_value(k, v) for k, v in r.items()}
         for r in rows]})
+
+
+def _json_key(key: str) -> str:
+    """Demo table columns in JSON units: bits per second and joules per bit."""
+    return key.replace("_Mbps", "_bps").replace("_uJ_per_bit", "_j_per_bit").replace("network_W", "network_w")
+
+
+def _json_value(key: str, value):
+    if value is None:
+        return None
+    if key.endswith("_Mbps"):
+        return value * 1e6
+    if key.endswith("_uJ_per_bit"):
+        return value * 1e-6
+    return value
 
 
 def register(app: typer.Typer) -> None:
