@@ -19,6 +19,7 @@ import numpy as np
 
 from ...errors import GreendcnError, InputError
 from .binaries import RECEIVER, SENDER, binary
+from .hostlock import exclusive_host
 from .metrics import Metrics, measure
 from .netns import Namespaces
 from .records import load_records
@@ -133,7 +134,9 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
     send_cpu, recv_cpu = default_cpus()
     send_cpu = cfg.sender_cpu if cfg.sender_cpu is not None else send_cpu
     recv_cpu = cfg.receiver_cpu if cfg.receiver_cpu is not None else recv_cpu
-    with Namespaces(["tx", "rx"], [("tx", "rx")]) as ns, tempfile.TemporaryDirectory(prefix=PREFIX_TMP) as tmp:
+    # The lock comes after the namespaces, whose setup checks the capabilities and says what is missing.
+    with Namespaces(["tx", "rx"], [("tx", "rx")]) as ns, exclusive_host(), \
+            tempfile.TemporaryDirectory(prefix=PREFIX_TMP) as tmp:
         for args in cfg.tc:
             argv = [a.replace("{dev}", ns.dev[("tx", "rx")]) for a in args]
             r = ns.check("tx", ["tc", *argv])
