@@ -404,7 +404,6 @@ def control(
             ],
             "control",
         )
-        changer.begin()
     elif actuator == "none":
         act = LogActuator()
     elif actuator.startswith("file:"):
@@ -418,6 +417,10 @@ def control(
         )
     reader = NetnsCounters(netns) if netns else SysfsCounters(sys)
     ctl = RateController(ports, reader, act, cfg)
+    duration_s = parse_time_s(duration, "--duration") if duration else None
+    if changer is not None:
+        # Only now, with every option checked: a refusal above must leave no state file behind.
+        changer.begin()
     info(
         f"controlling {', '.join(ports)} every {cfg.interval_s:g} s: idle below {format_rate(cfg.low_bps)} "
         f"for {cfg.dwell_s:g} s, working at {format_rate(cfg.high_bps)}; actuator {act.name}"
@@ -434,7 +437,7 @@ def control(
 
     try:
         ctl.run(
-            parse_time_s(duration, "--duration") if duration else None,
+            duration_s,
             on_decision=log,
             on_sample=sample if verbose else None,
         )
