@@ -91,3 +91,15 @@ def test_search_runs_a_short_binary_search(tmp_path):
     assert all(s["packets"] > 0 for s in data["steps"])
     if data["met"]:
         assert data["leaked"] <= 0.05 * data["packets"]
+
+
+def test_probe_pins_the_sender_to_the_chosen_cpu(tmp_path):
+    import os
+
+    cpu = min(os.sched_getaffinity(0))
+    out = tmp_path / "p.json"
+    r = runner.invoke(app, ["probe", "--duration", "20ms", "--sender-cpu", str(cpu), "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    assert json.loads(out.read_text())["senders"][0]["cpu"] == cpu  # as the sender reports it after pinning
+    r = runner.invoke(app, ["probe", "--sender-cpu", "4096"])
+    assert isinstance(r.exception, InputError) and "sender-cpu" in str(r.exception)

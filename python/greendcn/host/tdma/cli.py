@@ -69,6 +69,8 @@ def probe(
     demand: int = typer.Option(0, help="Data packets per slot (0 = infinite demand)."),
     pad: str = typer.Option("0B", help="Padding packet size completing a burst when demand runs out (0 = off)."),
     rt_priority: int = typer.Option(10, help="SCHED_FIFO priority of the sender (0 = ordinary scheduling)."),
+    sender_cpu: int | None = typer.Option(None, help="CPU the (first) sender is pinned to [default: the last]."),
+    receiver_cpu: int | None = typer.Option(None, help="CPU the receiver is pinned to [default: the first]."),
     log: Path | None = typer.Option(None, help="Keep the raw receiver log (48-byte records) here."),
     fit: Path | None = typer.Option(None, help="Fit the lag law to this run and write it here (JSON)."),
     json_path: Path | None = JsonOption,
@@ -82,7 +84,8 @@ def probe(
                                slots=max(1, _ns(duration, "duration") // p), destinations=destinations)
     cfg = ProbeConfig(sched, vhosts=vhosts, size_bytes=parse_size_bytes(size, "size"), burst=burst,
                       rate_bps=parse_rate_bps(rate, "rate") if rate else 0, demand_pkts=demand,
-                      pad_bytes=parse_size_bytes(pad, "pad"), fifo_priority=rt_priority)
+                      pad_bytes=parse_size_bytes(pad, "pad"), fifo_priority=rt_priority,
+                      sender_cpu=sender_cpu, receiver_cpu=receiver_cpu)
     info(f"probe: {sched.slots} slots of {p / 1e3:g} us, duty {duty:g}, guard {sched.guard_ns / 1e3:g} us ...")
     run = run_probe(cfg, log_path=log)
     echo_table(_metrics_rows(run.metrics))

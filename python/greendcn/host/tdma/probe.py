@@ -76,6 +76,11 @@ class ProbeConfig:
             raise InputError("burst: must be at least 1 packet", hint="for example --burst 8")
         if self.pad_bytes and not 40 <= self.pad_bytes <= 65000:
             raise InputError(f"pad: {self.pad_bytes} B is outside 40..65000 bytes", hint="for example --pad 128B")
+        allowed = sorted(os.sched_getaffinity(0))
+        for name, cpu in (("sender-cpu", self.sender_cpu), ("receiver-cpu", self.receiver_cpu)):
+            if cpu is not None and cpu not in allowed:
+                raise InputError(f"{name}: CPU {cpu} is not one this process may run on",
+                                 hint=f"choose one of {', '.join(map(str, allowed))}")
 
 
 @dataclass
