@@ -201,3 +201,20 @@ def test_fake_command_builds_a_tree_the_other_commands_read(tmp_path):
     assert data["cpufreq"]["driver"] == "intel_pstate" and len(data["cpufreq"]["policies"]) == 24
     r = run("fake", str(tmp_path / "f"))
     assert r.returncode == 1 and "not an empty directory" in r.stderr
+
+
+def test_predict_says_what_is_fitted_and_what_is_predicted(tmp_path):
+    r = run("predict", "--json", str(tmp_path / "p.json"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "p.json").read_text())
+    rows = {c["config"]: c for c in data["configs"]}
+    # The two fitted rows meet the paper's figures by construction; the output must say so, and say that the
+    # rest is the model's prediction.
+    assert rows["baseline_cpu_affinity"]["cpu_power_w"] == pytest.approx(112.0, abs=1e-9)
+    assert rows["affcon"]["cpu_power_w"] == pytest.approx(99.0, abs=1e-9)
+    assert "by construction" in r.stdout and "prediction" in data["note"]
+    assert set(data["parameter_sources"]) == {"public_spec", "fitted", "ours"}
+    assert "socket 1" in r.stdout and "line 235" in r.stdout  # the literal 0-8 baseline spans both sockets
+    assert {"os_scheduled", "cpu_numa", "cpu_dvfs", "affcon_rate_cpufreq", "affcon_rate_sleep"} <= set(rows)
+    r = run("predict", "--spin", "2")
+    assert r.returncode == 1 and "--spin" in r.stderr and "hint:" in r.stderr
