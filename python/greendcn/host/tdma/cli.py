@@ -23,6 +23,20 @@ def _ns(text: str, what: str) -> int:
     return parse_time_ps(text, what) // 1000
 
 
+def _number(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"{what}: {text!r} is not a number", hint="for example --values 0.1,0.3,0.5") from None
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"{what}: {text!r} is not a whole number", hint="for example --values 1,2,3,4") from None
+
+
 def _list(text: str, parse, what: str) -> list:
     items = [t for t in text.split(",") if t.strip()]
     if not items:
@@ -182,7 +196,7 @@ def sweep(
     if kind in ("guard", "period"):
         vals = [float(v) for v in _list(text, _ns, kind)]
     else:
-        vals = [float(v) for v in _list(text, lambda t, w: float(t), kind)]
+        vals = [float(v) for v in _list(text, _int if kind == "vhosts" else _number, kind)]
     p = _ns(period, "period")
     base = ProbeConfig(Schedule.from_duty(p, duty, guard_ns=_ns(guard, "guard"), prealloc_ns=_ns(prealloc, "prealloc")),
                        size_bytes=parse_size_bytes(size, "size"), burst=burst)

@@ -68,7 +68,8 @@ class ProbeConfig:
 
     def __post_init__(self) -> None:
         if self.vhosts < 1:
-            raise InputError(f"vhosts: need at least one virtual host, got {self.vhosts}")
+            raise InputError(f"vhosts: need at least one virtual host, got {self.vhosts}",
+                             hint="for example --vhosts 1")
         if not 40 <= self.size_bytes <= 65000:
             raise InputError(f"size: {self.size_bytes} B is outside 40..65000 bytes",
                              hint="the payload holds a 40-byte probe header; for example --size 1472B")
