@@ -108,6 +108,24 @@ def test_this_machine_read_only():
     assert snapshot("/sys/devices/system/cpu/cpufreq") == before
 
 
+def test_this_machine_nics_match_their_device_paths():
+    """Cross-check against the real links: a NIC's PCI address is the nearest PCI-looking folder above its
+    device (a virtio NIC sits one level below its PCI function), and its node is that function's numa_node."""
+    topo = discover("/")
+    for nic in topo.nics.values():
+        dev = Path(f"/sys/class/net/{nic.name}/device")
+        if not dev.exists():
+            assert nic.virtual and nic.pci is None
+            continue
+        parts = Path(os.path.realpath(dev)).parts
+        pci = [x for x in parts if x.count(":") == 2 and "." in x]
+        assert nic.pci == (pci[-1] if pci else None), nic
+        if pci:
+            at = Path(*parts[: len(parts) - parts[::-1].index(pci[-1])])
+            node = int((at / "numa_node").read_text()) if (at / "numa_node").exists() else -1
+            assert nic.node == max(node, -1), nic
+
+
 @pytest.mark.parametrize("bad", ["", "a" * 16, "eth/0", "eth 0", "..", "eth:1"])
 def test_interface_names_are_validated(bad):
     with pytest.raises(InputError) as e:
