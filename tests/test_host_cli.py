@@ -151,8 +151,8 @@ def test_layout_of_this_machine(tmp_path):
 
 def test_apply_then_control_then_revert(tmp_path):
     """The operator's sequence with default state files in the tree's run/: plan --apply, a controller on top
-    (its own state, restored on exit to the applied values), then revert: the tree is back as it was, except
-    for the state folder the commands created under run/."""
+    (its own state, restored on exit to the applied values), then revert: the tree is back byte for byte,
+    including the run/greendcn folder the first command created for its state file."""
     root = build_tree(tmp_path / "t", table1_machine())
     before = snapshot(root)
     r = run("plan", "--root", str(root), "--port", "enp3s0f0", "--apply", "--json", str(tmp_path / "p.json"))
@@ -175,9 +175,22 @@ def test_apply_then_control_then_revert(tmp_path):
     assert "working -> idle" in r.stderr and snapshot(root) == applied
     r = run("revert", "--root", str(root))
     assert r.returncode == 0, r.stderr
-    after = snapshot(root)
-    assert {k: v for k, v in after.items() if not k.startswith("run")} == before
-    assert not (root / "run/greendcn/apply-state.json").exists()
+    assert snapshot(root) == before
+    assert not (root / "run").exists()
+
+
+def test_a_refused_control_leaves_no_state_file(tmp_path):
+    """Bad options are refused before the cpufreq actuator records anything, so a corrected command runs."""
+    root = build_tree(tmp_path / "t", table1_machine())
+    before = snapshot(root)
+    common = ("control", "--root", str(root), "--port", "enp3s0f0:4", "--interval", "50ms", "--dwell", "100ms")
+    for bad in (("--low-rate", "2Gbps"), ("--duration", "soon"), ("--netns", "a b"), ("--direction", "up")):
+        r = run(*common, *bad)
+        assert r.returncode == 1 and "hint:" in r.stderr, (bad, r.stderr)
+        assert snapshot(root) == before, bad
+    r = run(*common, "--duration", "200ms")
+    assert r.returncode == 0, r.stderr
+    assert snapshot(root) == before
 
 
 def test_fake_command_builds_a_tree_the_other_commands_read(tmp_path):
@@ -188,3 +201,20 @@ def test_fake_command_builds_a_tree_the_other_commands_read(tmp_path):
     assert data["cpufreq"]["driver"] == "intel_pstate" and len(data["cpufreq"]["policies"]) == 24
     r = run("fake", str(tmp_path / "f"))
     assert r.returncode == 1 and "not an empty directory" in r.stderr
+
+
+def test_predict_says_what_is_fitted_and_what_is_predicted(tmp_path):
+    r = run("predict", "--json", str(tmp_path / "p.json"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "p.json").read_text())
+    rows = {c["config"]: c for c in data["configs"]}
+    # The two fitted rows meet the paper's figures by construction; the output must say so, and say that the
+    # rest is the model's prediction.
+    assert rows["baseline_cpu_affinity"]["cpu_power_w"] == pytest.approx(112.0, abs=1e-9)
+    assert rows["affcon"]["cpu_power_w"] == pytest.approx(99.0, abs=1e-9)
+    assert "by construction" in r.stdout and "prediction" in data["note"]
+    assert set(data["parameter_sources"]) == {"public_spec", "fitted", "ours"}
+    assert "socket 1" in r.stdout and "line 235" in r.stdout  # the literal 0-8 baseline spans both sockets
+    assert {"os_scheduled", "cpu_numa", "cpu_dvfs", "affcon_rate_cpufreq", "affcon_rate_sleep"} <= set(rows)
+    r = run("predict", "--spin", "2")
+    assert r.returncode == 1 and "--spin" in r.stderr and "hint:" in r.stderr

@@ -142,6 +142,13 @@ def test_file_and_command_actuators(tmp_path):
         FileActuator(tmp_path / "missing" / "x.json")
 
 
+def test_command_actuator_refuses_a_missing_program_and_survives_a_hanging_one(tmp_path):
+    with pytest.raises(InputError, match="not an executable program"):
+        CommandActuator([str(tmp_path / "nothing-here"), "{port}"])
+    slow = CommandActuator([sys.executable, "-c", "import time; time.sleep(30)"], timeout_s=0.2)
+    assert "killed after" in slow.set_state("eth1", (4,), "idle")[0]  # logged, not raised
+
+
 def test_run_keeps_ticks_and_skips_after_a_stall():
     """A scripted clock: samples land on the interval grid, and a 1 s stall skips the missed ticks."""
     now = [100.0]
@@ -162,3 +169,18 @@ def test_run_keeps_ticks_and_skips_after_a_stall():
     assert times[:2] == [0.25, 0.5]
     assert 1.75 in times and 1.0 not in times  # the ticks inside the stall are skipped, the grid is kept
     assert all(round(t / 0.25, 9) == round(t / 0.25) for t in times) and times[-1] <= 3.0
+
+
+def test_netns_reader_without_stats64_is_a_clear_error(monkeypatch):
+    import subprocess
+
+    from greendcn.errors import GreendcnError
+    from greendcn.host.control import NetnsCounters
+
+    def old_ip(argv, **kw):  # an iproute2 whose JSON lacks the 64-bit counters
+        return subprocess.CompletedProcess(argv, 0, stdout='[{"ifname": "eth1"}]', stderr="")
+
+    monkeypatch.setattr(subprocess, "run", old_ip)
+    with pytest.raises(GreendcnError, match="stats64") as e:
+        NetnsCounters("ns1").read("eth1")
+    assert e.value.hint

@@ -33,6 +33,7 @@ def test_bad_cpulist_is_refused_with_a_hint(bad):
     assert "--cpus" in str(e.value) and e.value.hint
 
 
-def test_bad_mask_is_refused():
+@pytest.mark.parametrize("bad", ["0xzz", "-0x1f", "0x1_f", "", "0x"])
+def test_bad_mask_is_refused(bad):
     with pytest.raises(InputError, match="not a hexadecimal mask"):
-        mask_to_cpus("0xzz")
+        mask_to_cpus(bad)

@@ -50,6 +50,8 @@ def test_measure_a_command_across_a_wrap(tmp_path):
     root = _rapl_tree(tmp_path)
     pkg = root / "sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/energy_uj"
     dram = root / "sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:0/energy_uj"
+    for counter in (pkg, dram):
+        counter.chmod(0o600)  # the command plays the kernel here, which updates the root-only (0400) counters
     script = (
         f"import time; open({str(pkg)!r}, 'w').write('2000000\\n'); "
         f"open({str(dram)!r}, 'w').write('1750000\\n'); time.sleep(0.3)"

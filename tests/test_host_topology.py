@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from greendcn.errors import InputError
-from greendcn.host.fake import FakeMachine, FakeNic, build_tree, snapshot, table1_machine
+from greendcn.host.fake import FakeMachine, FakeNic, FakeRapl, build_tree, snapshot, table1_machine
 from greendcn.host.sysfs import SysRoot, validate_ifname
 from greendcn.host.topology import discover
 
@@ -108,6 +108,24 @@ def test_this_machine_read_only():
     assert snapshot("/sys/devices/system/cpu/cpufreq") == before
 
 
+def test_this_machine_nics_match_their_device_paths():
+    """Cross-check against the real links: a NIC's PCI address is the nearest PCI-looking folder above its
+    device (a virtio NIC sits one level below its PCI function), and its node is that function's numa_node."""
+    topo = discover("/")
+    for nic in topo.nics.values():
+        dev = Path(f"/sys/class/net/{nic.name}/device")
+        if not dev.exists():
+            assert nic.virtual and nic.pci is None
+            continue
+        parts = Path(os.path.realpath(dev)).parts
+        pci = [x for x in parts if x.count(":") == 2 and "." in x]
+        assert nic.pci == (pci[-1] if pci else None), nic
+        if pci:
+            at = Path(*parts[: len(parts) - parts[::-1].index(pci[-1])])
+            node = int((at / "numa_node").read_text()) if (at / "numa_node").exists() else -1
+            assert nic.node == max(node, -1), nic
+
+
 @pytest.mark.parametrize("bad", ["", "a" * 16, "eth/0", "eth 0", "..", "eth:1"])
 def test_interface_names_are_validated(bad):
     with pytest.raises(InputError) as e:
@@ -127,3 +145,30 @@ def test_paths_may_not_leave_the_root(tmp_path):
         s.path("/etc/passwd")
     with pytest.raises(InputError, match="not a directory"):
         SysRoot(tmp_path / "missing")
+
+
+def test_fake_files_have_the_modes_of_this_machines_sysfs(tmp_path):
+    """Every fake file that also exists in this machine's /sys (CPU topology, NUMA node, lo's attributes)
+    has the kernel's mode: 0444 for facts, 0644 for settings. Where the machine lacks a file (cpufreq, RAPL)
+    the fake follows the kernel's source: settings 0644, energy_uj root-only 0400."""
+    root = build_tree(tmp_path / "t", table1_machine(rapl=[FakeRapl("package-0", "intel-rapl:0")]))
+    compared = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            fake = Path(dirpath) / name
+            real = Path("/") / fake.relative_to(root)
+            if real.is_file() and not fake.is_symlink():
+                assert oct(fake.stat().st_mode & 0o777) == oct(real.stat().st_mode & 0o777), real
+                compared += 1
+    assert compared >= 20  # cpu/online, cpu0-1 topology, node0/cpulist, lo's statistics, mtu, ...
+    pol = root / "sys/devices/system/cpu/cpufreq/policy0"
+    assert (pol / "scaling_governor").stat().st_mode & 0o777 == 0o644
+    assert (pol / "cpuinfo_max_freq").stat().st_mode & 0o777 == 0o444
+    energy = root / "sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/energy_uj"
+    assert energy.stat().st_mode & 0o777 == 0o400
+
+
+def test_intel_pstate_tree_has_scaling_setspeed(tmp_path):
+    # The cpufreq core gives every policy scaling_setspeed; only the userspace governor puts a number in it.
+    topo_root = build_tree(tmp_path / "t", table1_machine("intel_pstate"))
+    assert (topo_root / "sys/devices/system/cpu/cpufreq/policy0/scaling_setspeed").read_text() == "<unsupported>\n"

@@ -91,3 +91,31 @@ def test_search_runs_a_short_binary_search(tmp_path):
     assert all(s["packets"] > 0 for s in data["steps"])
     if data["met"]:
         assert data["leaked"] <= 0.05 * data["packets"]
+
+
+def test_probe_pins_the_sender_to_the_chosen_cpu(tmp_path):
+    import os
+
+    cpu = min(os.sched_getaffinity(0))
+    out = tmp_path / "p.json"
+    r = runner.invoke(app, ["probe", "--duration", "20ms", "--sender-cpu", str(cpu), "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    assert json.loads(out.read_text())["senders"][0]["cpu"] == cpu  # as the sender reports it after pinning
+    r = runner.invoke(app, ["probe", "--sender-cpu", "4096"])
+    assert isinstance(r.exception, InputError) and "sender-cpu" in str(r.exception)
+
+
+def test_a_sweep_refuses_every_bad_value_before_its_first_run(tmp_path):
+    # 0.5 alone would run; 1.5 must be refused first, so nothing is written to --out.
+    for args, field in ((["duty", "--values", "abc"], "duty"), (["vhosts", "--values", "1.5"], "vhosts"),
+                        (["duty", "--values", "0.5,1.5"], "duty"), (["guard", "--values", "0us,300us"], "guard")):
+        r = runner.invoke(app, ["sweep", *args, "--out", str(tmp_path / "o")])
+        assert isinstance(r.exception, InputError), (args, r.output)
+        assert field in str(r.exception) and r.exception.hint
+    assert not (tmp_path / "o").exists()
+
+
+def test_model_errors_carry_hints():
+    for args in (["--stall-prob", "2"], ["--guard", "300us"], ["--stall-law", "gamma"]):
+        r = runner.invoke(app, ["model", *args])
+        assert isinstance(r.exception, InputError) and r.exception.hint, args

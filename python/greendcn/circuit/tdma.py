@@ -42,11 +42,14 @@ class LagLaw:
     def __post_init__(self) -> None:
         for name in ("d0_s", "jitter_mean_s", "stall_mean_s"):
             if not getattr(self, name) >= 0:
-                raise InputError(f"{name}: must be a non-negative number of seconds, got {getattr(self, name)}")
+                raise InputError(f"{name}: must be a non-negative number of seconds, got {getattr(self, name)}",
+                                 hint="lags and stall lengths are durations, e.g. 3us")
         if not 0 <= self.stall_prob <= 1:
-            raise InputError(f"stall_prob: must lie in [0, 1], got {self.stall_prob}")
+            raise InputError(f"stall_prob: must lie in [0, 1], got {self.stall_prob}",
+                             hint="a probability per packet, e.g. 0.0005 for one stall in 2,000 packets")
         if self.stall_law not in ("exponential", "fixed"):
-            raise InputError(f"stall_law: {self.stall_law!r} is not 'exponential' or 'fixed'")
+            raise InputError(f"stall_law: {self.stall_law!r} is not 'exponential' or 'fixed'",
+                             hint="choose exponential or fixed")
 
     def _jitter_sf(self, x: np.ndarray) -> np.ndarray:
         s = self.jitter_mean_s
@@ -99,7 +102,7 @@ def goodput_bps(rate_bps: float, period_s: float, uptime_s: float, guard_s: floa
     carries nothing. For p > d0 we clamp at R * (U - g) / P (our choice): sending earlier than the lag needs
     only pushes the first packets into the previous downtime, it cannot add uptime."""
     if period_s <= 0 or not 0 < uptime_s <= period_s:
-        raise InputError("period/uptime: need 0 < uptime <= period")
+        raise InputError("period/uptime: need 0 < uptime <= period", hint="use a duty cycle in (0, 1]")
     useful = uptime_s - guard_s - max(0.0, d0_s - prealloc_s)
     return rate_bps * max(0.0, useful) / period_s
 
@@ -128,11 +131,14 @@ class TdmaLink:
 
     def __post_init__(self) -> None:
         if not 0 < self.uptime_s <= self.period_s:
-            raise InputError(f"uptime_s: must lie in (0, period_s], got {self.uptime_s}")
+            raise InputError(f"uptime_s: must lie in (0, period_s], got {self.uptime_s}",
+                             hint="use a duty cycle in (0, 1]")
         if not 0 <= self.guard_s < self.uptime_s:
-            raise InputError(f"guard_s: must lie in [0, uptime_s), got {self.guard_s}")
+            raise InputError(f"guard_s: must lie in [0, uptime_s), got {self.guard_s}",
+                             hint="the guard must be shorter than the uptime: lower it or raise the duty")
         if self.burst < 1 or self.packet_bytes < 1 or self.line_rate_bps <= 0:
-            raise InputError("burst, packet_bytes and line_rate_bps must be positive")
+            raise InputError("burst, packet_bytes and line_rate_bps must be positive",
+                             hint="for example --burst 8 --size 1500B --rate 25Gbps")
 
     @property
     def t_pkt_s(self) -> float:

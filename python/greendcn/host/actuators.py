@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Protocol
@@ -131,9 +132,14 @@ class CommandActuator:
     name = "cmd"
 
     def __init__(self, argv: list[str], timeout_s: float = 10.0):
-        if not argv:
+        if not argv or not argv[0]:
             raise InputError(
                 "--actuator cmd: empty command", hint="e.g. --actuator 'cmd:/usr/local/bin/onrate'"
+            )
+        if shutil.which(argv[0]) is None:
+            raise InputError(
+                f"--actuator cmd: '{argv[0]}' is not an executable program",
+                hint="give the full path of an executable file (it is run without a shell)",
             )
         self.argv = argv
         self.timeout_s = timeout_s
@@ -141,5 +147,10 @@ class CommandActuator:
     def set_state(self, port: str, cpus: tuple[int, ...], state: str) -> list[str]:
         cl = ",".join(map(str, cpus))
         argv = [a.replace("{port}", port).replace("{state}", state).replace("{cpus}", cl) for a in self.argv]
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout_s, check=False)
+        try:
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout_s, check=False)
+        except subprocess.TimeoutExpired:
+            return [f"{argv[0]} killed after {self.timeout_s:g} s"]  # logged; the controller keeps going
+        except OSError as e:
+            return [f"{argv[0]} could not run: {e.strerror}"]
         return [f"{argv[0]} exited {r.returncode}"]

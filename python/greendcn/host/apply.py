@@ -103,8 +103,11 @@ class Changer:
 
     def __init__(self, sys: SysRoot, state_path: str | os.PathLike[str]):
         self.sys = sys
-        self.state_path = Path(state_path)
+        self.state_path = Path(state_path).absolute()
         self.entries: list[dict[str, str]] = []
+        # Folders this change created for its state file (outermost first); revert removes them again when
+        # empty, so that apply + revert with the default state file leaves a tree exactly as it was.
+        self.created_dirs: list[str] = []
 
     def begin(self) -> None:
         if self.state_path.exists():
@@ -120,8 +123,14 @@ class Changer:
             "root": str(self.sys.root),
             "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "entries": self.entries,
+            "created_dirs": self.created_dirs,
         }
         try:
+            folder = self.state_path.parent
+            if not folder.exists():
+                missing = [p for p in [folder, *folder.parents] if not p.exists()]
+                self.created_dirs = [str(p) for p in reversed(missing)]
+                payload["created_dirs"] = self.created_dirs
             self.state_path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.state_path.with_name(self.state_path.name + ".tmp")
             tmp.write_text(json.dumps(payload, indent=1) + "\n")
@@ -160,6 +169,14 @@ class Changer:
                 problems.append(f"{e['path']}: {err.strerror}")
         if not problems:
             self.state_path.unlink(missing_ok=True)
+            ours = set(self.state_path.parents)  # never a folder that does not hold the state file
+            for d in reversed(self.created_dirs):
+                if Path(d) not in ours:
+                    break
+                try:
+                    os.rmdir(d)  # only when empty: another change may still keep its state file there
+                except OSError:
+                    break
         return problems
 
 
@@ -220,6 +237,7 @@ def revert(sys: SysRoot, state_path: str | os.PathLike[str] | None = None) -> li
     check_targets(sys, [e["path"] for e in entries], "revert")
     changer = Changer(sys, path)
     changer.entries = entries
+    changer.created_dirs = [str(d) for d in state.get("created_dirs", [])]
     problems = changer.restore()
     if problems:
         raise GreendcnError(

@@ -4,6 +4,7 @@ Every command takes --root (default /: this machine; a directory: a copy or a fa
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -404,7 +405,6 @@ def control(
             ],
             "control",
         )
-        changer.begin()
     elif actuator == "none":
         act = LogActuator()
     elif actuator.startswith("file:"):
@@ -418,6 +418,10 @@ def control(
         )
     reader = NetnsCounters(netns) if netns else SysfsCounters(sys)
     ctl = RateController(ports, reader, act, cfg)
+    duration_s = parse_time_s(duration, "--duration") if duration else None
+    if changer is not None:
+        # Only now, with every option checked: a refusal above must leave no state file behind.
+        changer.begin()
     info(
         f"controlling {', '.join(ports)} every {cfg.interval_s:g} s: idle below {format_rate(cfg.low_bps)} "
         f"for {cfg.dwell_s:g} s, working at {format_rate(cfg.high_bps)}; actuator {act.name}"
@@ -434,7 +438,7 @@ def control(
 
     try:
         ctl.run(
-            parse_time_s(duration, "--duration") if duration else None,
+            duration_s,
             on_decision=log,
             on_sample=sample if verbose else None,
         )
@@ -523,7 +527,7 @@ def predict(
     json_out: Path | None = JsonOption,
 ) -> None:
     """Model seed 000 Server A: fit to its 112 W / 99 W, predict the share of each affinity (a model)."""
-    from ..power.cpu import CpuChoices, predict_affcon
+    from ..power.cpu import PARAMETER_SOURCES, CpuChoices, predict_affcon
 
     if not 0 <= spin <= 1:
         fail(f"--spin: {spin} is not between 0 and 1", hint="it is a share of the busy-core power swing")
@@ -557,6 +561,13 @@ def predict(
         for k, v in rows.items()
     ]
     echo_table(out)
+    print(f"baseline: {PARAMETER_SOURCES['ours']['baseline']} (our reading of seed 000 line 235)")
+    print("public specifications: " + "; ".join(f"{k} {v}" for k, v in PARAMETER_SOURCES["public_spec"].items()))
+    c = model.choices
+    print(f"workload (ours): {c.frame_bytes} B frames at line rate on all {model.spec.ports} ports, 2 CPUs per port "
+          f"+ main lcore; affcon_rate_*: two ports drop to {c.low_port_share:.0%} of line rate and their cores "
+          "either poll at the lowest frequency (cpufreq) or sleep (an application that stops polling)")
+    print("our choices: spin, remote factor and the rest of CpuChoices (docs/models.md)")
     for k, v in rows.items():
         if v["saturated_cores"]:
             info(f"warning: {k}: {v['saturated_cores']} poll cores cannot carry their load (line rate lost)")
@@ -570,7 +581,9 @@ def predict(
             },
             "targets_w": {"baseline": 112.0, "affcon": 99.0},
             "configs": out,
-            "note": "fitted to the two targets; the per-affinity split is a model prediction",
+            "parameter_sources": PARAMETER_SOURCES,
+            "choices": dataclasses.asdict(model.choices),
+            "note": "fitted to the two targets; the per-affinity split is a model prediction, not a measurement",
         },
     )
 

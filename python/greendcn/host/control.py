@@ -76,8 +76,14 @@ class NetnsCounters:
                 f"`{' '.join(argv)}` failed: {r.stderr.strip()}",
                 hint="check the namespace and interface names (ip netns list)",
             )
-        stats = json.loads(r.stdout)[0]["stats64"]
-        return int(stats["rx"]["bytes"]), int(stats["tx"]["bytes"])
+        try:
+            stats = json.loads(r.stdout)[0]["stats64"]
+            return int(stats["rx"]["bytes"]), int(stats["tx"]["bytes"])
+        except (ValueError, LookupError, TypeError):
+            raise GreendcnError(
+                f"`{' '.join(argv)}` gave no byte counters (stats64)",
+                hint="iproute2 too old for -j -s? read the counters in the root namespace instead",
+            ) from None
 
 
 @dataclass(frozen=True)

@@ -51,12 +51,10 @@ def mask_to_cpus(mask: str, what: str = "cpu mask") -> list[int]:
     """'0x155' -> [0, 2, 4, 6, 8]: bit n set allows logical CPU n. Commas (sysfs `cpumap`) are ignored."""
     text = mask.strip().lower().replace(",", "")
     text = text.removeprefix("0x")
-    try:
-        value = int(text, 16)
-    except ValueError:
-        raise InputError(
-            f"{what}: '{mask}' is not a hexadecimal mask", hint="write a mask like 0x1f"
-        ) from None
+    # Hex digits only: int() alone would also take a sign or underscores and return a wrong CPU set.
+    if not text or text.strip("0123456789abcdef"):
+        raise InputError(f"{what}: '{mask}' is not a hexadecimal mask", hint="write a mask like 0x1f")
+    value = int(text, 16)
     return [bit for bit in range(value.bit_length()) if value >> bit & 1]
 
 

@@ -15,6 +15,9 @@ from .cpuset import format_cpulist
 
 __all__ = ["FakeMachine", "FakeNic", "FakeRapl", "build_tree", "snapshot", "table1_machine"]
 
+# Policy attributes a user may write (mode 0644 in sysfs); every other attribute is read-only (0444).
+_SETTINGS = {"scaling_governor", "scaling_min_freq", "scaling_max_freq", "scaling_setspeed",
+             "energy_performance_preference"}
 ACPI_GOVERNORS = "conservative ondemand userspace powersave performance schedutil"
 PSTATE_GOVERNORS = "performance powersave"
 
@@ -75,9 +78,12 @@ def table1_machine(cpufreq: str | None = "acpi-cpufreq", policy_scope: str = "cp
     return FakeMachine(cpufreq=cpufreq, policy_scope=policy_scope, **kw)
 
 
-def _w(path: Path, text: str) -> None:
+def _w(path: Path, text: str, mode: int = 0o444) -> None:
+    """Write a sysfs attribute with the kernel's mode: read-only (0444) unless it is a setting (0644), or
+    root-only (0400) like RAPL's energy_uj since Linux 5.10."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+    path.chmod(mode)
 
 
 def _link(path: Path, target: str) -> None:
@@ -147,7 +153,7 @@ def _cpufreq(root: Path, m: FakeMachine, where: dict[int, tuple[int, int]]) -> N
             ("max_perf_pct", "100"),
             ("min_perf_pct", "41"),
         ):
-            _w(cpu_dir / f"intel_pstate/{name}", value + "\n")
+            _w(cpu_dir / f"intel_pstate/{name}", value + "\n", 0o644)
     governor = m.governor or ("schedutil" if acpi else "powersave")
     hw_max = m.hw_max_khz + 1000 if acpi else m.turbo_khz  # acpi-cpufreq lists turbo as base + 1 MHz
     for group in _policy_groups(m, where):
@@ -165,16 +171,16 @@ def _cpufreq(root: Path, m: FakeMachine, where: dict[int, tuple[int, int]]) -> N
             "scaling_max_freq": f"{hw_max}\n",
             "scaling_cur_freq": f"{m.hw_max_khz if governor == 'performance' else m.hw_min_khz}\n",
             "cpuinfo_transition_latency": ("10000" if acpi else "0") + "\n",
+            "scaling_setspeed": "<unsupported>\n",  # every driver has it; only userspace gives a number
         }
         if acpi:
             ladder = [hw_max] + list(range(m.hw_max_khz, m.hw_min_khz - 1, -100000))
             files["scaling_available_frequencies"] = " ".join(map(str, ladder)) + " \n"
-            files["scaling_setspeed"] = "<unsupported>\n"
         else:
             files["energy_performance_preference"] = "balance_performance\n"
             files["base_frequency"] = f"{m.hw_max_khz}\n"
         for name, text in files.items():
-            _w(p / name, text)
+            _w(p / name, text, 0o644 if name in _SETTINGS else 0o444)
         for cpu in group:
             _link(cpu_dir / f"cpu{cpu}/cpufreq", f"../cpufreq/policy{min(group)}")
 
@@ -189,7 +195,7 @@ def _nics(root: Path, m: FakeMachine) -> None:
             bus = "00" if nic.node <= 0 else "80"
             pci_rel = f"devices/pci0000:{bus}/0000:{bus}:02.0/{nic.pci}"
             pci = root / "sys" / pci_rel
-            _w(pci / "numa_node", f"{nic.node}\n")
+            _w(pci / "numa_node", f"{nic.node}\n", 0o644)
             _w(pci / "vendor", "0x8086\n" if not nic.virtio else "0x1af4\n")
             parent_rel = pci_rel
             if nic.virtio:
@@ -203,7 +209,7 @@ def _nics(root: Path, m: FakeMachine) -> None:
             _link(dev / "device", "../../../" + Path(parent_rel).name)
             _link(cls, f"../../{parent_rel}/net/{nic.name}")
         _w(dev / "speed", f"{nic.speed_mbps}\n")
-        _w(dev / "mtu", "1500\n")
+        _w(dev / "mtu", "1500\n", 0o644)
         _w(dev / "operstate", "up\n")
         for c in ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets"):
             _w(dev / f"statistics/{c}", "0\n")
@@ -220,7 +226,7 @@ def _rapl(root: Path, m: FakeMachine) -> None:
             ("max_energy_range_uj", z.max_energy_range_uj),
             ("enabled", 1),
         ):
-            _w(d / name, f"{value}\n")
+            _w(d / name, f"{value}\n", 0o400 if name == "energy_uj" else 0o644 if name == "enabled" else 0o444)
         _link(root / "sys/class/powercap" / z.zone, f"../../devices/virtual/powercap/{rel}")
 
 

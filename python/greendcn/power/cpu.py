@@ -19,6 +19,7 @@ from ..errors import InputError
 from .router import RouterPlatform, chi, phi
 
 __all__ = [
+    "PARAMETER_SOURCES",
     "SERVER_A",
     "CoreState",
     "CpuChoices",
@@ -53,6 +54,30 @@ class ServerSpec:
 SERVER_A = ServerSpec(
     "seed 000 Server A (Dell T630, 2 x Xeon E5-2650 v4)", 2, 12, 2, 105.0, 1.2e9, 2.2e9, 0, 4, 10e9
 )
+# Where each number of the prediction comes from, for the output of `greendcn host predict`.
+PARAMETER_SOURCES: dict[str, dict[str, str]] = {
+    "public_spec": {
+        "sockets": "2: seed 000 Table II (line 206)",
+        "cores_per_socket": "12: seed 000 Table II (line 207), Intel's E5-2650 v4 specification",
+        "threads_per_core": "2: 48 logical CPUs, seed 000 Table II (line 208) and Eq. 1",
+        "tdp_w": "105 W per socket: seed 000 Table II (line 205)",
+        "f_base_hz": "2.2 GHz: the part's name in seed 000 Table II (line 204)",
+        "ports": "4 x 10 GbE, X710-DA4: seed 000 Table II (line 210), line 223",
+        "nic_node": "0: seed 000 line 233",
+        "chi": "seed 004's published polynomial, through greendcn.power.router.phi",
+    },
+    "fitted": {
+        "uncore_w_per_socket, active_dyn_w, idle_dyn_w": "solved from 105 W TDP (our reading: one socket, "
+        "12 busy cores at base frequency) and seed 000's 112 W baseline and 99 W AFFCON (line 249)",
+    },
+    "ours": {
+        "f_min_hz": "1.2 GHz: the lowest P-state cpufreq shows on Broadwell-EP (not in the paper)",
+        "CpuChoices": "static_core_w, spin, remote_factor, migration_factor, cycles_per_packet, frame_bytes, "
+        "dyn_exponent, low_port_share: see docs/models.md",
+        "baseline": "lcores 0-8 read literally with Table I: CPUs 0,2,4,6,8 on socket 0 and 1,3,5,7 on "
+        "socket 1, so four poll cores sit away from the NIC",
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -213,7 +238,7 @@ def affcon_configs(spec: ServerSpec = SERVER_A, c: CpuChoices = CpuChoices()) ->
     def build(placed, idle_f, cost=1.0, quiet_ports=0, quiet_f=None, sleeps=False):
         cores = []
         used = set(placed)
-        for j, (s, _i) in enumerate(placed):
+        for j, (s, _index) in enumerate(placed):
             if j == 0:  # pktgen's main lcore: held at the working governor, no poll loop (our reading)
                 cores.append(CoreState(s, "idle", fmax))
                 continue

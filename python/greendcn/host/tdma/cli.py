@@ -23,6 +23,20 @@ def _ns(text: str, what: str) -> int:
     return parse_time_ps(text, what) // 1000
 
 
+def _number(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"{what}: {text!r} is not a number", hint="for example --values 0.1,0.3,0.5") from None
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"{what}: {text!r} is not a whole number", hint="for example --values 1,2,3,4") from None
+
+
 def _list(text: str, parse, what: str) -> list:
     items = [t for t in text.split(",") if t.strip()]
     if not items:
@@ -69,6 +83,8 @@ def probe(
     demand: int = typer.Option(0, help="Data packets per slot (0 = infinite demand)."),
     pad: str = typer.Option("0B", help="Padding packet size completing a burst when demand runs out (0 = off)."),
     rt_priority: int = typer.Option(10, help="SCHED_FIFO priority of the sender (0 = ordinary scheduling)."),
+    sender_cpu: int | None = typer.Option(None, help="CPU the (first) sender is pinned to [default: the last]."),
+    receiver_cpu: int | None = typer.Option(None, help="CPU the receiver is pinned to [default: the first]."),
     log: Path | None = typer.Option(None, help="Keep the raw receiver log (48-byte records) here."),
     fit: Path | None = typer.Option(None, help="Fit the lag law to this run and write it here (JSON)."),
     json_path: Path | None = JsonOption,
@@ -82,7 +98,8 @@ def probe(
                                slots=max(1, _ns(duration, "duration") // p), destinations=destinations)
     cfg = ProbeConfig(sched, vhosts=vhosts, size_bytes=parse_size_bytes(size, "size"), burst=burst,
                       rate_bps=parse_rate_bps(rate, "rate") if rate else 0, demand_pkts=demand,
-                      pad_bytes=parse_size_bytes(pad, "pad"), fifo_priority=rt_priority)
+                      pad_bytes=parse_size_bytes(pad, "pad"), fifo_priority=rt_priority,
+                      sender_cpu=sender_cpu, receiver_cpu=receiver_cpu)
     info(f"probe: {sched.slots} slots of {p / 1e3:g} us, duty {duty:g}, guard {sched.guard_ns / 1e3:g} us ...")
     run = run_probe(cfg, log_path=log)
     echo_table(_metrics_rows(run.metrics))
@@ -179,7 +196,7 @@ def sweep(
     if kind in ("guard", "period"):
         vals = [float(v) for v in _list(text, _ns, kind)]
     else:
-        vals = [float(v) for v in _list(text, lambda t, w: float(t), kind)]
+        vals = [float(v) for v in _list(text, _int if kind == "vhosts" else _number, kind)]
     p = _ns(period, "period")
     base = ProbeConfig(Schedule.from_duty(p, duty, guard_ns=_ns(guard, "guard"), prealloc_ns=_ns(prealloc, "prealloc")),
                        size_bytes=parse_size_bytes(size, "size"), burst=burst)

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...errors import GreendcnError, InputError
 from .binaries import RECEIVER, SENDER, binary
+from .hostlock import exclusive_host
 from .metrics import Metrics, measure
 from .netns import Namespaces
 from .records import load_records
@@ -67,7 +68,8 @@ class ProbeConfig:
 
     def __post_init__(self) -> None:
         if self.vhosts < 1:
-            raise InputError(f"vhosts: need at least one virtual host, got {self.vhosts}")
+            raise InputError(f"vhosts: need at least one virtual host, got {self.vhosts}",
+                             hint="for example --vhosts 1")
         if not 40 <= self.size_bytes <= 65000:
             raise InputError(f"size: {self.size_bytes} B is outside 40..65000 bytes",
                              hint="the payload holds a 40-byte probe header; for example --size 1472B")
@@ -75,6 +77,11 @@ class ProbeConfig:
             raise InputError("burst: must be at least 1 packet", hint="for example --burst 8")
         if self.pad_bytes and not 40 <= self.pad_bytes <= 65000:
             raise InputError(f"pad: {self.pad_bytes} B is outside 40..65000 bytes", hint="for example --pad 128B")
+        allowed = sorted(os.sched_getaffinity(0))
+        for name, cpu in (("sender-cpu", self.sender_cpu), ("receiver-cpu", self.receiver_cpu)):
+            if cpu is not None and cpu not in allowed:
+                raise InputError(f"{name}: CPU {cpu} is not one this process may run on",
+                                 hint=f"choose one of {', '.join(map(str, allowed))}")
 
 
 @dataclass
@@ -133,7 +140,9 @@ def run_probe(cfg: ProbeConfig, log_path: Path | None = None) -> ProbeRun:
     send_cpu, recv_cpu = default_cpus()
     send_cpu = cfg.sender_cpu if cfg.sender_cpu is not None else send_cpu
     recv_cpu = cfg.receiver_cpu if cfg.receiver_cpu is not None else recv_cpu
-    with Namespaces(["tx", "rx"], [("tx", "rx")]) as ns, tempfile.TemporaryDirectory(prefix=PREFIX_TMP) as tmp:
+    # The lock comes after the namespaces, whose setup checks the capabilities and says what is missing.
+    with Namespaces(["tx", "rx"], [("tx", "rx")]) as ns, exclusive_host(), \
+            tempfile.TemporaryDirectory(prefix=PREFIX_TMP) as tmp:
         for args in cfg.tc:
             argv = [a.replace("{dev}", ns.dev[("tx", "rx")]) for a in args]
             r = ns.check("tx", ["tc", *argv])

@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from ...errors import GreendcnError, InputError
 from .binaries import RECEIVER, binary
+from .hostlock import exclusive_host
 from .netns import Namespaces
 from .probe import BASE_PORT, ProbeConfig, _finish, _sender_argv, _wait_ready, default_cpus
 from .records import load_records
@@ -52,7 +53,7 @@ def run_relay(rate_bps: int, size_bytes: int = 1472, duration_ns: int = 300_000_
     sched = Schedule(period_ns=period, uptime_ns=period, slots=max(20, duration_ns // period))
     cfg = ProbeConfig(sched, size_bytes=size_bytes, burst=burst, rate_bps=rate_bps, gre=True)
     send_cpu, relay_cpu = default_cpus()
-    with Namespaces(["a", "b", "c"], [("a", "b"), ("b", "c")]) as ns, \
+    with Namespaces(["a", "b", "c"], [("a", "b"), ("b", "c")]) as ns, exclusive_host(), \
             tempfile.TemporaryDirectory(prefix="gdn-tdma-") as tmp:
         b_in, c_in = f"{ns.addr[('b', 'a')]}:{BASE_PORT}", f"{ns.addr[('c', 'b')]}:{BASE_PORT}"
         start = -(-(time.time_ns() + 150_000_000) // period) * period

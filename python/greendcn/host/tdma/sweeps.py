@@ -104,9 +104,11 @@ def run_sweep(kind: str, values: list[float], base: ProbeConfig, duration_ns: in
               out_dir: Path | None = None, progress: bool = True) -> SweepResult:
     if not values:
         raise InputError("sweep: no values given", hint="for example --values 0us,5us,10us,20us")
+    configs = [point_config(kind, v, base, duration_ns) for v in values]  # refuse a bad value before any run
     rows, lags = [], []
-    for v in tqdm(values, desc=f"{kind} sweep", unit="run", file=sys.stderr, disable=not progress, leave=False):
-        run = run_probe(point_config(kind, v, base, duration_ns))
+    for v, cfg in tqdm(list(zip(values, configs)), desc=f"{kind} sweep", unit="run", file=sys.stderr,
+                       disable=not progress, leave=False):
+        run = run_probe(cfg)
         rows.append(_row(kind, v, run))
         data = run.records[(run.records["flags"] & FLAG_PAD) == 0]
         lags.append((data["rx_ns"].astype(np.int64) - data["send_ns"].astype(np.int64)) * 1e-9)
