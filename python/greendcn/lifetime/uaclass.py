@@ -141,9 +141,11 @@ def _browser(rec: dict, p: Parsed, L: Lookups, platform: str) -> None:
 def _censor_ios(rec: dict, p: Parsed, L: Lookups, platform: str) -> None:
     """iPhone and iPad web UAs name no model; Safari 26+ also freezes the OS at 18.6/18.7."""
     os_v = p.os_version
-    if os_v[:2] in _FROZEN_IOS:
+    safari_major = p.version[0] if rec["browser"] == "safari_ios" and p.version else None
+    # A Safari older than 26 on 18.6/18.7 is a real iOS 18.6/18.7; Safari 26+ or another browser may not be.
+    if os_v[:2] in _FROZEN_IOS and (safari_major is None or safari_major >= _FIRST_FROZEN_SAFARI):
         rec["censor_reason"] = "frozen_ios"
-        if rec["browser"] == "safari_ios" and p.version and p.version[0] >= _FIRST_FROZEN_SAFARI:
+        if safari_major is not None:
             # Safari on iOS is part of the OS and shares its version: Version/26.1 runs on iOS 26.1.
             _set_os(rec, L, platform, p.version[:2])
             lo, hi = L.apple_bounds(platform, p.version[0], exact=True)
