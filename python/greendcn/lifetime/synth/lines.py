@@ -97,7 +97,9 @@ def user_lines(u: User, seed: int, p: SynthParams, cat: Catalog, months: np.ndar
     out: list[tuple] = []
     for d in u.devices:
         lo, hi = max(d.use_start_s, w0), min(d.use_end_s, w1)
-        if hi <= lo:
+        # iPads appear through the app only: Safari on iPadOS poses as a Mac, so its web lines would belong to
+        # no device the truth could name.
+        if hi <= lo or (d.platform == "ipados" and not d.app_id):
             continue
         if d.kind == "borrowed":
             times = np.array([lo])

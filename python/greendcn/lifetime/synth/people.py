@@ -121,6 +121,9 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
     # one is in use from then (after a gap if the old one broke).
     platform = "ios" if u.ios else "android"
     t = w0 - rng.uniform(0.0, 2.5) * YEAR
+    first_model = cat.models(platform, "smartphone")["release_s"].min()
+    if np.isfinite(first_model):  # nobody buys a phone before the table's first one came out
+        t = max(t, float(first_model) + rng.uniform(0, 180) * DAY)
     k = 0
     owned: set[str] = set()
     while t < w1:
@@ -131,6 +134,7 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
         if row is None:
             break
         owned.add(str(row["ua_token"]))
+        t = max(t, float(row["release_s"]))  # a sparse table may offer only a model not yet out: wait for it
         age = discard_median * float(rng.lognormal(0.0, 0.1)) * YEAR
         discard = max(t + p.min_keep_years * YEAR, row["release_s"] + age)
         d = _device_from(row, f"{u.uid}-p{k}", "phone", t, discard, second)
@@ -152,7 +156,7 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
         tab_platform = "ipados" if u.ios else "android"
         t = rng.uniform(w0, w1)
         row = _pick_model(rng, cat, tab_platform, "tablet", t, None, owned)
-        if row is not None:
+        if row is not None and row["release_s"] <= t:
             d = _device_from(row, f"{u.uid}-t0", "tablet", t, t + rng.uniform(3, 6) * YEAR, False)
             d.app_id = new_id() if u.app else ""
             d.browsers, d.browser_weights = WEB_BROWSERS[tab_platform][:1], (1.0,)
@@ -172,7 +176,7 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
     for b in range(int(n_borrow)):
         t = rng.uniform(*u.window)
         row = _pick_model(rng, cat, "android", "smartphone", t, (0.0, 3.0), owned)
-        if row is not None:
+        if row is not None and row["release_s"] <= t:
             d = _device_from(row, f"{u.uid}-b{b}", "borrowed", t, t + 3600, False)
             d.browsers, d.browser_weights = ("chrome_android",), (1.0,)
             u.devices.append(d)
