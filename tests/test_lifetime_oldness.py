@@ -1,4 +1,4 @@
-"""Oldness (seed 001 lines 1601-1606 and 1629): latest use per key and month, exact browser ages, device and OS
+"""Oldness (seed 001 lines 1599-1606 and 1627): latest use per key and month, exact browser ages, device and OS
 ages as intervals when censored, and percentile bounds that enclose the true percentiles."""
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def test_app_uas_carry_the_installation_id_and_the_model(log):
     app = log.lines[log.lines["channel"] == "app"].drop_duplicates("ua")
     assert len(app) > 20
     for r in app.itertuples(index=False):
-        m = re.fullmatch(r"CampusLMS/[\d.]+ \(device_id=([0-9a-f]{16}); model=([^;]+); os=(\w+); os_version=([\d.]+)\)",
+        m = re.fullmatch(r"LMSApp/[\d.]+ \(device_id=([0-9a-f]{16}); model=([^;]+); os=(\w+); os_version=([\d.]+)\)",
                          r.ua)
         assert m, r.ua
         assert m.group(1) == r.app_device_id

@@ -1,4 +1,4 @@
-"""Upgrade detection: each of seed 001's criteria (lines 1644-1650) just inside and just outside its threshold,
+"""Upgrade detection: each of seed 001's criteria (lines 1646-1651) just inside and just outside its threshold,
 the duplicate rule, device identity, and the Fig 4.5-4.7 summaries."""
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def test_app_and_web_sightings_of_one_phone_are_one_device():
 
 
 def test_app_installation_id_comes_from_the_ua_when_no_column_gives_it():
-    rows = [sighting(user="u1", is_app=True, ua="CampusLMS/7.4.1 (device_id=feed01; model=; os=iOS; os_version=17.0)",
+    rows = [sighting(user="u1", is_app=True, ua="LMSApp/7.4.1 (device_id=feed01; model=; os=iOS; os_version=17.0)",
                      platform="ios", at="2022-01-05")]
     cs = classify_rows(rows)
     assert cs.loc[0, "device_id"] == "a:feed01" and cs.loc[0, "device_state"] == "undated"

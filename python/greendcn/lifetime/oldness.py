@@ -1,6 +1,6 @@
 """Browser, device and OS oldness: days from a version's (or model's) release to its latest use in a month.
 
-Seed 001 lines 1601-1606 define browser oldness (latest use per user and browser in each month) and line 1629
+Seed 001 lines 1599-1606 define browser oldness (latest use per user and browser in each month) and line 1627
 repeats it per device. OS oldness is our addition. Device and OS oldness can be censored (the UA bounds the
 release date but does not give it); such rows carry an interval and every summary of them is a pair of
 bounds, never a point estimate. Browser oldness is always exact."""

@@ -1,4 +1,4 @@
-"""Device upgrades: pairs (old, new) of one user's devices that meet seed 001's criteria (lines 1644-1650).
+"""Device upgrades: pairs (old, new) of one user's devices that meet seed 001's criteria (lines 1646-1651).
 
 Each criterion is a field of `UpgradeRules` with the seed's value as default; how we read the ambiguous ones
 is written beside each field and in docs/lifetime.md ("Upgrade detection"). A month is 30 days and a year 365
@@ -32,10 +32,10 @@ DAY = 86400
 
 @dataclass(frozen=True)
 class UpgradeRules:
-    """Seed 001's upgrade criteria (lines 1644-1650) as parameters; defaults are the seed's values."""
+    """Seed 001's upgrade criteria (lines 1646-1651) as parameters; defaults are the seed's values."""
 
     # 1a. "released within the past year": our reading is within this many days before the new device's
-    #     first use, which is also the date of the event (line 1652).
+    #     first use, which is also the date of the event (line 1653).
     recent_release_days: int = 365
     # 1b. ... "or newer than the old device by at least two years": release dates this far apart.
     newer_by_days: int = 730
@@ -129,7 +129,7 @@ def _dedupe(cands: pd.DataFrame, rules: UpgradeRules) -> np.ndarray:
 
 
 def detect_upgrades(devices: pd.DataFrame, rules: UpgradeRules = SEED_RULES) -> pd.DataFrame:
-    """Upgrade events, one row each, dated at the new device's first use (seed 001 line 1652).
+    """Upgrade events, one row each, dated at the new device's first use (seed 001 line 1653).
 
     `platform` is the old device's (Fig 4.5 counts discarded devices); ages are in days at the event."""
     cands = candidate_pairs(devices, rules)

@@ -41,24 +41,24 @@ __all__ = [
 
 
 def os_releases(browsers: pd.DataFrame, devices: pd.DataFrame) -> pd.DataFrame:
-    """OS versions and their release dates as the generator uses them: iOS from `safari_ios` (Safari on iOS
-    ships with the OS, issue 11), Android from `tables.os_releases()` where the tables have it."""
-    ios = browsers[browsers["browser"] == "safari_ios"]
-    parts = [pd.DataFrame({"os": "ios", "version": ios["version"].astype(str), "release_date": ios["release_date"]})]
+    """OS versions and their release dates as the generator uses them: `tables.os_releases()` (iOS from
+    `safari_ios`, issue 11; Android curated). Without that table, iOS from the browser table's `safari_ios`
+    and each Android major dated by its first phone in the device table (our approximation)."""
     from .. import tables
 
     if hasattr(tables, "os_releases"):
         t = tables.os_releases()
-        a = t[t["os"].str.lower() == "android"]
-        parts.append(pd.DataFrame({"os": "android", "version": a["version"].astype(str),
-                                   "release_date": a["release_date"]}))
-    else:
-        # Without a dated Android table: a major's date is its first phone's release (our approximation).
-        a = devices[devices["platform"] == "android"].copy()
-        a["major"] = a["launch_os_version"].astype(str).str.split(".").str[0]
-        first = a.groupby("major")["release_date"].min().reset_index()
-        parts.append(pd.DataFrame({"os": "android", "version": first["major"], "release_date": first["release_date"]}))
-    return pd.concat(parts, ignore_index=True)
+        t = t[t["os"].str.lower().isin(["android", "ios"])]
+        return pd.DataFrame({"os": t["os"].str.lower(), "version": t["version"].astype(str),
+                             "release_date": t["release_date"]}).reset_index(drop=True)
+    ios = browsers[browsers["browser"] == "safari_ios"]
+    a = devices[devices["platform"] == "android"].copy()
+    a["major"] = a["launch_os_version"].astype(str).str.split(".").str[0]
+    first = a.groupby("major")["release_date"].min().reset_index()
+    return pd.concat([
+        pd.DataFrame({"os": "ios", "version": ios["version"].astype(str), "release_date": ios["release_date"]}),
+        pd.DataFrame({"os": "android", "version": first["major"], "release_date": first["release_date"]}),
+    ], ignore_index=True)
 
 
 @dataclass

@@ -9,7 +9,7 @@ from ...errors import InputError
 
 __all__ = ["SynthParams", "DEFAULT_PARAMS", "APP_NAME", "APP_VERSION"]
 
-APP_NAME = "CampusLMS"  # the LMS app of docs/lifetime.md's key-value UA
+APP_NAME = "LMSApp"  # the app name classify() expects by default
 APP_VERSION = "7.4.1"
 
 

@@ -28,7 +28,7 @@ def _day(t) -> np.ndarray:
 
 def meets_rules(r: UpgradeRules, r_old: float, r_new: float, f_old: float, l_old: float, f_new: float,
                 l_new: float) -> bool:
-    """Seed 001's criteria (lines 1644-1649, our readings in docs/lifetime.md) for one known replacement."""
+    """Seed 001's criteria (lines 1646-1650, our readings in docs/lifetime.md) for one known replacement."""
     if np.isnan([r_old, r_new, f_old, l_old, f_new, l_new]).any():
         return False
     recent = f_new - r_new <= r.recent_release_days * DAY
