@@ -61,8 +61,8 @@ def test_browser_uas_parse_back_to_the_intended_browser_os_and_device(log):
                     kinds.add("named")
         elif r.platform == "ios":
             assert p.os.family == "iOS" and p.device.model == "iPhone"
-            if r.os_censored:  # Safari 26's frozen version
-                assert (p.os.major, p.os.minor) == ("18", "6") and int(r.os_version.split(".")[0]) >= 26
+            if int(r.os_version.split(".")[0]) >= 26 and "OS 18_6 like" in r.ua:  # Safari 26's frozen version
+                assert (p.os.major, p.os.minor) == ("18", "6") and p.user_agent.major == r.os_version.split(".")[0]
                 kinds.add("frozen")
             else:
                 assert p.os.major == r.os_version.split(".")[0], r.ua

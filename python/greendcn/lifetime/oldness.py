@@ -47,11 +47,17 @@ def browser_oldness(cs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _interval_rows(last: pd.DataFrame, lo_col: str, hi_col: str) -> pd.DataFrame:
-    """Oldness bounds from release bounds: a later release means a younger device."""
-    lo = last["access_day"] - day_number(last[hi_col])
-    hi = last["access_day"] - day_number(last[lo_col])
-    return last.assign(oldness_lo_days=lo.astype("int64"), oldness_hi_days=hi.astype("int64"),
-                       censored=(lo != hi).to_numpy())
+    """Oldness bounds from release bounds: a later release means a younger device. An open upper release
+    bound (NaT) is the access date itself, and a censored row is never younger than 0 days: whatever sent
+    the UA was out by then."""
+    access = last["access_day"].to_numpy(dtype=float)
+    hi_release = day_number(last[hi_col])
+    open_hi = np.isnan(hi_release)
+    lo = access - np.where(open_hi, access, hi_release)
+    hi = access - day_number(last[lo_col])
+    censored = (lo != hi) | open_hi
+    lo = np.where(censored, np.maximum(lo, 0.0), lo)
+    return last.assign(oldness_lo_days=lo.astype("int64"), oldness_hi_days=hi.astype("int64"), censored=censored)
 
 
 def device_oldness(cs: pd.DataFrame) -> pd.DataFrame:
@@ -68,7 +74,7 @@ def device_oldness(cs: pd.DataFrame) -> pd.DataFrame:
 
 def os_oldness(cs: pd.DataFrame) -> pd.DataFrame:
     """One row per (user, OS, month): the OS version at its latest use, as an interval (frozen UAs)."""
-    rows = cs[(cs["os"] != "") & cs["os_release_lo"].notna() & cs["os_release_hi"].notna()]
+    rows = cs[(cs["os"] != "") & cs["os_release_lo"].notna()]
     last = _latest(rows, ["user", "os"])
     out = _interval_rows(last, "os_release_lo", "os_release_hi")
     cols = ["user", "month", "year", "platform", "os", "os_version", "censored", "censor_reason", "access_day",

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..lookup import token_key
+
 __all__ = ["Catalog", "Series", "to_seconds"]
 
 _RELEASED = {"retired", "current", "esr"}
@@ -51,7 +53,14 @@ class Catalog:
         for name, g in o.groupby("os"):
             g = g.sort_values(["release_s", "version"], kind="stable")
             self.os[str(name)] = Series(g["version"].astype(str).to_numpy(), g["release_s"].to_numpy())
-        d = devices[devices["release_date"].notna() & (devices["ua_token"].astype(str) != "")].copy()
+        # One row per model key, the first in table order, as the classifier looks models up: two tokens with
+        # one key (Samsung's regional variants) are one model to it.
+        d = devices.assign(model_key=devices["ua_token"].astype(str).map(token_key))
+        d = d[d["model_key"] != ""].drop_duplicates("model_key", keep="first")
+        # The app's key-value UA cannot carry a model with brackets, ";" or "=" (docs/lifetime.md): the
+        # generator leaves such models out.
+        d = d[~d["ua_token"].astype(str).str.contains(r"[();=]")]
+        d = d[d["release_date"].notna()].copy()
         d["release_s"] = to_seconds(d["release_date"])
         d = d[d["release_s"] <= end_s].sort_values(["release_s", "ua_token"], kind="stable")
         self.devices = d.reset_index(drop=True)

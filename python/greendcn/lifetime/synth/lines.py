@@ -68,7 +68,8 @@ def _session(rng: np.random.Generator, p: SynthParams, cat: Catalog, u: User, d:
         version = os_version  # Safari on iOS is the OS's
         frozen = int(version.split(".")[0]) >= 26 and rng.random() < p.frozen_ios_share
         ua = browser_ua(browser, version, os_version=os_version, tablet=tablet, frozen_ios=frozen)
-        return (ua, "", "", "", "web", browser, version, os_version, False, True, frozen)
+        # The model is never named; a frozen OS version is not censored, Safari's own version gives it.
+        return (ua, "", "", "", "web", browser, version, os_version, False, True, False)
     if d.platform in ("windows", "macos"):
         version = cat.browser_at(browser, when)
         ua = browser_ua(browser, version, os_version=d.platform)

@@ -69,7 +69,7 @@ def _pick_model(rng: np.random.Generator, cat: Catalog, platform: str, device_cl
     range (second-hand); the latest ones released by t when the table has none in the range. Models in
     `exclude` (the user's own, past and present) are never picked: a model names one device of a user."""
     m = cat.models(platform, device_class)
-    m = m[~m["ua_token"].isin(exclude)]
+    m = m[~m["model_key"].isin(exclude)]
     if m.empty:
         return None
     rel = m["release_s"].to_numpy()
@@ -133,7 +133,7 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
         row = _pick_model(rng, cat, platform, "smartphone", t, p.second_hand_age_years if second else None, owned)
         if row is None:
             break
-        owned.add(str(row["ua_token"]))
+        owned.add(str(row["model_key"]))
         t = max(t, float(row["release_s"]))  # a sparse table may offer only a model not yet out: wait for it
         age = discard_median * float(rng.lognormal(0.0, 0.1)) * YEAR
         discard = max(t + p.min_keep_years * YEAR, row["release_s"] + age)

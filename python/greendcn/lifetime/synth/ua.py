@@ -54,7 +54,7 @@ def browser_ua(browser: str, version: str, *, os_version: str, token: str = "", 
             full = f"{major}.0.0.0" if reduced else f"{major}.0.{_build(major)}"
             return f"Mozilla/5.0 (Linux; {device}) {webkit} Chrome/{full} {mobile}Safari/537.36"
         if browser == "webview_android":
-            bid = _android_build_id(int(os_version))
+            bid = _android_build_id(int(os_version.split(".")[0]))
             return (f"Mozilla/5.0 (Linux; Android {os_version}; {token} Build/{bid}; wv) {webkit} "
                     f"Version/4.0 Chrome/{major}.0.{_build(major)} {mobile}Safari/537.36")
         cm = chrome_major or 100
