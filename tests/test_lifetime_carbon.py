@@ -67,3 +67,22 @@ def test_unknown_class_and_bad_lifetime_are_input_errors():
         carbon_per_year(_factors(), {"toaster": 4.0})
     with pytest.raises(InputError, match="must be positive"):
         carbon_per_year(_factors(), {"smartphone": 0.0})
+
+
+def test_shipped_factors_and_an_override_file(tmp_path):
+    from greendcn.lifetime.carbon import load_factors
+
+    shipped = load_factors().set_index("device_class")
+    assert {"smartphone", "tablet", "laptop", "desktop"} <= set(shipped.index)
+    f = tmp_path / "f.csv"
+    f.write_text("device_class,kg_co2e,fossil_mj\nsmartphone,70,900\nwatch,10,100\n")
+    over = load_factors(f).set_index("device_class")
+    assert over.loc["smartphone", "kg_co2e_lo"] == over.loc["smartphone", "kg_co2e_hi"] == 70.0
+    assert over.loc["watch", "fossil_mj_hi"] == 100.0
+    assert over.loc["laptop", "kg_co2e_hi"] == shipped.loc["laptop", "kg_co2e_hi"]  # untouched classes kept
+    row = carbon_per_year(load_factors(f), {"smartphone": 3.5}).iloc[0]
+    assert row["kg_co2e_per_year_lo"] == pytest.approx(20.0)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("class,kg\nsmartphone,70\n")
+    with pytest.raises(InputError, match="device_class"):
+        load_factors(bad)

@@ -141,3 +141,21 @@ def test_oldness_bundles_the_three_kinds():
     assert len(res.browser) == len(res.device) == len(res.os) == 1
     assert res.device.iloc[0]["p50_lo_days"] == 339
     assert res.os.iloc[0]["censored_rows"] == 0
+
+
+def test_an_open_upper_release_bound_is_the_access_date():
+    rows = [
+        # Reduced Android: released at some point after Android's first release, before the access.
+        sighting(user="u1", device_release_lo="2008-09-23", device_release_hi=None, censor_reason="reduced_android",
+                 os="android", os_version="10", os_release_lo="2008-09-23", os_release_hi=None, at="2024-10-01"),
+        # A bound that ends after the access (a model launched days later): never younger than 0 days.
+        sighting(user="u2", platform="ios", device_release_lo="2019-09-20", device_release_hi="2024-10-05",
+                 censor_reason="iphone_no_model", at="2024-10-01"),
+    ]
+    cs = classify_rows(rows)
+    d = device_oldness(cs).set_index("user")
+    assert d.loc["u1", "censored"] and d.loc["u1", "oldness_lo_days"] == 0
+    assert d.loc["u1", "oldness_hi_days"] == (pd.Timestamp("2024-10-01") - pd.Timestamp("2008-09-23")).days
+    assert d.loc["u2", "oldness_lo_days"] == 0 and d.loc["u2", "oldness_hi_days"] == 1838
+    o = os_oldness(cs)
+    assert len(o) == 1 and o.iloc[0]["censored"] and o.iloc[0]["oldness_lo_days"] == 0
