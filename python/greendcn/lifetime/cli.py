@@ -21,11 +21,12 @@ LogsArg = typer.Argument(..., help="Access logs: combined, CSV or JSON lines; pl
 FormatOpt = typer.Option("auto", "--format", help="combined, csv, jsonl or auto (per file, from its first line).")
 ColumnOpt = typer.Option(None, "--column", help="Map a field to a CSV/JSON column, FIELD=NAME (repeat). Fields: "
                          + ", ".join(pipeline.FIELDS) + ".")
-EventsOpt = typer.Option(pipeline.DEFAULT_EVENTS, "--events",
-                         help="Keep these events where the input has an event field (seed 001: successful "
-                         "logins and logouts); 'all' keeps every event.")
-StatusOpt = typer.Option(pipeline.DEFAULT_STATUSES, "--status",
-                         help="Keep these HTTP statuses or classes where the input has a status; 'all' keeps all.")
+EventsOpt = typer.Option(pipeline.AUTO, "--events",
+                         help="Keep only these events (comma-separated). auto: login,logout where a file has an "
+                         "event column (seed 001 kept successful logins and logouts); all: no event filter.")
+StatusOpt = typer.Option(pipeline.AUTO, "--status",
+                         help="Keep only these HTTP statuses or classes (e.g. 2xx,302). auto: 2xx,3xx where a "
+                         "file has a status; all: no status filter.")
 MaxLineOpt = typer.Option(65536, "--max-line-bytes", help="Longer lines are counted as malformed (over_long).")
 FiguresOpt = typer.Option(None, "--figures", help="Also draw PNG figures into this directory.")
 
@@ -35,18 +36,17 @@ def _read(logs, fmt, column, events, status, max_line_bytes):
         fail(f"--format: unknown format {fmt!r}", hint="use combined, csv, jsonl or auto")
     if max_line_bytes < 256:
         fail(f"--max-line-bytes: {max_line_bytes} is too small", hint="give at least 256 (default 65536)")
-    filters = {"events": pipeline.parse_list(events, "event"), "statuses": pipeline.parse_list(status, "status")}
-    cs, stats = pipeline.read_logs(logs, fmt, pipeline.parse_columns(column), filters["events"],
-                                   filters["statuses"], max_line_bytes)
-    return cs, {**stats, "format": fmt, "events_kept": filters["events"], "statuses_kept": filters["statuses"]}
+    cs, stats = pipeline.read_logs(logs, fmt, pipeline.parse_columns(column), pipeline.parse_filter(events, "events"),
+                                   pipeline.parse_filter(status, "status"), max_line_bytes)
+    return cs, {**stats, "format": fmt}
 
 
 def _print_input(stats: dict) -> None:
     bad = stats.get("malformed", {})
-    print(f"lines read {stats.get('lines_read', 0)}, kept {stats.get('kept', 0)}, "
-          f"filtered {stats.get('filtered_event', 0) + stats.get('filtered_status', 0)}, "
+    filtered = sum(v for k, v in stats.items() if k.startswith("filtered_") and isinstance(v, int))
+    print(f"lines read {stats.get('lines_read', 0)}, kept {stats.get('kept', 0)}, filtered {filtered}, "
           f"malformed {sum(bad.values())}" + (f" ({', '.join(f'{k} {v}' for k, v in bad.items() if v)})"
-                                                if any(bad.values()) else ""))
+                                              if any(bad.values()) else ""))
 
 
 def _floats(text: str, name: str) -> list[float]:
