@@ -236,6 +236,8 @@ def synth_cmd(
     app_share: float = typer.Option(0.55, "--app-share", help="Users with the LMS app."),
     second_hand_share: float = typer.Option(0.3, "--second-hand-share", help="Users buying second-hand."),
     malformed_share: float = typer.Option(0.003, "--malformed-share"),
+    score: bool = typer.Option(False, "--score", help="Then read the log back with the analyses and score them "
+                               "against the truth."),
     json_out: Path = JsonOption,
 ) -> None:
     """Write a synthetic access log and its truth (upgrades, oldness, censored rows). Deterministic per seed."""
@@ -257,7 +259,28 @@ def synth_cmd(
           f"failed logins), {c['users']} users, {c['devices']} devices")
     print(f"truth: {c['replacements']} phone replacements, {c['upgrades_meeting_rules_observed']} of them "
           "upgrades by the criteria and visible in the log; truth_*.csv and truth.json beside the log")
+    if score:
+        from .synth.score import score_dir
+
+        meta["score"] = _print_score(score_dir(out))
     write_json(json_out, meta)
+
+
+def _print_score(s: dict) -> dict:
+    u = s["upgrades"]
+    print(f"\nupgrades: {u['found']} of {u['true_upgrades']} true upgrades found (recall {u['recall_share']:.3f}), "
+          f"{u['detected'] - u['found']} of {u['detected']} detected are false (share {u['false_share']:.3f})")
+    rows = []
+    for kind, r in s["oldness"].items():
+        rows.append({"kind": kind, "exact_rows": r["exact_rows"], "exact_rows_truth": r["exact_rows_truth"],
+                     "worst_percentile_gap_days": r["worst_percentile_gap_days"],
+                     "censored_rows": r.get("censored_rows"), "censored_rows_truth": r.get("censored_rows_truth"),
+                     "truth_inside_bounds_share": r.get("truth_inside_bounds_share")})
+    print("\noldness against the truth")
+    echo_table(rows)
+    print("\nheadline shares (synthetic data; the generator's parameters are ours)")
+    echo_table([{"measure": k, "value": v} for k, v in s["headline"].items()])
+    return s
 
 
 @app.command("tables")

@@ -37,6 +37,8 @@ class SynthParams:
     discard_age_median_years: float = 3.0
     discard_age_sigma: float = 0.28
     min_keep_years: float = 0.6  # nobody replaces a phone sooner than this after buying it
+    eager_share: float = 0.04  # users who buy each new phone at launch and keep it about a year
+    eager_discard_years: float = 1.0
     # Switching phones: the old phone stays in use this long after the new one's first use (exponential
     # mean), or (broken phones) the new one comes after a gap; a few gaps are long enough to break rule 3.
     overlap_mean_days: float = 8.0

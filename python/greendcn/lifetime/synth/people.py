@@ -110,9 +110,12 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
     u.ios = bool(rng.random() < p.ios_share)
     u.app = bool(rng.random() < p.app_share)
     u.second_hand = bool(rng.random() < p.second_hand_share)
+    eager = bool(rng.random() < p.eager_share)
     u.browser_lag_s = float(rng.lognormal(np.log(p.browser_lag_median_days), p.browser_lag_sigma)) * DAY
     u.os_lag_s = float(rng.lognormal(np.log(p.os_lag_median_days), p.os_lag_sigma)) * DAY
     discard_median = float(rng.lognormal(np.log(p.discard_age_median_years), p.discard_age_sigma))
+    if eager:
+        u.second_hand, discard_median = False, p.eager_discard_years
 
     def new_id() -> str:
         return rng.bytes(8).hex()
@@ -130,7 +133,8 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
         if k and rng.random() < p.switch_platform_share:
             platform = "android" if platform == "ios" else "ios"
         second = u.second_hand and rng.random() < 0.8
-        row = _pick_model(rng, cat, platform, "smartphone", t, p.second_hand_age_years if second else None, owned)
+        ages = p.second_hand_age_years if second else (0.0, 0.15) if eager else None  # eager: a fresh launch
+        row = _pick_model(rng, cat, platform, "smartphone", t, ages, owned)
         if row is None:
             break
         owned.add(str(row["model_key"]))
