@@ -111,8 +111,8 @@ def _ages_at_purchase(g) -> pd.DataFrame:
 
 
 def test_phones_are_bought_new_or_second_hand_as_asked():
-    new = _ages_at_purchase(_synth(users=200, second_hand_share=0.0))
-    used = _ages_at_purchase(_synth(users=200, second_hand_share=1.0))
+    new = _ages_at_purchase(_synth(users=200, second_hand_share=0.0, eager_share=0.0))
+    used = _ages_at_purchase(_synth(users=200, second_hand_share=1.0, eager_share=0.0))
     assert (new["age_days"] >= 0).all() and (used["age_days"] >= 0).all()  # never before its release
     assert not new["second_hand"].any() and used["second_hand"].mean() > 0.7
     # The fixture table is sparse, so a new buyer sometimes gets the latest model even if older than a year.
