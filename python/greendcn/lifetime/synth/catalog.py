@@ -27,6 +27,10 @@ class Series:
     versions: np.ndarray  # str
     release_s: np.ndarray  # int64
 
+    @property
+    def majors(self) -> np.ndarray:
+        return np.array([_major(v) for v in self.versions])
+
     def at(self, t: float) -> int:
         """Index of the latest version released at or before t (0 if none was yet)."""
         return max(0, int(np.searchsorted(self.release_s, t, side="right")) - 1)
@@ -50,9 +54,11 @@ class Catalog:
         o = os_releases[os_releases["release_date"].notna()].copy()
         o["release_s"] = to_seconds(o["release_date"])
         self.os: dict[str, Series] = {}
+        self._os_majors: dict[str, np.ndarray] = {}
         for name, g in o.groupby("os"):
             g = g.sort_values(["release_s", "version"], kind="stable")
             self.os[str(name)] = Series(g["version"].astype(str).to_numpy(), g["release_s"].to_numpy())
+            self._os_majors[str(name)] = self.os[str(name)].majors
         # One row per model key, the first in table order, as the classifier looks models up: two tokens with
         # one key (Samsung's regional variants) are one model to it.
         d = devices.assign(model_key=devices["ua_token"].astype(str).map(token_key))
@@ -64,6 +70,7 @@ class Catalog:
         d["release_s"] = to_seconds(d["release_date"])
         d = d[d["release_s"] <= end_s].sort_values(["release_s", "ua_token"], kind="stable")
         self.devices = d.reset_index(drop=True)
+        self._models: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, list[dict]]] = {}
 
     def browser_release(self, browser: str, version: str) -> int:
         s = self.browsers[browser]
@@ -76,8 +83,7 @@ class Catalog:
     def os_at(self, os: str, t: float, lo_major: int, hi_major: int) -> str:
         """The newest `os` version released by t whose major is within [lo_major, hi_major]; the oldest
         version of lo_major if none was (a device ships with its launch version)."""
-        s = self.os[os]
-        majors = np.array([_major(v) for v in s.versions])
+        s, majors = self.os[os], self._os_majors[os]
         ok = (majors >= lo_major) & (majors <= hi_major)
         idx = np.flatnonzero(ok & (s.release_s <= t))
         if len(idx):
@@ -92,6 +98,11 @@ class Catalog:
         hit = np.flatnonzero(s.versions == version)
         return float(s.release_s[hit[0]]) if len(hit) else float("nan")
 
-    def models(self, platform: str, device_class: str) -> pd.DataFrame:
-        d = self.devices
-        return d[(d["platform"] == platform) & (d["device_class"] == device_class)]
+    def models(self, platform: str, device_class: str) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+        """Models of a platform and class in release order: release seconds, model keys, table rows."""
+        key = (platform, device_class)
+        if key not in self._models:
+            d = self.devices
+            m = d[(d["platform"] == platform) & (d["device_class"] == device_class)]
+            self._models[key] = (m["release_s"].to_numpy(), m["model_key"].to_numpy(), m.to_dict("records"))
+        return self._models[key]

@@ -68,18 +68,17 @@ def _pick_model(rng: np.random.Generator, cat: Catalog, platform: str, device_cl
     """A model of the platform and class on sale at t: released in the past year (new) or in the given age
     range (second-hand); the latest ones released by t when the table has none in the range. Models in
     `exclude` (the user's own, past and present) are never picked: a model names one device of a user."""
-    m = cat.models(platform, device_class)
-    m = m[~m["model_key"].isin(exclude)]
-    if m.empty:
+    rel, keys, rows = cat.models(platform, device_class)
+    allowed = ~np.isin(keys, list(exclude)) if exclude else np.ones(len(keys), dtype=bool)
+    if not allowed.any():
         return None
-    rel = m["release_s"].to_numpy()
     lo, hi = (t - YEAR, t) if age_years is None else (t - age_years[1] * YEAR, t - age_years[0] * YEAR)
-    idx = np.flatnonzero((rel >= lo) & (rel <= hi))
+    idx = np.flatnonzero(allowed & (rel >= lo) & (rel <= hi))
     if len(idx) == 0:
-        idx = np.flatnonzero(rel <= t)[-2:]
+        idx = np.flatnonzero(allowed & (rel <= t))[-2:]
         if len(idx) == 0:
-            idx = np.array([0])
-    return m.iloc[int(idx[rng.integers(len(idx))])].to_dict()
+            idx = np.flatnonzero(allowed)[:1]
+    return rows[int(idx[rng.integers(len(idx))])]
 
 
 def _device_from(row: dict, uid: str, kind: str, start: float, end: float, second_hand: bool) -> Device:
@@ -124,9 +123,9 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
     # one is in use from then (after a gap if the old one broke).
     platform = "ios" if u.ios else "android"
     t = w0 - rng.uniform(0.0, 2.5) * YEAR
-    first_model = cat.models(platform, "smartphone")["release_s"].min()
-    if np.isfinite(first_model):  # nobody buys a phone before the table's first one came out
-        t = max(t, float(first_model) + rng.uniform(0, 180) * DAY)
+    first = cat.models(platform, "smartphone")[0]
+    if len(first):  # nobody buys a phone before the table's first one came out
+        t = max(t, float(first.min()) + rng.uniform(0, 180) * DAY)
     k = 0
     owned: set[str] = set()
     while t < w1:
