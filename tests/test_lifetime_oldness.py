@@ -159,3 +159,15 @@ def test_an_open_upper_release_bound_is_the_access_date():
     assert d.loc["u2", "oldness_lo_days"] == 0 and d.loc["u2", "oldness_hi_days"] == 1838
     o = os_oldness(cs)
     assert len(o) == 1 and o.iloc[0]["censored"] and o.iloc[0]["oldness_lo_days"] == 0
+
+
+def test_age_figure_draws_exact_lines_and_censored_bands(tmp_path):
+    from greendcn.lifetime.figures import age_by_year
+
+    rows, _ = _interval_rows(400, 0.3)
+    rows = pd.concat([rows.assign(month=f"{y}-10", platform=p) for y in (2021, 2022) for p in ("android", "ios")])
+    bounds = for_month(summarize(rows))
+    exact = for_month(summarize(rows.rename(columns={"oldness_lo_days": "oldness_days"})))
+    for name, table in (("bands.png", bounds), ("lines.png", exact)):
+        path = age_by_year(table, tmp_path / name, "device age")
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000

@@ -205,3 +205,14 @@ def test_upgrades_bundles_events_and_summaries():
     assert len(res.events) == 1 and res.summary()["events"] == 1
     assert res.summary()["old_age_under_1y_share"] == 0.0
     assert res.monthly["upgrades"].sum() == 1
+
+
+def test_upgrade_figures_are_pngs(tmp_path):
+    from greendcn.lifetime.figures import upgrade_figures
+
+    ev = _synthetic_events(300)
+    ev["month"] = np.where(np.arange(300) % 2 == 0, "2020-01", "2020-02")
+    paths = upgrade_figures(monthly_upgrades(ev), old_age_percentiles(ev), new_age_by_group(ev), tmp_path)
+    assert [p.name for p in paths] == ["upgrades_per_month.png", "old_age_percentiles.png", "new_age_cdf.png"]
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
