@@ -67,6 +67,7 @@ class Lookups:
                 self.devices[key] = rec
         self._platform_devices = {
             p: g[g["release_date"].notna()] for p, g in devices.groupby("platform", sort=True)}
+        self._bounds: dict[tuple[str, int, bool], tuple[np.datetime64, np.datetime64]] = {}
 
     def version_key(self, table: dict, name: str, version: tuple[int, ...]) -> tuple[str, np.datetime64]:
         """The newest listed version <= `version` with the same major, and its date; ("", NaT) if none."""
@@ -98,6 +99,12 @@ class Lookups:
         lo: the oldest model whose last supported major is >= os_major (or still supported);
         hi: when the OS major is exact, the newest model that launched on a major <= os_major; when the OS is
         only known to be at least os_major (a frozen UA), open (NaT: the access date bounds it)."""
+        key = (platform, os_major, exact)
+        if key not in self._bounds:
+            self._bounds[key] = self._apple_bounds(platform, os_major, exact)
+        return self._bounds[key]
+
+    def _apple_bounds(self, platform: str, os_major: int, exact: bool) -> tuple[np.datetime64, np.datetime64]:
         d = self._platform_devices.get(platform)
         if d is None or d.empty:
             return NAT, NAT

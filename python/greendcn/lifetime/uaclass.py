@@ -46,19 +46,19 @@ _ANDROID_MODEL = re.compile(
     r"Android [\d.]+;\s*(?:[a-z]{2}[-_][a-zA-Z]{2};\s*)?(?:SAMSUNG\s+)?([^;)]+?)\s*(?:Build/[^;)]*)?(?:;\s*wv)?\)")
 _GENERIC_MODELS = {"", "K", "Smartphone", "Tablet", "Mobile"}
 
-_LOOKUPS: dict[tuple[int, int, int], Lookups] = {}
+_SHIPPED_LOOKUPS: list[Lookups] = []
 
 
 def lookups(browsers: pd.DataFrame | None = None, os_table: pd.DataFrame | None = None,
             devices: pd.DataFrame | None = None) -> Lookups:
-    """Indexes over the given tables (the shipped ones by default), built once per set of frames."""
-    b = tables.browser_releases() if browsers is None else browsers
-    o = tables.os_releases() if os_table is None else os_table
-    d = tables.devices() if devices is None else devices
-    key = (id(b), id(o), id(d)) if any(x is not None for x in (browsers, os_table, devices)) else (0, 0, 0)
-    if key not in _LOOKUPS:
-        _LOOKUPS[key] = Lookups(b, o, d)
-    return _LOOKUPS[key]
+    """Indexes over the given tables; those over the shipped tables are built once per process."""
+    if browsers is None and os_table is None and devices is None:
+        if not _SHIPPED_LOOKUPS:
+            _SHIPPED_LOOKUPS.append(Lookups(tables.browser_releases(), tables.os_releases(), tables.devices()))
+        return _SHIPPED_LOOKUPS[0]
+    return Lookups(tables.browser_releases() if browsers is None else browsers,
+                   tables.os_releases() if os_table is None else os_table,
+                   tables.devices() if devices is None else devices)
 
 
 def _vstr(v: tuple[int, ...]) -> str:
