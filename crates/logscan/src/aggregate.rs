@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::intern::Interner;
+use crate::recent::Recent;
 use crate::time::month_label;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -30,7 +31,10 @@ pub struct Aggregator {
     app_device_ids: Interner,
     ch_models: Interner,
     ch_platform_versions: Interner,
-    spans: FxHashMap<Key, Span>,
+    /// Where each key's span is in `spans`.
+    slots: FxHashMap<Key, u32>,
+    spans: Vec<(Key, Span)>,
+    recent: Recent,
 }
 
 /// The kept values of one line.
@@ -92,26 +96,38 @@ impl Sightings {
 
 impl Aggregator {
     pub fn add(&mut self, s: &Sighting<'_>) {
-        let key = Key {
-            user: self.users.id(s.user),
-            ua: self.uas.id(s.ua),
-            app_device_id: self.app_device_ids.id(s.app_device_id),
-            ch_model: self.ch_models.id(s.ch_model),
-            ch_platform_version: self.ch_platform_versions.id(s.ch_platform_version),
-            month: s.month,
+        let tag = self.recent.tag(s);
+        let slot = match self.recent.find(tag, s) {
+            Some(slot) => slot,
+            None => {
+                let key = Key {
+                    user: self.users.id(s.user),
+                    ua: self.uas.id(s.ua),
+                    app_device_id: self.app_device_ids.id(s.app_device_id),
+                    ch_model: self.ch_models.id(s.ch_model),
+                    ch_platform_version: self.ch_platform_versions.id(s.ch_platform_version),
+                    month: s.month,
+                };
+                let next = self.spans.len() as u32;
+                let slot = *self.slots.entry(key).or_insert(next);
+                if slot == next {
+                    self.spans.push((
+                        key,
+                        Span {
+                            first_s: s.unix_s,
+                            last_s: s.unix_s,
+                            hits: 0,
+                        },
+                    ));
+                }
+                self.recent.remember(tag, s, slot);
+                slot
+            }
         };
-        self.spans
-            .entry(key)
-            .and_modify(|span| {
-                span.first_s = span.first_s.min(s.unix_s);
-                span.last_s = span.last_s.max(s.unix_s);
-                span.hits += 1;
-            })
-            .or_insert(Span {
-                first_s: s.unix_s,
-                last_s: s.unix_s,
-                hits: 1,
-            });
+        let span = &mut self.spans[slot as usize].1;
+        span.first_s = span.first_s.min(s.unix_s);
+        span.last_s = span.last_s.max(s.unix_s);
+        span.hits += 1;
     }
 
     /// Distinct keys so far (what the memory grows with).

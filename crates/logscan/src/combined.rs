@@ -13,7 +13,37 @@ pub struct CombinedParser {
     request: Vec<u8>,
 }
 
-/// Whether a bare (unquoted) token holds a quote that no backslash escapes.
+/// A bare token up to the next space; `Err(Fields)` if empty or no space follows, `Err(Quoting)` if it holds
+/// a quote that no backslash escapes (a quoted value that lost its opening quote). Tokens are short: one byte
+/// loop is cheaper here than library searches.
+fn token(line: &[u8], pos: usize) -> Result<(&[u8], usize), Reason> {
+    let mut stray = false;
+    let mut escaped = false;
+    let mut i = pos;
+    while i < line.len() {
+        let c = line[i];
+        if c == b' ' {
+            break;
+        }
+        if escaped {
+            escaped = false;
+        } else if c == b'\\' {
+            escaped = true;
+        } else if c == b'"' {
+            stray = true;
+        }
+        i += 1;
+    }
+    if i == line.len() || i == pos {
+        return Err(Reason::Fields);
+    }
+    if stray {
+        return Err(Reason::Quoting);
+    }
+    Ok((&line[pos..i], i + 1))
+}
+
+/// Whether a bare token holds a quote that no backslash escapes.
 fn stray_quote(tok: &[u8]) -> bool {
     let mut i = 0;
     while let Some(k) = memchr2(b'"', b'\\', &tok[i.min(tok.len())..]) {
@@ -26,35 +56,23 @@ fn stray_quote(tok: &[u8]) -> bool {
     false
 }
 
-/// A bare token up to the next space; `Err(Fields)` if empty or no space follows, `Err(Quoting)` if it holds
-/// an unescaped quote (a quoted value that lost its opening quote).
-fn token(line: &[u8], pos: usize) -> Result<(&[u8], usize), Reason> {
-    let rest = &line[pos..];
-    let end = memchr(b' ', rest).ok_or(Reason::Fields)?;
-    if end == 0 {
-        return Err(Reason::Fields);
-    }
-    let tok = &rest[..end];
-    if stray_quote(tok) {
-        return Err(Reason::Quoting);
-    }
-    Ok((tok, pos + end + 1))
-}
-
-/// A quoted field starting at `pos`: returns its raw inside and the position just past the closing quote.
-/// A backslash escapes the next byte. Not starting with a quote is `Fields`; not closed is `Quoting`.
-fn quoted(line: &[u8], pos: usize) -> Result<(&[u8], usize), Reason> {
+/// A quoted field starting at `pos`: its raw inside, whether it holds a backslash, and the position just past
+/// the closing quote. A backslash escapes the next byte. Not starting with a quote is `Fields`; not closed is
+/// `Quoting`.
+fn quoted(line: &[u8], pos: usize) -> Result<(&[u8], bool, usize), Reason> {
     if line.get(pos) != Some(&b'"') {
         return Err(Reason::Fields);
     }
     let start = pos + 1;
     let mut i = start;
+    let mut escaped = false;
     loop {
         let k = memchr2(b'"', b'\\', &line[i..]).ok_or(Reason::Quoting)?;
         i += k;
         if line[i] == b'"' {
-            return Ok((&line[start..i], i + 1));
+            return Ok((&line[start..i], escaped, i + 1));
         }
+        escaped = true;
         i += 2; // skip the backslash and the byte it escapes
         if i > line.len() {
             return Err(Reason::Quoting);
@@ -155,7 +173,7 @@ impl CombinedParser {
         if line.get(close + 1) != Some(&b' ') {
             return Err(Reason::Fields);
         }
-        let (request_raw, p) = quoted(line, close + 2)?;
+        let (request_raw, request_escaped, p) = quoted(line, close + 2)?;
         let p = expect_space(line, p)?;
         let (status_tok, p) = token(line, p)?;
         let status = status_text(status_tok).ok_or(Reason::Fields)?;
@@ -163,18 +181,18 @@ impl CombinedParser {
         if bytes_tok != b"-" && !bytes_tok.iter().all(u8::is_ascii_digit) {
             return Err(Reason::Fields);
         }
-        let (_referer, p) = quoted(line, p)?;
+        let (_referer, _, p) = quoted(line, p)?;
         let p = expect_space(line, p)?;
-        let (ua_raw, p) = quoted(line, p)?;
+        let (ua_raw, ua_escaped, p) = quoted(line, p)?;
         trailing(line, p)?;
 
         let Self { user, ua, request } = self;
         let user = dash_empty(unescape(user_raw, user)?);
-        let ua = dash_empty(unescape(ua_raw, ua)?);
-        let event = if want_event {
-            request_path(unescape(request_raw, request).unwrap_or(b""))
-        } else {
-            b""
+        let ua = dash_empty(if ua_escaped { unescape(ua_raw, ua)? } else { ua_raw });
+        let event = match (want_event, request_escaped) {
+            (false, _) => &b""[..],
+            (true, false) => request_path(request_raw),
+            (true, true) => request_path(unescape(request_raw, request).unwrap_or(b"")),
         };
         Ok(Fields {
             user,
@@ -196,7 +214,7 @@ fn trailing(line: &[u8], mut p: usize) -> Result<(), Reason> {
         }
         p += 1;
         if line.get(p) == Some(&b'"') {
-            let (_, q) = quoted(line, p)?;
+            let (_, _, q) = quoted(line, p)?;
             p = q;
         } else {
             let end = memchr(b' ', &line[p..]).map_or(line.len(), |k| p + k);

@@ -13,6 +13,7 @@ pub mod input;
 pub mod intern;
 pub mod jsonl;
 pub mod lines;
+mod recent;
 pub mod record;
 pub mod scanner;
 pub mod stats;

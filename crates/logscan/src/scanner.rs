@@ -24,6 +24,7 @@ struct Sink<'c> {
     agg: Aggregator,
     /// The last day number seen and its month index: consecutive lines mostly share a day.
     day_cache: (i64, i32),
+    clock: time::CombinedClock,
 }
 
 impl Sink<'_> {
@@ -32,7 +33,7 @@ impl Sink<'_> {
             return self.stats.count(Reason::NoUa);
         }
         let unix_s = match f.time {
-            TimeValue::Combined(b) => time::parse_combined(b),
+            TimeValue::Combined(b) => self.clock.parse(b),
             TimeValue::Text(b) => time::parse_text(b),
             TimeValue::Number(b) => time::parse_json_number(b),
             TimeValue::Missing => None,
@@ -100,6 +101,7 @@ impl<'c> Scanner<'c> {
                 stats: Stats::default(),
                 agg: Aggregator::default(),
                 day_cache: (i64::MIN, 0),
+                clock: Default::default(),
             },
             combined: CombinedParser::default(),
             json: JsonParser::new(&config.columns),
@@ -190,7 +192,7 @@ impl<'c> Scanner<'c> {
                 stats.formats.push((name.to_string(), format.name()));
             }
             stats.lines_read += 1;
-            if std::str::from_utf8(b).is_err() {
+            if simdutf8::basic::from_utf8(b).is_err() {
                 stats.count(Reason::BadUtf8);
                 continue;
             }

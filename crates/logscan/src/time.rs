@@ -120,6 +120,36 @@ pub fn parse_combined(b: &[u8]) -> Option<i64> {
     )
 }
 
+/// `parse_combined` with a memory of the last date and zone: consecutive lines of a log share them, and then
+/// only the time of day needs reading. Gives exactly what `parse_combined` gives.
+#[derive(Default)]
+pub struct CombinedClock {
+    /// Bytes 0..11 (`DD/Mon/YYYY`) and 20..26 (` +HHMM`) of the last accepted time, and its day's start.
+    key: [u8; 17],
+    day_start: Option<i64>,
+}
+
+impl CombinedClock {
+    pub fn parse(&mut self, b: &[u8]) -> Option<i64> {
+        if let Some(day_start) = self.day_start {
+            if b.len() == 26 && b[..11] == self.key[..11] && b[20..] == self.key[11..] && b[14] == b':' {
+                let (h, m, s) = (digits(&b[12..14])?, digits(&b[15..17])?, digits(&b[18..20])?);
+                if b[11] != b':' || b[17] != b':' || h > 23 || m > 59 || s > 59 {
+                    return None;
+                }
+                let t = day_start + i64::from(h * 3600 + m * 60 + s);
+                return (0..=MAX_UNIX_S).contains(&t).then_some(t);
+            }
+        }
+        let t = parse_combined(b)?;
+        let of_day = i64::from(digits(&b[12..14])? * 3600 + digits(&b[15..17])? * 60 + digits(&b[18..20])?);
+        self.key[..11].copy_from_slice(&b[..11]);
+        self.key[11..].copy_from_slice(&b[20..]);
+        self.day_start = Some(t - of_day);
+        Some(t)
+    }
+}
+
 /// ISO 8601: `YYYY-MM-DD(T| )HH:MM:SS[(.|,)digits][Z|+HH|+HHMM|+HH:MM]`; no offset means UTC; the fraction is
 /// dropped (floor, since it is never negative).
 pub fn parse_iso(b: &[u8]) -> Option<i64> {
@@ -242,6 +272,25 @@ mod tests {
             assert_eq!(parse_combined(bad), None, "{}", String::from_utf8_lossy(bad));
         }
         assert!(parse_combined(b"29/Feb/2000:00:00:00 +0000").is_some());
+    }
+
+    #[test]
+    fn the_clock_agrees_with_the_plain_parser() {
+        let mut clock = CombinedClock::default();
+        let cases: [&[u8]; 9] = [
+            b"31/Dec/2023:23:59:59 -0500",
+            b"31/Dec/2023:00:00:00 -0500",
+            b"31/Dec/2023:24:00:00 -0500",
+            b"31/Dec/2023:12:60:00 -0500",
+            b"31/Dec/2023:12:00:00 +0500",
+            b"31/Dec/2023 12:00:00 +0500",
+            b"31/Dec/2023:12:00:0x +0500",
+            b"01/Jan/1970:00:00:00 +0100",
+            b"01/Jan/1970:01:00:00 +0100",
+        ];
+        for b in cases.iter().chain(cases.iter().rev()) {
+            assert_eq!(clock.parse(b), parse_combined(b), "{}", String::from_utf8_lossy(b));
+        }
     }
 
     #[test]

@@ -160,3 +160,49 @@ fn crlf_and_blank_lines() {
     assert_eq!((stats.lines_read, stats.kept, stats.blank_lines), (2, 2, 3));
     assert_eq!(rows(&s)[0].1, UA, "no carriage return left in the agent");
 }
+
+#[test]
+fn interleaved_sessions_aggregate_exactly() {
+    // More interleaved (user, agent) pairs than the scanner keeps as recent keys, in a scrambled order, so
+    // that its shortcut both hits and misses; the table must equal a plain count.
+    let mut expected = std::collections::BTreeMap::new();
+    let mut log = String::new();
+    let mut x: u64 = 42;
+    for i in 0..5000u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let user = format!("u{}", (x >> 33) % 37);
+        let ua = format!("Agent/{}", (x >> 45) % 3);
+        let t = 1_700_000_000 + i as i64 * 600; // crosses into a new month part way
+        let day = t.div_euclid(86_400);
+        let (y, m) = logscan::time::civil_month(day);
+        let stamp = {
+            let d = day - logscan::time::days_from_civil(y, m, 1) + 1;
+            let s = t.rem_euclid(86_400);
+            let mon = [
+                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+            ][m as usize - 1];
+            format!(
+                "{d:02}/{mon}/{y}:{:02}:{:02}:{:02} +0000",
+                s / 3600,
+                s / 60 % 60,
+                s % 60
+            )
+        };
+        log += &combined(&user, &stamp, "GET / HTTP/1.1", 200, &ua);
+        let e = expected
+            .entry((user, ua, format!("{y:04}-{m:02}")))
+            .or_insert((t, t, 0));
+        e.0 = e.0.min(t);
+        e.1 = e.1.max(t);
+        e.2 += 1;
+    }
+    let (s, stats) = scan(&config("combined"), log.as_bytes());
+    check_invariants(&stats);
+    let got: Vec<(String, String, String, i64, i64, i64)> =
+        rows(&s).into_iter().map(|r| (r.0, r.1, r.5, r.6, r.7, r.8)).collect();
+    let want: Vec<(String, String, String, i64, i64, i64)> = expected
+        .into_iter()
+        .map(|((u, a, m), (f, l, h))| (u, a, m, f, l, h))
+        .collect();
+    assert_eq!(got, want);
+}
