@@ -173,21 +173,8 @@ fn interleaved_sessions_aggregate_exactly() {
         let user = format!("u{}", (x >> 33) % 37);
         let ua = format!("Agent/{}", (x >> 45) % 3);
         let t = 1_700_000_000 + i as i64 * 600; // crosses into a new month part way
-        let day = t.div_euclid(86_400);
-        let (y, m) = logscan::time::civil_month(day);
-        let stamp = {
-            let d = day - logscan::time::days_from_civil(y, m, 1) + 1;
-            let s = t.rem_euclid(86_400);
-            let mon = [
-                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-            ][m as usize - 1];
-            format!(
-                "{d:02}/{mon}/{y}:{:02}:{:02}:{:02} +0000",
-                s / 3600,
-                s / 60 % 60,
-                s % 60
-            )
-        };
+        let (y, m) = logscan::time::civil_month(t.div_euclid(86_400));
+        let stamp = clf_time(t, 0);
         log += &combined(&user, &stamp, "GET / HTTP/1.1", 200, &ua);
         let e = expected
             .entry((user, ua, format!("{y:04}-{m:02}")))

@@ -32,24 +32,6 @@ const RECS: [Rec; 4] = [
     },
 ];
 
-fn combined_time(unix_s: i64) -> String {
-    // Written at -04:00 so that some records cross the month boundary only in UTC.
-    let local = unix_s - 4 * 3600;
-    let days = local.div_euclid(86_400);
-    let (y, m) = logscan::time::civil_month(days);
-    let d = days - logscan::time::days_from_civil(y, m, 1) + 1;
-    let s = local.rem_euclid(86_400);
-    let mon = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ][m as usize - 1];
-    format!(
-        "{d:02}/{mon}/{y}:{:02}:{:02}:{:02} -0400",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
 fn escape_combined(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -62,7 +44,8 @@ fn combined_csv_and_jsonl_agree() {
     for r in &RECS {
         comb += &combined(
             &escape_combined(r.user).replace(' ', "_"),
-            &combined_time(r.unix_s),
+            // Written at -04:00 so that some records cross the month boundary only in UTC.
+            &clf_time(r.unix_s, -4 * 3600),
             "GET / HTTP/1.1",
             200,
             &escape_combined(r.ua),

@@ -79,3 +79,25 @@ pub const UA: &str =
 pub fn combined(user: &str, time: &str, request: &str, status: u16, ua: &str) -> String {
     format!("10.0.0.1 - {user} [{time}] \"{request}\" {status} 512 \"-\" \"{ua}\"\n")
 }
+
+/// The combined log's time of a Unix second written at a UTC offset (`DD/Mon/YYYY:HH:MM:SS +HHMM`).
+pub fn clf_time(unix_s: i64, offset_s: i64) -> String {
+    let local = unix_s + offset_s;
+    let days = local.div_euclid(86_400);
+    let (y, m) = logscan::time::civil_month(days);
+    let d = days - logscan::time::days_from_civil(y, m, 1) + 1;
+    let s = local.rem_euclid(86_400);
+    let mon = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ][m as usize - 1];
+    let sign = if offset_s < 0 { '-' } else { '+' };
+    let off = offset_s.abs();
+    format!(
+        "{d:02}/{mon}/{y}:{:02}:{:02}:{:02} {sign}{:02}{:02}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        off / 3600,
+        off / 60 % 60
+    )
+}
