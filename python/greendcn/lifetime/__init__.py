@@ -1,12 +1,30 @@
-"""Device lifetimes from access logs (seed 001 ch. 4): browser, device and OS oldness, upgrades, embodied
-carbon, and a synthetic log generator with a known truth. See docs/lifetime.md."""
+"""Device lifetimes from access logs (seed 001, ch. 4): scan logs, classify user agents, date browsers and
+devices, measure oldness and upgrades, the embodied carbon of lifetimes, and a synthetic log generator with a
+known truth. See docs/lifetime.md."""
 
-from .carbon import carbon_per_year, lifetimes_from_upgrades, load_factors
-from .oldness import OldnessResult, browser_oldness, device_oldness, for_month, oldness, os_oldness, summarize
-from .sightings import classified_sightings
-from .upgrades import UpgradeResult, UpgradeRules, detect_upgrades, device_table, upgrades
+__all__: list[str] = []
 
-__all__ = [
+# --- scanner: greendcn.lifetime.scan (access logs -> sightings) ---
+from .scan import ScanResult, ScanStats, scan_logs, scan_logs_reference  # noqa: E402
+
+__all__ += ["ScanResult", "ScanStats", "scan_logs", "scan_logs_reference"]
+# --- end scanner ---
+
+# --- analyses: oldness, upgrades, embodied carbon ---
+from .carbon import carbon_per_year, lifetimes_from_upgrades, load_factors  # noqa: E402
+from .oldness import (  # noqa: E402
+    OldnessResult,
+    browser_oldness,
+    device_oldness,
+    for_month,
+    oldness,
+    os_oldness,
+    summarize,
+)
+from .sightings import classified_sightings  # noqa: E402
+from .upgrades import UpgradeResult, UpgradeRules, detect_upgrades, device_table, upgrades  # noqa: E402
+
+__all__ += [
     "OldnessResult",
     "UpgradeResult",
     "UpgradeRules",
@@ -24,3 +42,4 @@ __all__ = [
     "summarize",
     "upgrades",
 ]
+# --- end analyses ---
