@@ -42,6 +42,10 @@ def _read(logs, fmt, column, events, status, max_line_bytes):
 
 
 def _print_input(stats: dict) -> None:
+    for err in stats.get("gzip_errors") or []:
+        e = err if isinstance(err, dict) else {"error": str(err)}
+        info(f"warning: {e.get('file', 'input')}: gzip stream {e.get('error', 'damaged')} "
+             f"({e.get('detail', '')}); the lines before it were read")
     bad = stats.get("malformed", {})
     filtered = sum(v for k, v in stats.items() if k.startswith("filtered_") and isinstance(v, int))
     print(f"lines read {stats.get('lines_read', 0)}, kept {stats.get('kept', 0)}, filtered {filtered}, "
@@ -82,12 +86,24 @@ def oldness_cmd(
         fail(f"--percentiles: each must be in [0, 100], got {percentiles!r}", hint="e.g. 1,50,99")
     cs, stats = _read(logs, fmt, column, events, status, max_line_bytes)
     res = oldness(cs, qs, within_days)
-    _print_input(stats)
     shown = [q for q in qs if q in (1, 50, 99)] or qs[:3]
     out = {"input": stats, "params": {"month": month, "percentiles": qs, "within_days": within_days}}
+    tables = []
     for kind, summary, rows in (("browser", res.browser, res.browser_rows), ("device", res.device, res.device_rows),
                                 ("os", res.os, res.os_rows)):
         year = for_month(summary, month)
+        out[kind] = {"by_year": year, "monthly": summary, "rows": len(rows),
+                     **({} if kind == "browser" else {"censored_rows": int(rows["censored"].sum())})}
+        tables.append((kind, year))
+    # Files first, so that a reader closing stdout early (| head) still gets them.
+    write_json(json_out, out)
+    if figures is not None:
+        from .figures import oldness_figures
+
+        paths = oldness_figures(out["browser"]["by_year"], out["device"]["by_year"], out["os"]["by_year"], figures)
+        info("figures: " + ", ".join(str(p) for p in paths))
+    _print_input(stats)
+    for kind, year in tables:
         exact = kind == "browser"
         cols = ["platform", "year", "rows"] + (
             [f"p{q:g}_days" for q in shown] + ["within_share"] if exact else
@@ -95,14 +111,6 @@ def oldness_cmd(
             + ["within_share_lo", "within_share_hi"])
         print(f"\n{kind} age in month {month:02d} of each year (days{'' if exact else '; censored: lo-hi bounds'})")
         echo_table(year[[c for c in cols if c in year.columns]].to_dict(orient="records") if len(year) else [])
-        out[kind] = {"by_year": year, "monthly": summary, "rows": len(rows),
-                     **({} if exact else {"censored_rows": int(rows["censored"].sum())})}
-    if figures is not None:
-        from .figures import oldness_figures
-
-        paths = oldness_figures(out["browser"]["by_year"], out["device"]["by_year"], out["os"]["by_year"], figures)
-        info("figures: " + ", ".join(str(p) for p in paths))
-    write_json(json_out, out)
 
 
 def _rules(**kw) -> UpgradeRules:
@@ -147,8 +155,15 @@ def upgrades_cmd(
                    classes=classes)
     cs, stats = _read(logs, fmt, column, events, status, max_line_bytes)
     res = upgrades(cs, rules)
-    _print_input(stats)
     summary = res.summary()
+    if figures is not None:
+        from .figures import upgrade_figures
+
+        paths = upgrade_figures(res.monthly, res.old_age, res.new_age, figures)
+        info("figures: " + ", ".join(str(p) for p in paths))
+    write_json(json_out, {"input": stats, "rules": rules.as_dict(), "summary": summary, "monthly": res.monthly,
+                          "old_age_percentiles": res.old_age, "new_age_cdf": res.new_age, "events": res.events})
+    _print_input(stats)
     print(f"\n{summary['events']} upgrades among {summary['devices']} dated devices "
           f"({', '.join(f'{k} {v}' for k, v in summary['events_by_platform'].items()) or 'none'})")
     if len(res.events):
@@ -165,13 +180,6 @@ def upgrades_cmd(
         med.columns = ["group", "old_age_lo_days", "old_age_hi_days", "events", "new_p10_days", "new_p50_days",
                        "new_p90_days"]
         echo_table(med.to_dict(orient="records"))
-    if figures is not None:
-        from .figures import upgrade_figures
-
-        paths = upgrade_figures(res.monthly, res.old_age, res.new_age, figures)
-        info("figures: " + ", ".join(str(p) for p in paths))
-    write_json(json_out, {"input": stats, "rules": rules.as_dict(), "summary": summary, "monthly": res.monthly,
-                          "old_age_percentiles": res.old_age, "new_age_cdf": res.new_age, "events": res.events})
 
 
 @app.command("carbon")
