@@ -36,6 +36,7 @@ def version() -> None:
 SUBAPPS: list[tuple[str, str]] = [
     ("energy", ".power.cli"),
     ("host", ".host.cli"),
+    ("lifetime", ".lifetime.cli"),
     ("nic", ".nic.cli"),
     ("reproduce", ".experiments.cli"),
 ]

@@ -1,11 +1,14 @@
-//! PyO3 bindings of the greendcn engine. This crate only converts: a JSON spec in, JSON results out,
-//! engine errors to Python exceptions, and panics to `EngineCrash` so that Python never aborts.
+//! PyO3 bindings of the greendcn engine and the access-log scanner. This crate only converts: a JSON spec in,
+//! JSON results out (logscan.rs: options in, columns out), errors to Python exceptions, and panics to
+//! `EngineCrash` so that Python never aborts.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use greendcn_engine::EngineError;
+
+mod logscan;
 
 create_exception!(_engine, EngineInputError, PyValueError);
 create_exception!(_engine, EngineCrash, PyRuntimeError);
@@ -18,10 +21,26 @@ fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "unknown panic".to_string())
 }
 
+/// Why guarded work stopped early: Ctrl-C (or a callback that asked to stop), or an exception to raise.
+pub(crate) enum Stop {
+    Interrupted,
+    Raise(PyErr),
+}
+
+impl From<EngineError> for Stop {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Interrupted => Stop::Interrupted,
+            e => Stop::Raise(EngineInputError::new_err(e.to_string())),
+        }
+    }
+}
+
 /// Run `work` without the GIL, letting Ctrl-C through and turning errors and panics into exceptions.
-fn guarded<F>(py: Python<'_>, work: F) -> PyResult<String>
+pub(crate) fn guarded<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
-    F: FnOnce(&mut dyn FnMut() -> bool) -> Result<String, EngineError> + Send,
+    T: Send,
+    F: FnOnce(&mut dyn FnMut() -> bool) -> Result<T, Stop> + Send,
 {
     let mut signal: Option<PyErr> = None;
     let outcome = py.detach(|| {
@@ -38,11 +57,9 @@ where
         }))
     });
     match outcome {
-        Ok(Ok(text)) => Ok(text),
-        Ok(Err(EngineError::Interrupted)) => {
-            Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("simulation interrupted")))
-        }
-        Ok(Err(e)) => Err(EngineInputError::new_err(e.to_string())),
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(Stop::Interrupted)) => Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))),
+        Ok(Err(Stop::Raise(e))) => Err(e),
         Err(panic) => Err(EngineCrash::new_err(format!("engine bug (please report): {}", panic_message(panic)))),
     }
 }
@@ -52,13 +69,13 @@ where
 #[pyfunction]
 fn run(py: Python<'_>, spec_json: &str) -> PyResult<String> {
     let spec = spec_json.to_owned();
-    guarded(py, move |interrupted| greendcn_engine::run_json(&spec, interrupted))
+    guarded(py, move |interrupted| Ok(greendcn_engine::run_json(&spec, interrupted)?))
 }
 
 /// Panics inside the guarded path on purpose, so tests can check that a panic becomes EngineCrash.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<String> {
-    guarded(py, |_| panic!("deliberate panic for the binding test"))
+    guarded(py, |_| -> Result<String, Stop> { panic!("deliberate panic for the binding test") })
 }
 
 #[pyfunction]
@@ -73,5 +90,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("EngineInputError", m.py().get_type::<EngineInputError>())?;
     m.add("EngineCrash", m.py().get_type::<EngineCrash>())?;
+    logscan::register(m)?;
     Ok(())
 }
