@@ -28,6 +28,8 @@ pub enum End {
 pub struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
+    /// The buffer grows up to this (a longest allowed line, its terminator and a chunk) only when a line needs it.
+    cap: usize,
     start: usize,
     end: usize,
     max: usize,
@@ -43,10 +45,11 @@ const CHUNK: usize = 1 << 20;
 
 impl<R: Read> LineReader<R> {
     pub fn new(inner: R, max_line_bytes: usize) -> Self {
-        let cap = CHUNK.max(max_line_bytes + 2) + CHUNK;
+        let cap = max_line_bytes + 2 + CHUNK;
         LineReader {
             inner,
-            buf: vec![0; cap],
+            buf: vec![0; cap.min(2 * CHUNK)],
+            cap,
             start: 0,
             end: 0,
             max: max_line_bytes,
@@ -123,6 +126,11 @@ impl<R: Read> LineReader<R> {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
+        }
+        if self.buf.len() - self.end < CHUNK && self.buf.len() < self.cap {
+            // A long line (still within the limit) is in the buffer: make room for another chunk.
+            let grown = (self.buf.len() * 2).max(self.end + CHUNK).min(self.cap);
+            self.buf.resize(grown, 0);
         }
         loop {
             match self.inner.read(&mut self.buf[self.end..]) {
