@@ -3,7 +3,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::intern::Interner;
+use crate::index::Index;
+use crate::intern::{self, Interner};
 use crate::recent::Recent;
 use crate::time::month_label;
 
@@ -24,16 +25,99 @@ struct Span {
     hits: u64,
 }
 
+struct Entry {
+    key: Key,
+    /// The hash of the key's strings and month, as `key_hash` gives it for a sighting.
+    hash: u64,
+    span: Span,
+}
+
+/// The interned strings of the keys.
 #[derive(Default)]
-pub struct Aggregator {
+struct Strings {
     users: Interner,
     uas: Interner,
     app_device_ids: Interner,
     ch_models: Interner,
     ch_platform_versions: Interner,
-    /// Where each key's span is in `spans`.
-    slots: FxHashMap<Key, u32>,
-    spans: Vec<(Key, Span)>,
+}
+
+impl Strings {
+    /// Whether `key` is the key of `s`.
+    #[inline]
+    fn matches(&self, key: &Key, s: &Sighting<'_>) -> bool {
+        key.month == s.month
+            && self.users.is(key.user, s.user)
+            && self.uas.is(key.ua, s.ua)
+            && self.app_device_ids.is(key.app_device_id, s.app_device_id)
+            && self.ch_models.is(key.ch_model, s.ch_model)
+            && self.ch_platform_versions.is(key.ch_platform_version, s.ch_platform_version)
+    }
+
+    /// The key of `s`, whose strings have the hashes `h` (`hashes`).
+    fn key(&mut self, s: &Sighting<'_>, h: &[u64; 5]) -> Key {
+        Key {
+            user: self.users.id(s.user, h[0]),
+            ua: self.uas.id(s.ua, h[1]),
+            app_device_id: self.app_device_ids.id(s.app_device_id, h[2]),
+            ch_model: self.ch_models.id(s.ch_model, h[3]),
+            ch_platform_version: self.ch_platform_versions.id(s.ch_platform_version, h[4]),
+            month: s.month,
+        }
+    }
+}
+
+/// The hashes of a sighting's strings.
+fn hashes(s: &Sighting<'_>) -> [u64; 5] {
+    [s.user, s.ua, s.app_device_id, s.ch_model, s.ch_platform_version].map(intern::hash)
+}
+
+/// The hash of a key, from its strings' hashes and its month: computed once for a line that misses the recent
+/// keys, and the strings' hashes serve again to intern them if the key is new.
+fn key_hash(h: &[u64; 5], month: i32) -> u64 {
+    h.iter().fold(u64::from(month as u32), |acc, &x| {
+        (acc ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
+    })
+}
+
+/// One index of key hashes per month. Logs run mostly in time order, so the keys being looked up are those of
+/// the current month: in an index of their own they fit the CPU's caches, where one index for all months made
+/// nearly every lookup a trip to main memory. (Out-of-order logs give the same result, more slowly.)
+#[derive(Default)]
+struct MonthIndexes {
+    indexes: Vec<Index>,
+    position: FxHashMap<i32, usize>,
+    /// The month last asked for and its index's position.
+    last: Option<(i32, usize)>,
+}
+
+impl MonthIndexes {
+    #[inline]
+    fn get(&mut self, month: i32) -> &mut Index {
+        let k = match self.last {
+            Some((m, k)) if m == month => k,
+            _ => {
+                let next = self.indexes.len();
+                let k = *self.position.entry(month).or_insert(next);
+                if k == next {
+                    self.indexes.push(Index::default());
+                }
+                self.last = Some((month, k));
+                k
+            }
+        };
+        &mut self.indexes[k]
+    }
+}
+
+/// Keys are found by the hash of their strings as the line gives them, so a key seen before costs one lookup,
+/// whatever the number of its parts, and no interning; the strings are interned once, when a key is new.
+#[derive(Default)]
+pub struct Aggregator {
+    strings: Strings,
+    /// Slots of `entries` by key hash, per month.
+    indexes: MonthIndexes,
+    entries: Vec<Entry>,
     recent: Recent,
 }
 
@@ -94,37 +178,66 @@ impl Sightings {
     }
 }
 
+/// A cheap fingerprint for the recent keys, from a few words of the user and the agent, their lengths and the
+/// month (no hashing of whole strings: most lines stop at the recent keys).
+#[inline]
+fn recent_tag(s: &Sighting<'_>) -> u64 {
+    let ends = |b: &[u8]| -> u64 {
+        let n = b.len();
+        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        match n {
+            0 => 0,
+            1..=7 => b.iter().fold(n as u64, |h, &c| h << 8 | u64::from(c)),
+            _ => word(0) ^ word(n - 8).rotate_left(29) ^ n as u64,
+        }
+    };
+    let h = ends(s.user) ^ ends(s.ua).rotate_left(17) ^ u64::from(s.month as u32) << 40;
+    // One multiply spreads the bits that differ over the whole tag.
+    h.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
 impl Aggregator {
     pub fn add(&mut self, s: &Sighting<'_>) {
-        let tag = self.recent.tag(s);
-        let slot = match self.recent.find(tag, s) {
+        let Self {
+            strings,
+            indexes,
+            entries,
+            recent,
+        } = self;
+        let tag = recent_tag(s);
+        let found = recent.find(tag, |slot| strings.matches(&entries[slot as usize].key, s));
+        let slot = match found {
             Some(slot) => slot,
             None => {
-                let key = Key {
-                    user: self.users.id(s.user),
-                    ua: self.uas.id(s.ua),
-                    app_device_id: self.app_device_ids.id(s.app_device_id),
-                    ch_model: self.ch_models.id(s.ch_model),
-                    ch_platform_version: self.ch_platform_versions.id(s.ch_platform_version),
-                    month: s.month,
+                let h = hashes(s);
+                let hash = key_hash(&h, s.month);
+                let index = indexes.get(s.month);
+                let known = index.find(hash, |slot| {
+                    let e = &entries[slot as usize];
+                    e.hash == hash && strings.matches(&e.key, s)
+                });
+                let slot = match known {
+                    Some(slot) => slot,
+                    None => {
+                        let slot = entries.len() as u32;
+                        entries.push(Entry {
+                            key: strings.key(s, &h),
+                            hash,
+                            span: Span {
+                                first_s: s.unix_s,
+                                last_s: s.unix_s,
+                                hits: 0,
+                            },
+                        });
+                        index.insert(hash, slot, |slot| entries[slot as usize].hash);
+                        slot
+                    }
                 };
-                let next = self.spans.len() as u32;
-                let slot = *self.slots.entry(key).or_insert(next);
-                if slot == next {
-                    self.spans.push((
-                        key,
-                        Span {
-                            first_s: s.unix_s,
-                            last_s: s.unix_s,
-                            hits: 0,
-                        },
-                    ));
-                }
-                self.recent.remember(tag, s, slot);
+                recent.remember(tag, slot);
                 slot
             }
         };
-        let span = &mut self.spans[slot as usize].1;
+        let span = &mut entries[slot as usize].span;
         span.first_s = span.first_s.min(s.unix_s);
         span.last_s = span.last_s.max(s.unix_s);
         span.hits += 1;
@@ -132,19 +245,20 @@ impl Aggregator {
 
     /// Distinct keys so far (what the memory grows with).
     pub fn keys(&self) -> usize {
-        self.spans.len()
+        self.entries.len()
     }
 
     pub fn finish(self) -> Sightings {
-        let (users, user_rank) = self.users.into_sorted();
-        let (uas, ua_rank) = self.uas.into_sorted();
-        let (app_device_ids, app_rank) = self.app_device_ids.into_sorted();
-        let (ch_models, model_rank) = self.ch_models.into_sorted();
-        let (ch_platform_versions, pv_rank) = self.ch_platform_versions.into_sorted();
+        let strings = self.strings;
+        let (users, user_rank) = strings.users.into_sorted();
+        let (uas, ua_rank) = strings.uas.into_sorted();
+        let (app_device_ids, app_rank) = strings.app_device_ids.into_sorted();
+        let (ch_models, model_rank) = strings.ch_models.into_sorted();
+        let (ch_platform_versions, pv_rank) = strings.ch_platform_versions.into_sorted();
         let mut rows: Vec<(Key, Span)> = self
-            .spans
+            .entries
             .into_iter()
-            .map(|(k, v)| {
+            .map(|Entry { key: k, span: v, .. }| {
                 let key = Key {
                     user: user_rank[k.user as usize],
                     ua: ua_rank[k.ua as usize],

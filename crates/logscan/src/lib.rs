@@ -5,10 +5,12 @@
 //! device id, client hints, UTC month). No Python here: the binding (crates/py) only converts.
 
 pub mod aggregate;
+pub mod classify;
 pub mod combined;
 pub mod config;
 pub mod csv;
 pub mod error;
+mod index;
 pub mod input;
 pub mod intern;
 pub mod jsonl;

@@ -1,13 +1,17 @@
 //! Splits a byte stream into lines in large chunks, without copying a line and without buffering a line
-//! longer than the limit (its bytes are skipped up to the next newline).
+//! longer than the limit (its bytes are skipped up to the next newline). The pass that finds a line's end also
+//! classifies its bytes for the parsers (`classify`).
 
 use std::io::{self, ErrorKind, Read};
 
 use memchr::memchr;
 
+use crate::classify::{Classes, LineScan};
+
 pub enum Line<'a> {
-    /// A line without its `\n` and without one `\r` before it.
-    Text(&'a [u8]),
+    /// A line without its `\n` and without one `\r` before it, and the classes of its bytes (a `\r` changes
+    /// none of them).
+    Text(&'a [u8], Classes),
     /// A line longer than the limit (terminator excluded); its content is not kept.
     OverLong,
 }
@@ -35,6 +39,8 @@ pub struct LineReader<R> {
     max: usize,
     /// Inside an over-long line: discard until the next newline.
     skipping: bool,
+    /// The scan of the line that starts at `start`.
+    scan: LineScan,
     eof: bool,
     end_state: Option<End>,
     /// Decoded bytes taken from the reader.
@@ -54,6 +60,7 @@ impl<R: Read> LineReader<R> {
             end: 0,
             max: max_line_bytes,
             skipping: false,
+            scan: LineScan::default(),
             eof: false,
             end_state: None,
             bytes: 0,
@@ -78,24 +85,35 @@ impl<R: Read> LineReader<R> {
     /// stream (see `end`) after the last complete line.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         loop {
-            if let Some(k) = memchr(b'\n', &self.buf[self.start..self.end]) {
+            if self.skipping {
+                // Inside an over-long line: only where it ends matters.
+                if let Some(k) = memchr(b'\n', &self.buf[self.start..self.end]) {
+                    self.start += k + 1;
+                    self.skipping = false;
+                    return Ok(Some(Line::OverLong));
+                }
+                self.start = self.end;
+            } else if let Some(k) = self.scan.find(&self.buf[self.start..self.end]) {
                 let (s, e) = (self.start, self.start + k);
                 self.start = e + 1;
-                if std::mem::take(&mut self.skipping) || self.classify(&self.buf[s..e]) {
+                let classes = self.scan.take();
+                if self.classify(&self.buf[s..e]) {
                     return Ok(Some(Line::OverLong));
                 }
                 let line = &self.buf[s..e];
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line))));
-            }
-            // No newline in the buffer: a line longer than max + '\r' is over-long whatever follows.
-            if self.skipping || self.end - self.start > self.max + 1 {
+                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), classes)));
+            } else if self.end - self.start > self.max + 1 {
+                // No newline in the buffer: a line longer than max + '\r' is over-long whatever follows.
                 self.skipping = true;
                 self.start = self.end;
+                self.scan.reset();
             }
             if self.eof {
                 let broken = matches!(self.end_state, Some(End::Broken { .. }));
                 let (s, e) = (self.start, self.end);
                 self.start = self.end;
+                // The scan has seen all of s..e (no newline in it).
+                let classes = self.scan.take();
                 if broken {
                     // The stream stopped mid-line: that line is incomplete, drop it rather than guess.
                     if let Some(End::Broken { dropped_bytes, .. }) = &mut self.end_state {
@@ -115,7 +133,7 @@ impl<R: Read> LineReader<R> {
                 if self.classify(line) {
                     return Ok(Some(Line::OverLong));
                 }
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line))));
+                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), classes)));
             }
             self.fill()?;
         }
