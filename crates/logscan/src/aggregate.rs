@@ -6,6 +6,7 @@ use rustc_hash::FxHashMap;
 use crate::index::Index;
 use crate::intern::{self, Interner};
 use crate::recent::Recent;
+use crate::sightings::Sightings;
 use crate::time::month_label;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -27,8 +28,6 @@ struct Span {
 
 struct Entry {
     key: Key,
-    /// The hash of the key's strings and month, as `key_hash` gives it for a sighting.
-    hash: u64,
     span: Span,
 }
 
@@ -43,9 +42,10 @@ struct Strings {
 }
 
 impl Strings {
-    /// Whether `key` is the key of `s`.
+    /// Whether `e` is the entry of `s`.
     #[inline]
-    fn matches(&self, key: &Key, s: &Sighting<'_>) -> bool {
+    fn matches(&self, e: &Entry, s: &Sighting<'_>) -> bool {
+        let key = &e.key;
         key.month == s.month
             && self.users.is(key.user, s.user)
             && self.uas.is(key.ua, s.ua)
@@ -54,7 +54,7 @@ impl Strings {
             && self.ch_platform_versions.is(key.ch_platform_version, s.ch_platform_version)
     }
 
-    /// The key of `s`, whose strings have the hashes `h` (`hashes`).
+    /// The key of `s`, whose strings have the hashes `h` (`string_hashes`).
     fn key(&mut self, s: &Sighting<'_>, h: &[u64; 5]) -> Key {
         Key {
             user: self.users.id(s.user, h[0]),
@@ -68,7 +68,7 @@ impl Strings {
 }
 
 /// The hashes of a sighting's strings.
-fn hashes(s: &Sighting<'_>) -> [u64; 5] {
+fn string_hashes(s: &Sighting<'_>) -> [u64; 5] {
     [s.user, s.ua, s.app_device_id, s.ch_model, s.ch_platform_version].map(intern::hash)
 }
 
@@ -118,6 +118,8 @@ pub struct Aggregator {
     /// Slots of `entries` by key hash, per month.
     indexes: MonthIndexes,
     entries: Vec<Entry>,
+    /// The key hash of each entry, apart from the entries (only growing an index needs them).
+    hashes: Vec<u64>,
     recent: Recent,
 }
 
@@ -130,52 +132,6 @@ pub struct Sighting<'a> {
     pub ch_platform_version: &'a [u8],
     pub month: i32,
     pub unix_s: i64,
-}
-
-/// Columnar sightings sorted by (user, ua, app_device_id, ch_model, ch_platform_version, month): each string
-/// column is a code into its dictionary, and each dictionary is sorted, so codes sort like the strings.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Sightings {
-    pub users: Vec<String>,
-    pub uas: Vec<String>,
-    pub app_device_ids: Vec<String>,
-    pub ch_models: Vec<String>,
-    pub ch_platform_versions: Vec<String>,
-    pub months: Vec<String>,
-    pub user: Vec<u32>,
-    pub ua: Vec<u32>,
-    pub app_device_id: Vec<u32>,
-    pub ch_model: Vec<u32>,
-    pub ch_platform_version: Vec<u32>,
-    pub month: Vec<u32>,
-    pub first_s: Vec<i64>,
-    pub last_s: Vec<i64>,
-    pub hits: Vec<i64>,
-}
-
-impl Sightings {
-    pub fn len(&self) -> usize {
-        self.hits.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.hits.is_empty()
-    }
-
-    /// Row `i` as strings (for tests and small outputs).
-    pub fn row(&self, i: usize) -> (&str, &str, &str, &str, &str, &str, i64, i64, i64) {
-        (
-            &self.users[self.user[i] as usize],
-            &self.uas[self.ua[i] as usize],
-            &self.app_device_ids[self.app_device_id[i] as usize],
-            &self.ch_models[self.ch_model[i] as usize],
-            &self.ch_platform_versions[self.ch_platform_version[i] as usize],
-            &self.months[self.month[i] as usize],
-            self.first_s[i],
-            self.last_s[i],
-            self.hits[i],
-        )
-    }
 }
 
 /// A cheap fingerprint for the recent keys, from a few words of the user and the agent, their lengths and the
@@ -202,34 +158,38 @@ impl Aggregator {
             strings,
             indexes,
             entries,
+            hashes,
             recent,
         } = self;
         let tag = recent_tag(s);
-        let found = recent.find(tag, |slot| strings.matches(&entries[slot as usize].key, s));
+        let found = recent.find(tag, |slot| strings.matches(&entries[slot as usize], s));
         let slot = match found {
-            Some(slot) => slot,
+            Some((slot, promote)) => {
+                if promote {
+                    recent.remember(tag, slot);
+                }
+                slot
+            }
             None => {
-                let h = hashes(s);
+                let h = string_hashes(s);
                 let hash = key_hash(&h, s.month);
                 let index = indexes.get(s.month);
-                let known = index.find(hash, |slot| {
-                    let e = &entries[slot as usize];
-                    e.hash == hash && strings.matches(&e.key, s)
-                });
+                let known = index.find(hash, |slot| strings.matches(&entries[slot as usize], s));
                 let slot = match known {
                     Some(slot) => slot,
                     None => {
                         let slot = entries.len() as u32;
+                        let key = strings.key(s, &h);
                         entries.push(Entry {
-                            key: strings.key(s, &h),
-                            hash,
+                            key,
                             span: Span {
                                 first_s: s.unix_s,
                                 last_s: s.unix_s,
                                 hits: 0,
                             },
                         });
-                        index.insert(hash, slot, |slot| entries[slot as usize].hash);
+                        hashes.push(hash);
+                        index.insert(hash, slot, |slot| hashes[slot as usize]);
                         slot
                     }
                 };

@@ -18,10 +18,11 @@ pub mod lines;
 mod recent;
 pub mod record;
 pub mod scanner;
+pub mod sightings;
 pub mod stats;
 pub mod time;
 
-pub use aggregate::Sightings;
+pub use sightings::Sightings;
 pub use config::{Format, ScanConfig};
 pub use error::ScanError;
 pub use record::{Reason, REASONS};

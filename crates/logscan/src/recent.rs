@@ -6,10 +6,14 @@
 const WAYS: usize = 8;
 const UNUSED: u32 = u32::MAX;
 
+/// Warm keys: (tag, slot) by the tag's low bits, the last key seen in each place.
+const WARM: usize = 4096;
+
 pub struct Recent {
     /// (tag, slot) of the last keys, the oldest replaced first.
     entries: [(u64, u32); WAYS],
     next: usize,
+    warm: Box<[(u64, u32)]>,
 }
 
 impl Default for Recent {
@@ -17,6 +21,7 @@ impl Default for Recent {
         Recent {
             entries: [(0, UNUSED); WAYS],
             next: 0,
+            warm: vec![(0, UNUSED); WARM].into_boxed_slice(),
         }
     }
 }
@@ -24,16 +29,19 @@ impl Default for Recent {
 impl Recent {
     /// The slot of a recent key with this tag for which `is(slot)` holds (the caller compares the keys).
     #[inline]
-    pub fn find(&self, tag: u64, mut is: impl FnMut(u32) -> bool) -> Option<u32> {
-        self.entries
-            .iter()
-            .find(|&&(t, slot)| t == tag && slot != UNUSED && is(slot))
-            .map(|&(_, slot)| slot)
+    /// The slot, and whether it was found among the warm keys only (then the caller may `remember` it).
+    pub fn find(&self, tag: u64, mut is: impl FnMut(u32) -> bool) -> Option<(u32, bool)> {
+        if let Some(&(_, slot)) = self.entries.iter().find(|&&(t, slot)| t == tag && slot != UNUSED && is(slot)) {
+            return Some((slot, false));
+        }
+        let (t, slot) = self.warm[tag as usize % WARM];
+        (t == tag && slot != UNUSED && is(slot)).then_some((slot, true))
     }
 
     /// Remember a key's tag and slot, in place of the oldest.
     pub fn remember(&mut self, tag: u64, slot: u32) {
         self.entries[self.next] = (tag, slot);
+        self.warm[tag as usize % WARM] = (tag, slot);
         self.next = (self.next + 1) % WAYS;
     }
 }

@@ -2,7 +2,8 @@
 
 use std::io::Read;
 
-use crate::aggregate::{Aggregator, Sighting, Sightings};
+use crate::aggregate::{Aggregator, Sighting};
+use crate::sightings::Sightings;
 use crate::classify::classify;
 use crate::combined::CombinedParser;
 use crate::config::{Format, ScanConfig};

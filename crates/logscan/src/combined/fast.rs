@@ -3,14 +3,27 @@
 //! parser would give the same fields; `None` sends the line there (which also finds the reason of a bad one).
 
 use crate::classify::Classes;
-use crate::record::{dash_empty, status_text, Fields, TimeValue};
+use crate::record::{dash_empty, Fields, TimeValue};
 use crate::time::CombinedClock;
 
 use super::{request_path, trailing};
 
 /// The bytes field: digits or `-`.
+#[inline]
 fn size_ok(b: &[u8]) -> bool {
-    b == b"-" || (!b.is_empty() && b.iter().all(u8::is_ascii_digit))
+    match b {
+        [] => false,
+        [b'-'] => true,
+        _ => b.iter().all(u8::is_ascii_digit),
+    }
+}
+
+/// A status of three digits, 100-999.
+#[inline]
+fn status3(b: [u8; 3]) -> Option<u16> {
+    let d = b.map(|c| c.wrapping_sub(b'0'));
+    (d[0] >= 1 && d[0] <= 9 && d[1] <= 9 && d[2] <= 9)
+        .then(|| u16::from(d[0]) * 100 + u16::from(d[1]) * 10 + u16::from(d[2]))
 }
 
 /// `host ident user [DD/Mon/YYYY:HH:MM:SS +HHMM] "request" status bytes "referer" "ua"[ extra...]`.
@@ -41,7 +54,7 @@ pub fn parse<'a>(clock: &mut CombinedClock, line: &'a [u8], k: &Classes, want_ev
     }
     let unix_s = clock.parse(&line[s3 + 2..s3 + 28])?;
     // `" status bytes "` between the request and the referer: a three-digit status, then the size.
-    let status = line.get(q[1] + 2..q[1] + 5).and_then(status_text)?;
+    let status = status3(line.get(q[1] + 2..q[1] + 5)?.try_into().ok()?)?;
     if line[q[1] + 1] != b' ' || q[2] < q[1] + 7 || line[q[1] + 5] != b' ' || line[q[2] - 1] != b' ' {
         return None;
     }
