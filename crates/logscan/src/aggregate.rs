@@ -19,11 +19,12 @@ struct Key {
     month: i32,
 }
 
+/// First and last access and hits of one key.
 #[derive(Clone, Copy)]
-struct Span {
-    first_s: i64,
-    last_s: i64,
-    hits: u64,
+pub struct Span {
+    pub first_s: i64,
+    pub last_s: i64,
+    pub hits: u64,
 }
 
 struct Entry {
@@ -215,46 +216,105 @@ impl Aggregator {
         let (app_device_ids, app_rank) = strings.app_device_ids.into_sorted();
         let (ch_models, model_rank) = strings.ch_models.into_sorted();
         let (ch_platform_versions, pv_rank) = strings.ch_platform_versions.into_sorted();
-        let mut rows: Vec<(Key, Span)> = self
-            .entries
-            .into_iter()
-            .map(|Entry { key: k, span: v, .. }| {
-                let key = Key {
-                    user: user_rank[k.user as usize],
-                    ua: ua_rank[k.ua as usize],
-                    app_device_id: app_rank[k.app_device_id as usize],
-                    ch_model: model_rank[k.ch_model as usize],
-                    ch_platform_version: pv_rank[k.ch_platform_version as usize],
-                    month: k.month,
-                };
-                (key, v)
-            })
-            .collect();
-        // Field order of Key is the sort order; months as indices sort like their "YYYY-MM" labels.
-        rows.sort_unstable_by_key(|r| r.0);
-        let mut month_ids: Vec<i32> = rows.iter().map(|r| r.0.month).collect();
-        month_ids.sort_unstable();
-        month_ids.dedup();
+        // Months as indices sort like their "YYYY-MM" labels.
+        let mut months: Vec<i32> = self.indexes.position.into_keys().collect();
+        months.sort_unstable();
+        // Each row's key as codes, in the output's sort order.
+        let codes = |k: &Key| -> [u32; 6] {
+            [
+                user_rank[k.user as usize],
+                ua_rank[k.ua as usize],
+                app_rank[k.app_device_id as usize],
+                model_rank[k.ch_model as usize],
+                pv_rank[k.ch_platform_version as usize],
+                months.binary_search(&k.month).unwrap_or(0) as u32,
+            ]
+        };
+        let sizes = [users.len(), uas.len(), app_device_ids.len(), ch_models.len(), ch_platform_versions.len(), months.len()];
         let mut out = Sightings {
             users,
             uas,
             app_device_ids,
             ch_models,
             ch_platform_versions,
-            months: month_ids.iter().map(|&m| month_label(m)).collect(),
-            ..Sightings::default()
+            months: months.iter().map(|&m| month_label(m)).collect(),
+            ..Sightings::with_capacity(self.entries.len())
         };
-        for (k, v) in rows {
-            out.user.push(k.user);
-            out.ua.push(k.ua);
-            out.app_device_id.push(k.app_device_id);
-            out.ch_model.push(k.ch_model);
-            out.ch_platform_version.push(k.ch_platform_version);
-            out.month.push(month_ids.binary_search(&k.month).unwrap_or(0) as u32);
-            out.first_s.push(v.first_s);
-            out.last_s.push(v.last_s);
-            out.hits.push(v.hits as i64);
+        let packing = Packing::new(sizes);
+        if packing.fits() {
+            // The usual case: sorting compares one integer per row.
+            let mut rows: Vec<(u64, Span)> = self.entries.iter().map(|e| (packing.pack(codes(&e.key)), e.span)).collect();
+            rows.sort_unstable_by_key(|r| r.0);
+            rows.into_iter().for_each(|(k, span)| out.push(packing.unpack(k), span));
+        } else {
+            let mut rows: Vec<([u32; 6], Span)> = self.entries.iter().map(|e| (codes(&e.key), e.span)).collect();
+            rows.sort_unstable_by_key(|r| r.0);
+            rows.into_iter().for_each(|(k, span)| out.push(k, span));
         }
         out
+    }
+}
+
+/// Codes of the six key columns packed into one `u64`, the first column in the highest bits, so that the packed
+/// values sort like the code tuples.
+struct Packing {
+    /// Bits per column.
+    bits: [u32; 6],
+}
+
+impl Packing {
+    fn new(sizes: [usize; 6]) -> Packing {
+        Packing {
+            bits: sizes.map(|n| usize::BITS - n.saturating_sub(1).leading_zeros()),
+        }
+    }
+
+    fn fits(&self) -> bool {
+        self.bits.iter().sum::<u32>() <= 64
+    }
+
+    fn pack(&self, codes: [u32; 6]) -> u64 {
+        codes
+            .iter()
+            .zip(self.bits)
+            .fold(0u64, |acc, (&c, b)| if b == 0 { acc } else { acc << b | u64::from(c) })
+    }
+
+    fn unpack(&self, mut v: u64) -> [u32; 6] {
+        let mut codes = [0u32; 6];
+        for (c, &b) in codes.iter_mut().zip(&self.bits).rev() {
+            if b > 0 {
+                *c = (v & ((1u64 << b) - 1)) as u32;
+                v >>= b;
+            }
+        }
+        codes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_codes_round_trip_and_sort_like_the_tuples() {
+        // 2^20 users, 2^20 agents, one app id, 2^12 models, 3 versions, 2^10 months: 64 bits exactly.
+        let p = Packing::new([1 << 20, 1 << 20, 1, 1 << 12, 3, 1 << 10]);
+        assert!(p.fits());
+        let rows = [
+            [0, 0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0, 1023],
+            [0, 0, 0, 0, 2, 0],
+            [0, 1, 0, 4095, 2, 1023],
+            [1 << 19, 0, 0, 0, 0, 0],
+            [(1 << 20) - 1, (1 << 20) - 1, 0, 4095, 2, 1023],
+        ];
+        for w in rows.windows(2) {
+            assert!(p.pack(w[0]) < p.pack(w[1]));
+        }
+        for r in rows {
+            assert_eq!(p.unpack(p.pack(r)), r);
+        }
+        assert!(!Packing::new([1 << 20, 1 << 20, 2, 1 << 12, 3, 1 << 10]).fits());
     }
 }

@@ -1,5 +1,7 @@
 //! The scan's result: the sightings as columns, string columns coded into sorted dictionaries.
 
+use crate::aggregate::Span;
+
 /// Columnar sightings sorted by (user, ua, app_device_id, ch_model, ch_platform_version, month): each string
 /// column is a code into its dictionary, and each dictionary is sorted, so codes sort like the strings.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -22,6 +24,36 @@ pub struct Sightings {
 }
 
 impl Sightings {
+    /// No rows yet, room for `n`.
+    pub(crate) fn with_capacity(n: usize) -> Sightings {
+        Sightings {
+            user: Vec::with_capacity(n),
+            ua: Vec::with_capacity(n),
+            app_device_id: Vec::with_capacity(n),
+            ch_model: Vec::with_capacity(n),
+            ch_platform_version: Vec::with_capacity(n),
+            month: Vec::with_capacity(n),
+            first_s: Vec::with_capacity(n),
+            last_s: Vec::with_capacity(n),
+            hits: Vec::with_capacity(n),
+            ..Sightings::default()
+        }
+    }
+
+    /// Append a row: the six key codes and the span.
+    pub(crate) fn push(&mut self, codes: [u32; 6], span: Span) {
+        let [user, ua, app_device_id, ch_model, ch_platform_version, month] = codes;
+        self.user.push(user);
+        self.ua.push(ua);
+        self.app_device_id.push(app_device_id);
+        self.ch_model.push(ch_model);
+        self.ch_platform_version.push(ch_platform_version);
+        self.month.push(month);
+        self.first_s.push(span.first_s);
+        self.last_s.push(span.last_s);
+        self.hits.push(span.hits as i64);
+    }
+
     pub fn len(&self) -> usize {
         self.hits.len()
     }
