@@ -1,22 +1,20 @@
 //! The sightings table: one entry per distinct (user, UA, app device id, client hints, month) with first and
 //! last access and hits, so memory grows with distinct keys, not with lines.
 
-use rustc_hash::FxHashMap;
-
-use crate::index::Index;
-use crate::intern::{self, Interner};
+use crate::keys::{key_hash, recent_tag, string_hashes, Strings};
+use crate::month_index::MonthIndexes;
 use crate::recent::Recent;
-use crate::sightings::Sightings;
+use crate::sightings::{Packing, Sightings};
 use crate::time::month_label;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Key {
-    user: u32,
-    ua: u32,
-    app_device_id: u32,
-    ch_model: u32,
-    ch_platform_version: u32,
-    month: i32,
+pub struct Key {
+    pub user: u32,
+    pub ua: u32,
+    pub app_device_id: u32,
+    pub ch_model: u32,
+    pub ch_platform_version: u32,
+    pub month: i32,
 }
 
 /// First and last access and hits of one key.
@@ -27,88 +25,9 @@ pub struct Span {
     pub hits: u64,
 }
 
-struct Entry {
-    key: Key,
-    span: Span,
-}
-
-/// The interned strings of the keys.
-#[derive(Default)]
-struct Strings {
-    users: Interner,
-    uas: Interner,
-    app_device_ids: Interner,
-    ch_models: Interner,
-    ch_platform_versions: Interner,
-}
-
-impl Strings {
-    /// Whether `e` is the entry of `s`.
-    #[inline]
-    fn matches(&self, e: &Entry, s: &Sighting<'_>) -> bool {
-        let key = &e.key;
-        key.month == s.month
-            && self.users.is(key.user, s.user)
-            && self.uas.is(key.ua, s.ua)
-            && self.app_device_ids.is(key.app_device_id, s.app_device_id)
-            && self.ch_models.is(key.ch_model, s.ch_model)
-            && self.ch_platform_versions.is(key.ch_platform_version, s.ch_platform_version)
-    }
-
-    /// The key of `s`, whose strings have the hashes `h` (`string_hashes`).
-    fn key(&mut self, s: &Sighting<'_>, h: &[u64; 5]) -> Key {
-        Key {
-            user: self.users.id(s.user, h[0]),
-            ua: self.uas.id(s.ua, h[1]),
-            app_device_id: self.app_device_ids.id(s.app_device_id, h[2]),
-            ch_model: self.ch_models.id(s.ch_model, h[3]),
-            ch_platform_version: self.ch_platform_versions.id(s.ch_platform_version, h[4]),
-            month: s.month,
-        }
-    }
-}
-
-/// The hashes of a sighting's strings.
-fn string_hashes(s: &Sighting<'_>) -> [u64; 5] {
-    [s.user, s.ua, s.app_device_id, s.ch_model, s.ch_platform_version].map(intern::hash)
-}
-
-/// The hash of a key, from its strings' hashes and its month: computed once for a line that misses the recent
-/// keys, and the strings' hashes serve again to intern them if the key is new.
-fn key_hash(h: &[u64; 5], month: i32) -> u64 {
-    h.iter().fold(u64::from(month as u32), |acc, &x| {
-        (acc ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
-    })
-}
-
-/// One index of key hashes per month. Logs run mostly in time order, so the keys being looked up are those of
-/// the current month: in an index of their own they fit the CPU's caches, where one index for all months made
-/// nearly every lookup a trip to main memory. (Out-of-order logs give the same result, more slowly.)
-#[derive(Default)]
-struct MonthIndexes {
-    indexes: Vec<Index>,
-    position: FxHashMap<i32, usize>,
-    /// The month last asked for and its index's position.
-    last: Option<(i32, usize)>,
-}
-
-impl MonthIndexes {
-    #[inline]
-    fn get(&mut self, month: i32) -> &mut Index {
-        let k = match self.last {
-            Some((m, k)) if m == month => k,
-            _ => {
-                let next = self.indexes.len();
-                let k = *self.position.entry(month).or_insert(next);
-                if k == next {
-                    self.indexes.push(Index::default());
-                }
-                self.last = Some((month, k));
-                k
-            }
-        };
-        &mut self.indexes[k]
-    }
+pub struct Entry {
+    pub key: Key,
+    pub span: Span,
 }
 
 /// Keys are found by the hash of their strings as the line gives them, so a key seen before costs one lookup,
@@ -133,24 +52,6 @@ pub struct Sighting<'a> {
     pub ch_platform_version: &'a [u8],
     pub month: i32,
     pub unix_s: i64,
-}
-
-/// A cheap fingerprint for the recent keys, from a few words of the user and the agent, their lengths and the
-/// month (no hashing of whole strings: most lines stop at the recent keys).
-#[inline]
-fn recent_tag(s: &Sighting<'_>) -> u64 {
-    let ends = |b: &[u8]| -> u64 {
-        let n = b.len();
-        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-        match n {
-            0 => 0,
-            1..=7 => b.iter().fold(n as u64, |h, &c| h << 8 | u64::from(c)),
-            _ => word(0) ^ word(n - 8).rotate_left(29) ^ n as u64,
-        }
-    };
-    let h = ends(s.user) ^ ends(s.ua).rotate_left(17) ^ u64::from(s.month as u32) << 40;
-    // One multiply spreads the bits that differ over the whole tag.
-    h.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 impl Aggregator {
@@ -180,9 +81,8 @@ impl Aggregator {
                     Some(slot) => slot,
                     None => {
                         let slot = entries.len() as u32;
-                        let key = strings.key(s, &h);
                         entries.push(Entry {
-                            key,
+                            key: strings.key(s, &h),
                             span: Span {
                                 first_s: s.unix_s,
                                 last_s: s.unix_s,
@@ -202,11 +102,6 @@ impl Aggregator {
         span.first_s = span.first_s.min(s.unix_s);
         span.last_s = span.last_s.max(s.unix_s);
         span.hits += 1;
-    }
-
-    /// Distinct keys so far (what the memory grows with).
-    pub fn keys(&self) -> usize {
-        self.entries.len()
     }
 
     pub fn finish(self) -> Sightings {
@@ -255,66 +150,3 @@ impl Aggregator {
     }
 }
 
-/// Codes of the six key columns packed into one `u64`, the first column in the highest bits, so that the packed
-/// values sort like the code tuples.
-struct Packing {
-    /// Bits per column.
-    bits: [u32; 6],
-}
-
-impl Packing {
-    fn new(sizes: [usize; 6]) -> Packing {
-        Packing {
-            bits: sizes.map(|n| usize::BITS - n.saturating_sub(1).leading_zeros()),
-        }
-    }
-
-    fn fits(&self) -> bool {
-        self.bits.iter().sum::<u32>() <= 64
-    }
-
-    fn pack(&self, codes: [u32; 6]) -> u64 {
-        codes
-            .iter()
-            .zip(self.bits)
-            .fold(0u64, |acc, (&c, b)| if b == 0 { acc } else { acc << b | u64::from(c) })
-    }
-
-    fn unpack(&self, mut v: u64) -> [u32; 6] {
-        let mut codes = [0u32; 6];
-        for (c, &b) in codes.iter_mut().zip(&self.bits).rev() {
-            if b > 0 {
-                *c = (v & ((1u64 << b) - 1)) as u32;
-                v >>= b;
-            }
-        }
-        codes
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn packed_codes_round_trip_and_sort_like_the_tuples() {
-        // 2^20 users, 2^20 agents, one app id, 2^12 models, 3 versions, 2^10 months: 64 bits exactly.
-        let p = Packing::new([1 << 20, 1 << 20, 1, 1 << 12, 3, 1 << 10]);
-        assert!(p.fits());
-        let rows = [
-            [0, 0, 0, 0, 0, 0],
-            [0, 0, 0, 0, 0, 1023],
-            [0, 0, 0, 0, 2, 0],
-            [0, 1, 0, 4095, 2, 1023],
-            [1 << 19, 0, 0, 0, 0, 0],
-            [(1 << 20) - 1, (1 << 20) - 1, 0, 4095, 2, 1023],
-        ];
-        for w in rows.windows(2) {
-            assert!(p.pack(w[0]) < p.pack(w[1]));
-        }
-        for r in rows {
-            assert_eq!(p.unpack(p.pack(r)), r);
-        }
-        assert!(!Packing::new([1 << 20, 1 << 20, 2, 1 << 12, 3, 1 << 10]).fits());
-    }
-}

@@ -77,3 +77,67 @@ impl Sightings {
         )
     }
 }
+
+/// Codes of the six key columns packed into one `u64`, the first column in the highest bits, so that the packed
+/// values sort like the code tuples.
+pub(crate) struct Packing {
+    /// Bits per column.
+    bits: [u32; 6],
+}
+
+impl Packing {
+    pub(crate) fn new(sizes: [usize; 6]) -> Packing {
+        Packing {
+            bits: sizes.map(|n| usize::BITS - n.saturating_sub(1).leading_zeros()),
+        }
+    }
+
+    pub(crate) fn fits(&self) -> bool {
+        self.bits.iter().sum::<u32>() <= 64
+    }
+
+    pub(crate) fn pack(&self, codes: [u32; 6]) -> u64 {
+        codes
+            .iter()
+            .zip(self.bits)
+            .fold(0u64, |acc, (&c, b)| if b == 0 { acc } else { acc << b | u64::from(c) })
+    }
+
+    pub(crate) fn unpack(&self, mut v: u64) -> [u32; 6] {
+        let mut codes = [0u32; 6];
+        for (c, &b) in codes.iter_mut().zip(&self.bits).rev() {
+            if b > 0 {
+                *c = (v & ((1u64 << b) - 1)) as u32;
+                v >>= b;
+            }
+        }
+        codes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_codes_round_trip_and_sort_like_the_tuples() {
+        // 2^20 users, 2^20 agents, one app id, 2^12 models, 3 versions, 2^10 months: 64 bits exactly.
+        let p = Packing::new([1 << 20, 1 << 20, 1, 1 << 12, 3, 1 << 10]);
+        assert!(p.fits());
+        let rows = [
+            [0, 0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0, 1023],
+            [0, 0, 0, 0, 2, 0],
+            [0, 1, 0, 4095, 2, 1023],
+            [1 << 19, 0, 0, 0, 0, 0],
+            [(1 << 20) - 1, (1 << 20) - 1, 0, 4095, 2, 1023],
+        ];
+        for w in rows.windows(2) {
+            assert!(p.pack(w[0]) < p.pack(w[1]));
+        }
+        for r in rows {
+            assert_eq!(p.unpack(p.pack(r)), r);
+        }
+        assert!(!Packing::new([1 << 20, 1 << 20, 2, 1 << 12, 3, 1 << 10]).fits());
+    }
+}
