@@ -279,20 +279,20 @@ impl LineScan {
     /// The end of the line that starts at `rest[0]`: the position of its `\n`, or `None` if `rest` holds none
     /// yet (the bytes seen so far are remembered; call again with the same line start and more bytes).
     pub fn find(&mut self, rest: &[u8]) -> Option<usize> {
+        if self.done == 0 {
+            self.classes = Classes::default();
+        }
         let found = (self.kernel)(rest, self.done, &mut self.classes);
         self.done = rest.len();
         found
     }
 
-    /// The classes of the line (or, before its end was found, of its bytes so far); starts the next line.
-    pub fn take(&mut self) -> Classes {
+    /// The classes of the line (or, before its end was found, of its bytes so far); the next `find` starts the
+    /// next line. Handed out by reference: copying them through the callers' return values cost more than the
+    /// copy itself (partial loads of a just-stored struct stall on this CPU).
+    pub fn end_line(&mut self) -> &Classes {
         self.done = 0;
-        std::mem::take(&mut self.classes)
-    }
-
-    /// Forget the current line (its bytes were dropped).
-    pub fn reset(&mut self) {
-        self.take();
+        &self.classes
     }
 }
 
@@ -300,7 +300,7 @@ impl LineScan {
 pub fn classify(line: &[u8]) -> Classes {
     let mut scan = LineScan::default();
     scan.find(line);
-    scan.take()
+    *scan.end_line()
 }
 
 #[cfg(test)]

@@ -57,14 +57,18 @@ pub fn key_hash(h: &[u64; 5], month: i32) -> u64 {
 /// month (no hashing of whole strings: most lines stop at the recent keys).
 #[inline]
 pub fn recent_tag(s: &Sighting<'_>) -> u64 {
+    // The first and last bytes of a string (overlapping words, no loop) and its length.
     let ends = |b: &[u8]| -> u64 {
         let n = b.len();
-        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-        match n {
+        let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let w4 = |i: usize| u64::from(u32::from_le_bytes(b[i..i + 4].try_into().unwrap()));
+        let ends = match n {
             0 => 0,
-            1..=7 => b.iter().fold(n as u64, |h, &c| h << 8 | u64::from(c)),
-            _ => word(0) ^ word(n - 8).rotate_left(29) ^ n as u64,
-        }
+            1..=3 => u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16,
+            4..=7 => w4(0) | w4(n - 4) << 32,
+            _ => w8(0) ^ w8(n - 8).rotate_left(29),
+        };
+        ends ^ n as u64
     };
     let h = ends(s.user) ^ ends(s.ua).rotate_left(17) ^ u64::from(s.month as u32) << 40;
     // One multiply spreads the bits that differ over the whole tag.

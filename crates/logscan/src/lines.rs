@@ -11,7 +11,7 @@ use crate::classify::{Classes, LineScan};
 pub enum Line<'a> {
     /// A line without its `\n` and without one `\r` before it, and the classes of its bytes (a `\r` changes
     /// none of them).
-    Text(&'a [u8], Classes),
+    Text(&'a [u8], &'a Classes),
     /// A line longer than the limit (terminator excluded); its content is not kept.
     OverLong,
 }
@@ -96,44 +96,45 @@ impl<R: Read> LineReader<R> {
             } else if let Some(k) = self.scan.find(&self.buf[self.start..self.end]) {
                 let (s, e) = (self.start, self.start + k);
                 self.start = e + 1;
-                let classes = self.scan.take();
                 if self.classify(&self.buf[s..e]) {
+                    self.scan.end_line();
                     return Ok(Some(Line::OverLong));
                 }
                 let line = &self.buf[s..e];
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), classes)));
+                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), self.scan.end_line())));
             } else if self.end - self.start > self.max + 1 {
                 // No newline in the buffer: a line longer than max + '\r' is over-long whatever follows.
                 self.skipping = true;
                 self.start = self.end;
-                self.scan.reset();
+                self.scan.end_line();
             }
             if self.eof {
                 let broken = matches!(self.end_state, Some(End::Broken { .. }));
                 let (s, e) = (self.start, self.end);
                 self.start = self.end;
-                // The scan has seen all of s..e (no newline in it).
-                let classes = self.scan.take();
                 if broken {
                     // The stream stopped mid-line: that line is incomplete, drop it rather than guess.
                     if let Some(End::Broken { dropped_bytes, .. }) = &mut self.end_state {
                         *dropped_bytes = e - s;
                     }
                     self.skipping = false;
+                    self.scan.end_line();
                     return Ok(None);
                 }
                 if std::mem::take(&mut self.skipping) {
+                    self.scan.end_line();
                     return Ok(Some(Line::OverLong));
                 }
                 if s == e {
                     return Ok(None);
                 }
-                let line = &self.buf[s..e];
-                // A last line without a newline: same rules.
-                if self.classify(line) {
+                // A last line without a newline: same rules. The scan has seen all of it.
+                if self.classify(&self.buf[s..e]) {
+                    self.scan.end_line();
                     return Ok(Some(Line::OverLong));
                 }
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), classes)));
+                let line = &self.buf[s..e];
+                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), self.scan.end_line())));
             }
             self.fill()?;
         }

@@ -133,6 +133,8 @@ impl<'c> Scanner<'c> {
         // Decided on the first non-blank line that fits the limit (for CSV, that line is the header).
         let mut parser = Parser::Undecided;
         let mut first = true;
+        // The classes of a first line without its byte-order mark.
+        let mut bom_stripped;
         let mut since_progress = 0u64;
         let io_err = |e: std::io::Error| ScanError::Io {
             path: name.to_string(),
@@ -161,7 +163,8 @@ impl<'c> Scanner<'c> {
             };
             if std::mem::take(&mut first) {
                 if let Some(rest) = b.strip_prefix(b"\xef\xbb\xbf") {
-                    (b, classes) = (rest, classify(rest));
+                    bom_stripped = classify(rest);
+                    (b, classes) = (rest, &bom_stripped);
                 }
             }
             if blank(b) {
@@ -197,7 +200,7 @@ impl<'c> Scanner<'c> {
             // The combined parser checks UTF-8 itself (it knows from its own pass whether a line is ASCII).
             let utf8 = |b| simdutf8::basic::from_utf8(b).map_err(|_| Reason::BadUtf8);
             let parsed = match &mut parser {
-                Parser::Combined => self.combined.parse(b, &classes, want_event),
+                Parser::Combined => self.combined.parse(b, classes, want_event),
                 Parser::Csv(csv) => utf8(b).and_then(|_| csv.parse(b)),
                 Parser::Jsonl => utf8(b).and_then(|_| self.json.parse(b)),
                 Parser::Undecided => unreachable!("decided above"),
