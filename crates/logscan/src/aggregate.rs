@@ -64,11 +64,11 @@ impl Aggregator {
             recent,
         } = self;
         let tag = recent_tag(s);
-        let found = recent.find(tag, |slot| strings.matches(&entries[slot as usize], s));
+        let found = recent.find(tag, s, |slot| strings.matches(&entries[slot as usize], s));
         let slot = match found {
             Some((slot, promote)) => {
                 if promote {
-                    recent.remember(tag, slot);
+                    recent.remember(tag, s, slot);
                 }
                 slot
             }
@@ -94,7 +94,7 @@ impl Aggregator {
                         slot
                     }
                 };
-                recent.remember(tag, slot);
+                recent.remember(tag, s, slot);
                 slot
             }
         };

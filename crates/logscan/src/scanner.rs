@@ -29,6 +29,7 @@ struct Sink<'c> {
 }
 
 impl Sink<'_> {
+    #[inline]
     fn accept(&mut self, f: Fields<'_>) {
         if f.ua.is_empty() {
             return self.stats.count(Reason::NoUa);

@@ -33,6 +33,7 @@ fn status3(b: [u8; 3]) -> Option<u16> {
 /// and the time hold none), and each gap between quoted fields must be exactly what the general parser accepts
 /// there. The time is read here: an accepted time has no `]` inside, so its closing bracket is where the
 /// general parser would find it.
+#[inline]
 pub fn parse<'a>(clock: &mut CombinedClock, line: &'a [u8], k: &Classes, want_event: bool) -> Option<Fields<'a>> {
     if k.special || k.n_quotes < 6 {
         return None;

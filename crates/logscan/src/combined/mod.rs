@@ -171,6 +171,7 @@ pub(crate) fn request_path(request: &[u8]) -> &[u8] {
 impl CombinedParser {
     /// Parse one line (terminator removed; `classes` found by the line reader), checking its UTF-8 first.
     /// `want_event`: compute the event (the request path), which only an event filter needs.
+    #[inline]
     pub fn parse<'a>(&'a mut self, line: &'a [u8], classes: &Classes, want_event: bool) -> Result<Fields<'a>, Reason> {
         if classes.special {
             // A byte >= 0x80 or a backslash: rare in logs (servers escape both), so the general parser.
@@ -184,6 +185,7 @@ impl CombinedParser {
     }
 
     /// The general parser, for any line (UTF-8 already checked): fields left to right, escapes undone.
+    #[inline(never)]
     pub fn parse_general<'a>(&'a mut self, line: &'a [u8], want_event: bool) -> Result<Fields<'a>, Reason> {
         let (_host, p) = token(line, 0)?;
         let (_ident, p) = token(line, p)?;
