@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from lifetime_scan_cases import BOUNDARY, UA_ANDROID, UA_IPHONE, combined_line, gz
 
+import greendcn
 import greendcn.lifetime
 import greendcn.lifetime.scan as scan_module
 from greendcn import _engine
@@ -136,3 +137,15 @@ def test_package_exports_and_docstring_example():
     assert {"scan_logs", "scan_logs_reference", "ScanResult", "ScanStats"} <= set(greendcn.lifetime.__all__)
     result = doctest.testmod(scan_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 5 and result.failed == 0
+
+
+def test_the_type_stub_declares_the_scanner_binding():
+    import ast
+    import inspect
+    from pathlib import Path
+
+    stub = ast.parse((Path(greendcn.__file__).parent / "_engine.pyi").read_text())
+    declared = {n.name: n for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert {"scan_logs", "LogScanError"} <= set(declared)
+    params = [a.arg for a in declared["scan_logs"].args.args]
+    assert params == list(inspect.signature(_engine.scan_logs).parameters)

@@ -1,39 +1,45 @@
 //! The sightings table: one entry per distinct (user, UA, app device id, client hints, month) with first and
 //! last access and hits, so memory grows with distinct keys, not with lines.
 
-use rustc_hash::FxHashMap;
-
-use crate::intern::Interner;
+use crate::keys::{key_hash, recent_tag, string_hashes, Strings};
+use crate::month_index::MonthIndexes;
 use crate::recent::Recent;
+use crate::sightings::{Packing, Sightings};
 use crate::time::month_label;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Key {
-    user: u32,
-    ua: u32,
-    app_device_id: u32,
-    ch_model: u32,
-    ch_platform_version: u32,
-    month: i32,
+pub struct Key {
+    pub user: u32,
+    pub ua: u32,
+    pub app_device_id: u32,
+    pub ch_model: u32,
+    pub ch_platform_version: u32,
+    pub month: i32,
 }
 
+/// First and last access and hits of one key.
 #[derive(Clone, Copy)]
-struct Span {
-    first_s: i64,
-    last_s: i64,
-    hits: u64,
+pub struct Span {
+    pub first_s: i64,
+    pub last_s: i64,
+    pub hits: u64,
 }
 
+pub struct Entry {
+    pub key: Key,
+    pub span: Span,
+}
+
+/// Keys are found by the hash of their strings as the line gives them, so a key seen before costs one lookup,
+/// whatever the number of its parts, and no interning; the strings are interned once, when a key is new.
 #[derive(Default)]
 pub struct Aggregator {
-    users: Interner,
-    uas: Interner,
-    app_device_ids: Interner,
-    ch_models: Interner,
-    ch_platform_versions: Interner,
-    /// Where each key's span is in `spans`.
-    slots: FxHashMap<Key, u32>,
-    spans: Vec<(Key, Span)>,
+    strings: Strings,
+    /// Slots of `entries` by key hash, per month.
+    indexes: MonthIndexes,
+    entries: Vec<Entry>,
+    /// The key hash of each entry, apart from the entries (only growing an index needs them).
+    hashes: Vec<u64>,
     recent: Recent,
 }
 
@@ -48,139 +54,99 @@ pub struct Sighting<'a> {
     pub unix_s: i64,
 }
 
-/// Columnar sightings sorted by (user, ua, app_device_id, ch_model, ch_platform_version, month): each string
-/// column is a code into its dictionary, and each dictionary is sorted, so codes sort like the strings.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Sightings {
-    pub users: Vec<String>,
-    pub uas: Vec<String>,
-    pub app_device_ids: Vec<String>,
-    pub ch_models: Vec<String>,
-    pub ch_platform_versions: Vec<String>,
-    pub months: Vec<String>,
-    pub user: Vec<u32>,
-    pub ua: Vec<u32>,
-    pub app_device_id: Vec<u32>,
-    pub ch_model: Vec<u32>,
-    pub ch_platform_version: Vec<u32>,
-    pub month: Vec<u32>,
-    pub first_s: Vec<i64>,
-    pub last_s: Vec<i64>,
-    pub hits: Vec<i64>,
-}
-
-impl Sightings {
-    pub fn len(&self) -> usize {
-        self.hits.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.hits.is_empty()
-    }
-
-    /// Row `i` as strings (for tests and small outputs).
-    pub fn row(&self, i: usize) -> (&str, &str, &str, &str, &str, &str, i64, i64, i64) {
-        (
-            &self.users[self.user[i] as usize],
-            &self.uas[self.ua[i] as usize],
-            &self.app_device_ids[self.app_device_id[i] as usize],
-            &self.ch_models[self.ch_model[i] as usize],
-            &self.ch_platform_versions[self.ch_platform_version[i] as usize],
-            &self.months[self.month[i] as usize],
-            self.first_s[i],
-            self.last_s[i],
-            self.hits[i],
-        )
-    }
-}
-
 impl Aggregator {
     pub fn add(&mut self, s: &Sighting<'_>) {
-        let tag = self.recent.tag(s);
-        let slot = match self.recent.find(tag, s) {
-            Some(slot) => slot,
-            None => {
-                let key = Key {
-                    user: self.users.id(s.user),
-                    ua: self.uas.id(s.ua),
-                    app_device_id: self.app_device_ids.id(s.app_device_id),
-                    ch_model: self.ch_models.id(s.ch_model),
-                    ch_platform_version: self.ch_platform_versions.id(s.ch_platform_version),
-                    month: s.month,
-                };
-                let next = self.spans.len() as u32;
-                let slot = *self.slots.entry(key).or_insert(next);
-                if slot == next {
-                    self.spans.push((
-                        key,
-                        Span {
-                            first_s: s.unix_s,
-                            last_s: s.unix_s,
-                            hits: 0,
-                        },
-                    ));
+        let Self {
+            strings,
+            indexes,
+            entries,
+            hashes,
+            recent,
+        } = self;
+        let tag = recent_tag(s);
+        let found = recent.find(tag, s, |slot| strings.matches(&entries[slot as usize], s));
+        let slot = match found {
+            Some((slot, promote)) => {
+                if promote {
+                    recent.remember(tag, s, slot);
                 }
-                self.recent.remember(tag, s, slot);
+                slot
+            }
+            None => {
+                let h = string_hashes(s);
+                let hash = key_hash(&h, s.month);
+                let index = indexes.get(s.month);
+                let known = index.find(hash, |slot| strings.matches(&entries[slot as usize], s));
+                let slot = match known {
+                    Some(slot) => slot,
+                    None => {
+                        let slot = entries.len() as u32;
+                        entries.push(Entry {
+                            key: strings.key(s, &h),
+                            span: Span {
+                                first_s: s.unix_s,
+                                last_s: s.unix_s,
+                                hits: 0,
+                            },
+                        });
+                        hashes.push(hash);
+                        index.insert(hash, slot, |slot| hashes[slot as usize]);
+                        slot
+                    }
+                };
+                recent.remember(tag, s, slot);
                 slot
             }
         };
-        let span = &mut self.spans[slot as usize].1;
+        let span = &mut entries[slot as usize].span;
         span.first_s = span.first_s.min(s.unix_s);
         span.last_s = span.last_s.max(s.unix_s);
         span.hits += 1;
     }
 
-    /// Distinct keys so far (what the memory grows with).
-    pub fn keys(&self) -> usize {
-        self.spans.len()
-    }
-
     pub fn finish(self) -> Sightings {
-        let (users, user_rank) = self.users.into_sorted();
-        let (uas, ua_rank) = self.uas.into_sorted();
-        let (app_device_ids, app_rank) = self.app_device_ids.into_sorted();
-        let (ch_models, model_rank) = self.ch_models.into_sorted();
-        let (ch_platform_versions, pv_rank) = self.ch_platform_versions.into_sorted();
-        let mut rows: Vec<(Key, Span)> = self
-            .spans
-            .into_iter()
-            .map(|(k, v)| {
-                let key = Key {
-                    user: user_rank[k.user as usize],
-                    ua: ua_rank[k.ua as usize],
-                    app_device_id: app_rank[k.app_device_id as usize],
-                    ch_model: model_rank[k.ch_model as usize],
-                    ch_platform_version: pv_rank[k.ch_platform_version as usize],
-                    month: k.month,
-                };
-                (key, v)
-            })
-            .collect();
-        // Field order of Key is the sort order; months as indices sort like their "YYYY-MM" labels.
-        rows.sort_unstable_by_key(|r| r.0);
-        let mut month_ids: Vec<i32> = rows.iter().map(|r| r.0.month).collect();
-        month_ids.sort_unstable();
-        month_ids.dedup();
+        let strings = self.strings;
+        let (users, user_rank) = strings.users.into_sorted();
+        let (uas, ua_rank) = strings.uas.into_sorted();
+        let (app_device_ids, app_rank) = strings.app_device_ids.into_sorted();
+        let (ch_models, model_rank) = strings.ch_models.into_sorted();
+        let (ch_platform_versions, pv_rank) = strings.ch_platform_versions.into_sorted();
+        // Months as indices sort like their "YYYY-MM" labels.
+        let mut months: Vec<i32> = self.indexes.position.into_keys().collect();
+        months.sort_unstable();
+        // Each row's key as codes, in the output's sort order.
+        let codes = |k: &Key| -> [u32; 6] {
+            [
+                user_rank[k.user as usize],
+                ua_rank[k.ua as usize],
+                app_rank[k.app_device_id as usize],
+                model_rank[k.ch_model as usize],
+                pv_rank[k.ch_platform_version as usize],
+                months.binary_search(&k.month).unwrap_or(0) as u32,
+            ]
+        };
+        let sizes = [users.len(), uas.len(), app_device_ids.len(), ch_models.len(), ch_platform_versions.len(), months.len()];
         let mut out = Sightings {
             users,
             uas,
             app_device_ids,
             ch_models,
             ch_platform_versions,
-            months: month_ids.iter().map(|&m| month_label(m)).collect(),
-            ..Sightings::default()
+            months: months.iter().map(|&m| month_label(m)).collect(),
+            ..Sightings::with_capacity(self.entries.len())
         };
-        for (k, v) in rows {
-            out.user.push(k.user);
-            out.ua.push(k.ua);
-            out.app_device_id.push(k.app_device_id);
-            out.ch_model.push(k.ch_model);
-            out.ch_platform_version.push(k.ch_platform_version);
-            out.month.push(month_ids.binary_search(&k.month).unwrap_or(0) as u32);
-            out.first_s.push(v.first_s);
-            out.last_s.push(v.last_s);
-            out.hits.push(v.hits as i64);
+        let packing = Packing::new(sizes);
+        if packing.fits() {
+            // The usual case: sorting compares one integer per row.
+            let mut rows: Vec<(u64, Span)> = self.entries.iter().map(|e| (packing.pack(codes(&e.key)), e.span)).collect();
+            rows.sort_unstable_by_key(|r| r.0);
+            rows.into_iter().for_each(|(k, span)| out.push(packing.unpack(k), span));
+        } else {
+            let mut rows: Vec<([u32; 6], Span)> = self.entries.iter().map(|e| (codes(&e.key), e.span)).collect();
+            rows.sort_unstable_by_key(|r| r.0);
+            rows.into_iter().for_each(|(k, span)| out.push(k, span));
         }
         out
     }
 }
+

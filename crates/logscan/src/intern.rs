@@ -1,68 +1,156 @@
-//! Interning: each distinct string stored once, named by a dense `u32` id; id 0 is the empty string.
+//! Interning: each distinct string stored once, in one arena, named by a dense `u32` id; id 0 is the empty
+//! string. Looking up a string that is already in allocates nothing.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
-/// foldhash, not FxHash: user agents differ in a few digits deep inside long strings, and FxHash's byte hash
-/// collided on them so often that key comparisons took half the scan time.
-type Map = HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>;
+use crate::index::Index;
+
+/// The hash of a string (0 for the empty one, which needs none). foldhash, not FxHash: user agents differ in a
+/// few digits deep inside long strings, and FxHash's byte hash collided on them so often that key comparisons
+/// took half the scan time. A fixed seed: the same input gives the same tables on every run.
+#[inline]
+pub fn hash(s: &[u8]) -> u64 {
+    if s.is_empty() {
+        return 0;
+    }
+    foldhash::fast::FixedState::default().hash_one(s)
+}
+
+/// Slice equality without a call to memcmp: an inline comparison 16 bytes at a time (the last block overlapping).
+/// The comparisons here are short (users) or a user agent against its copy, and libc's memcmp cost more in the
+/// call than in the compare; it also never sees an empty slice's dangling pointer, for which this machine's
+/// AVX-512 memcmp paid hundreds of nanoseconds in a masked load.
+#[inline(always)]
+pub fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // Fixed-size compares (words, or 16-byte blocks that compile to one vector compare); the last one overlaps
+    // the others.
+    fn at<const K: usize>(s: &[u8], i: usize) -> [u8; K] {
+        s[i..i + K].try_into().unwrap()
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => at::<4>(a, 0) == at::<4>(b, 0) && at::<4>(a, n - 4) == at::<4>(b, n - 4),
+        8..=15 => at::<8>(a, 0) == at::<8>(b, 0) && at::<8>(a, n - 8) == at::<8>(b, n - 8),
+        _ => {
+            let mut i = 0;
+            while i + 16 < n {
+                if at::<16>(a, i) != at::<16>(b, i) {
+                    return false;
+                }
+                i += 16;
+            }
+            at::<16>(a, n - 16) == at::<16>(b, n - 16)
+        }
+    }
+}
 
 pub struct Interner {
-    ids: Map,
+    bytes: Vec<u8>,
+    /// String `id` is `bytes[ends[id - 1]..ends[id]]` (`ends[0]` is 0: the empty string).
+    ends: Vec<usize>,
+    /// The hash of each string, for growing the index.
+    hashes: Vec<u64>,
+    index: Index,
 }
 
 impl Default for Interner {
     fn default() -> Self {
-        let mut ids = Map::default();
-        ids.insert(Box::from(&b""[..]), 0);
-        Interner { ids }
+        // The empty string is id 0 without being looked up, so it is not in the index.
+        Interner {
+            bytes: Vec::new(),
+            ends: vec![0],
+            hashes: vec![0],
+            index: Index::default(),
+        }
     }
 }
 
 impl Interner {
-    /// The id of `s`; allocates only the first time `s` is seen.
-    pub fn id(&mut self, s: &[u8]) -> u32 {
-        // Not only a shortcut: comparing two empty slices still calls memcmp with the empty Box's dangling
-        // pointer, and on this machine's AVX-512 memcmp that masked load costs hundreds of nanoseconds.
+    /// The string of `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> &[u8] {
+        let id = id as usize;
+        match id {
+            0 => b"",
+            _ => &self.bytes[self.ends[id - 1]..self.ends[id]],
+        }
+    }
+
+    /// Whether `id` names `s`.
+    #[inline]
+    pub fn is(&self, id: u32, s: &[u8]) -> bool {
+        same(self.get(id), s)
+    }
+
+    /// The id of `s`, whose `hash(s)` the caller has; stores it the first time it is seen.
+    pub fn id(&mut self, s: &[u8], hash: u64) -> u32 {
         if s.is_empty() {
             return 0;
         }
-        if let Some(&id) = self.ids.get(s) {
+        // The index compares part of the hash already; the bytes decide.
+        if let Some(id) = self.index.find(hash, |id| self.is(id, s)) {
             return id;
         }
-        let id = self.ids.len() as u32;
-        self.ids.insert(Box::from(s), id);
+        let id = self.ends.len() as u32;
+        self.bytes.extend_from_slice(s);
+        self.ends.push(self.bytes.len());
+        self.hashes.push(hash);
+        let hashes = &self.hashes;
+        self.index.insert(hash, id, |id| hashes[id as usize]);
         id
     }
 
+    /// Strings stored, the empty one included.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        false
     }
 
     /// The strings in byte order (which is also Unicode code point order, Python's `str` order), and for each
-    /// old id its rank in that order.
+    /// id its rank in that order.
     pub fn into_sorted(self) -> (Vec<String>, Vec<u32>) {
-        let mut by_id: Vec<Box<[u8]>> = vec![Box::default(); self.ids.len()];
-        for (s, id) in self.ids {
-            by_id[id as usize] = s;
-        }
-        let mut order: Vec<u32> = (0..by_id.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| by_id[a as usize].cmp(&by_id[b as usize]));
-        let mut rank = vec![0u32; by_id.len()];
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| self.get(a).cmp(self.get(b)));
+        let mut rank = vec![0u32; order.len()];
         for (r, &id) in order.iter().enumerate() {
             rank[id as usize] = r as u32;
         }
         let strings = order
             .iter()
             .map(|&id| {
-                let s = std::mem::take(&mut by_id[id as usize]);
                 // Every interned value was checked to be UTF-8; lossy conversion only guards that invariant.
-                String::from_utf8(s.into_vec()).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                String::from_utf8_lossy(self.get(id)).into_owned()
             })
             .collect();
         (strings, rank)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_dense_stable_and_sorted_by_bytes() {
+        let mut i = Interner::default();
+        let words: Vec<Vec<u8>> = (0..3000).map(|k| format!("w{}", (k * 7919) % 3000).into_bytes()).collect();
+        let ids: Vec<u32> = words.iter().map(|w| i.id(w, hash(w))).collect();
+        assert_eq!(i.id(b"", 0), 0);
+        for (w, &id) in words.iter().zip(&ids) {
+            assert_eq!(i.id(w, hash(w)), id);
+            assert_eq!(i.get(id), &w[..]);
+        }
+        assert_eq!(i.len(), 3001);
+        let (strings, rank) = i.into_sorted();
+        assert!(strings.windows(2).all(|p| p[0] < p[1]));
+        assert_eq!(strings[rank[ids[5] as usize] as usize].as_bytes(), &words[5][..]);
     }
 }

@@ -5,21 +5,26 @@
 //! device id, client hints, UTC month). No Python here: the binding (crates/py) only converts.
 
 pub mod aggregate;
+pub mod classify;
 pub mod combined;
 pub mod config;
 pub mod csv;
 pub mod error;
+mod index;
 pub mod input;
 pub mod intern;
 pub mod jsonl;
+mod keys;
 pub mod lines;
+mod month_index;
 mod recent;
 pub mod record;
 pub mod scanner;
+pub mod sightings;
 pub mod stats;
 pub mod time;
 
-pub use aggregate::Sightings;
+pub use sightings::Sightings;
 pub use config::{Format, ScanConfig};
 pub use error::ScanError;
 pub use record::{Reason, REASONS};

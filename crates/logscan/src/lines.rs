@@ -1,13 +1,17 @@
 //! Splits a byte stream into lines in large chunks, without copying a line and without buffering a line
-//! longer than the limit (its bytes are skipped up to the next newline).
+//! longer than the limit (its bytes are skipped up to the next newline). The pass that finds a line's end also
+//! classifies its bytes for the parsers (`classify`).
 
 use std::io::{self, ErrorKind, Read};
 
 use memchr::memchr;
 
+use crate::classify::{Classes, LineScan};
+
 pub enum Line<'a> {
-    /// A line without its `\n` and without one `\r` before it.
-    Text(&'a [u8]),
+    /// A line without its `\n` and without one `\r` before it, and the classes of its bytes (a `\r` changes
+    /// none of them).
+    Text(&'a [u8], &'a Classes),
     /// A line longer than the limit (terminator excluded); its content is not kept.
     OverLong,
 }
@@ -28,11 +32,15 @@ pub enum End {
 pub struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
+    /// The buffer grows up to this (a longest allowed line, its terminator and a chunk) only when a line needs it.
+    cap: usize,
     start: usize,
     end: usize,
     max: usize,
     /// Inside an over-long line: discard until the next newline.
     skipping: bool,
+    /// The scan of the line that starts at `start`.
+    scan: LineScan,
     eof: bool,
     end_state: Option<End>,
     /// Decoded bytes taken from the reader.
@@ -43,14 +51,16 @@ const CHUNK: usize = 1 << 20;
 
 impl<R: Read> LineReader<R> {
     pub fn new(inner: R, max_line_bytes: usize) -> Self {
-        let cap = CHUNK.max(max_line_bytes + 2) + CHUNK;
+        let cap = max_line_bytes + 2 + CHUNK;
         LineReader {
             inner,
-            buf: vec![0; cap],
+            buf: vec![0; cap.min(2 * CHUNK)],
+            cap,
             start: 0,
             end: 0,
             max: max_line_bytes,
             skipping: false,
+            scan: LineScan::default(),
             eof: false,
             end_state: None,
             bytes: 0,
@@ -75,19 +85,28 @@ impl<R: Read> LineReader<R> {
     /// stream (see `end`) after the last complete line.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         loop {
-            if let Some(k) = memchr(b'\n', &self.buf[self.start..self.end]) {
+            if self.skipping {
+                // Inside an over-long line: only where it ends matters.
+                if let Some(k) = memchr(b'\n', &self.buf[self.start..self.end]) {
+                    self.start += k + 1;
+                    self.skipping = false;
+                    return Ok(Some(Line::OverLong));
+                }
+                self.start = self.end;
+            } else if let Some(k) = self.scan.find(&self.buf[self.start..self.end]) {
                 let (s, e) = (self.start, self.start + k);
                 self.start = e + 1;
-                if std::mem::take(&mut self.skipping) || self.classify(&self.buf[s..e]) {
+                if self.classify(&self.buf[s..e]) {
+                    self.scan.end_line();
                     return Ok(Some(Line::OverLong));
                 }
                 let line = &self.buf[s..e];
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line))));
-            }
-            // No newline in the buffer: a line longer than max + '\r' is over-long whatever follows.
-            if self.skipping || self.end - self.start > self.max + 1 {
+                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), self.scan.end_line())));
+            } else if self.end - self.start > self.max + 1 {
+                // No newline in the buffer: a line longer than max + '\r' is over-long whatever follows.
                 self.skipping = true;
                 self.start = self.end;
+                self.scan.end_line();
             }
             if self.eof {
                 let broken = matches!(self.end_state, Some(End::Broken { .. }));
@@ -99,20 +118,23 @@ impl<R: Read> LineReader<R> {
                         *dropped_bytes = e - s;
                     }
                     self.skipping = false;
+                    self.scan.end_line();
                     return Ok(None);
                 }
                 if std::mem::take(&mut self.skipping) {
+                    self.scan.end_line();
                     return Ok(Some(Line::OverLong));
                 }
                 if s == e {
                     return Ok(None);
                 }
-                let line = &self.buf[s..e];
-                // A last line without a newline: same rules.
-                if self.classify(line) {
+                // A last line without a newline: same rules. The scan has seen all of it.
+                if self.classify(&self.buf[s..e]) {
+                    self.scan.end_line();
                     return Ok(Some(Line::OverLong));
                 }
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line))));
+                let line = &self.buf[s..e];
+                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), self.scan.end_line())));
             }
             self.fill()?;
         }
@@ -123,6 +145,11 @@ impl<R: Read> LineReader<R> {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
+        }
+        if self.buf.len() - self.end < CHUNK && self.buf.len() < self.cap {
+            // A long line (still within the limit) is in the buffer: make room for another chunk.
+            let grown = (self.buf.len() * 2).max(self.end + CHUNK).min(self.cap);
+            self.buf.resize(grown, 0);
         }
         loop {
             match self.inner.read(&mut self.buf[self.end..]) {

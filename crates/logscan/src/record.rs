@@ -40,11 +40,15 @@ impl Reason {
     }
 }
 
-/// The timestamp as the line gives it; parsed only after the structure and the UA are known to be fine.
+/// The timestamp as the line gives it; a bad one is counted only after the structure and the UA are known to be
+/// fine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeValue<'a> {
-    /// The inside of a combined log's brackets.
-    Combined(&'a [u8]),
+    /// Already read by the parser (a combined log's bracketed time, whose fast path needs it read to know where
+    /// the field ends).
+    Unix(i64),
+    /// Present but not accepted by the format's time rules.
+    Invalid,
     /// CSV text or a JSON string: epoch seconds or ISO 8601.
     Text(&'a [u8]),
     /// A JSON number token.

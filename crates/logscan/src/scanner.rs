@@ -2,7 +2,9 @@
 
 use std::io::Read;
 
-use crate::aggregate::{Aggregator, Sighting, Sightings};
+use crate::aggregate::{Aggregator, Sighting};
+use crate::sightings::Sightings;
+use crate::classify::classify;
 use crate::combined::CombinedParser;
 use crate::config::{Format, ScanConfig};
 use crate::csv::{header_names, layout, looks_like_header, CsvParser};
@@ -24,19 +26,19 @@ struct Sink<'c> {
     agg: Aggregator,
     /// The last day number seen and its month index: consecutive lines mostly share a day.
     day_cache: (i64, i32),
-    clock: time::CombinedClock,
 }
 
 impl Sink<'_> {
+    #[inline]
     fn accept(&mut self, f: Fields<'_>) {
         if f.ua.is_empty() {
             return self.stats.count(Reason::NoUa);
         }
         let unix_s = match f.time {
-            TimeValue::Combined(b) => self.clock.parse(b),
+            TimeValue::Unix(t) => Some(t),
             TimeValue::Text(b) => time::parse_text(b),
             TimeValue::Number(b) => time::parse_json_number(b),
-            TimeValue::Missing => None,
+            TimeValue::Invalid | TimeValue::Missing => None,
         };
         let Some(unix_s) = unix_s else {
             return self.stats.count(Reason::Time);
@@ -101,7 +103,6 @@ impl<'c> Scanner<'c> {
                 stats: Stats::default(),
                 agg: Aggregator::default(),
                 day_cache: (i64::MIN, 0),
-                clock: Default::default(),
             },
             combined: CombinedParser::default(),
             json: JsonParser::new(&config.columns),
@@ -133,6 +134,8 @@ impl<'c> Scanner<'c> {
         // Decided on the first non-blank line that fits the limit (for CSV, that line is the header).
         let mut parser = Parser::Undecided;
         let mut first = true;
+        // The classes of a first line without its byte-order mark.
+        let mut bom_stripped;
         let mut since_progress = 0u64;
         let io_err = |e: std::io::Error| ScanError::Io {
             path: name.to_string(),
@@ -150,17 +153,20 @@ impl<'c> Scanner<'c> {
                 break;
             };
             let stats = &mut self.sink.stats;
-            let mut b = match line {
+            let (mut b, mut classes) = match line {
                 Line::OverLong => {
                     first = false;
                     stats.lines_read += 1;
                     stats.count(Reason::OverLong);
                     continue;
                 }
-                Line::Text(b) => b,
+                Line::Text(b, classes) => (b, classes),
             };
             if std::mem::take(&mut first) {
-                b = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
+                if let Some(rest) = b.strip_prefix(b"\xef\xbb\xbf") {
+                    bom_stripped = classify(rest);
+                    (b, classes) = (rest, &bom_stripped);
+                }
             }
             if blank(b) {
                 stats.blank_lines += 1;
@@ -192,14 +198,12 @@ impl<'c> Scanner<'c> {
                 stats.formats.push((name.to_string(), format.name()));
             }
             stats.lines_read += 1;
-            if simdutf8::basic::from_utf8(b).is_err() {
-                stats.count(Reason::BadUtf8);
-                continue;
-            }
+            // The combined parser checks UTF-8 itself (it knows from its own pass whether a line is ASCII).
+            let utf8 = |b| simdutf8::basic::from_utf8(b).map_err(|_| Reason::BadUtf8);
             let parsed = match &mut parser {
-                Parser::Combined => self.combined.parse(b, want_event),
-                Parser::Csv(csv) => csv.parse(b),
-                Parser::Jsonl => self.json.parse(b),
+                Parser::Combined => self.combined.parse(b, classes, want_event),
+                Parser::Csv(csv) => utf8(b).and_then(|_| csv.parse(b)),
+                Parser::Jsonl => utf8(b).and_then(|_| self.json.parse(b)),
                 Parser::Undecided => unreachable!("decided above"),
             };
             match parsed {

@@ -131,10 +131,16 @@ pub struct CombinedClock {
 
 impl CombinedClock {
     pub fn parse(&mut self, b: &[u8]) -> Option<i64> {
-        if let Some(day_start) = self.day_start {
-            if b.len() == 26 && b[..11] == self.key[..11] && b[20..] == self.key[11..] && b[14] == b':' {
-                let (h, m, s) = (digits(&b[12..14])?, digits(&b[15..17])?, digits(&b[18..20])?);
-                if b[11] != b':' || b[17] != b':' || h > 23 || m > 59 || s > 59 {
+        if let (Some(day_start), Ok(a)) = (self.day_start, <&[u8; 26]>::try_from(b)) {
+            // Fixed-size compares: a few word loads, no call.
+            if a[..11] == self.key[..11] && a[20..] == self.key[11..] {
+                let d = |i: usize| u32::from(a[i].wrapping_sub(b'0'));
+                let digits = [d(12), d(13), d(15), d(16), d(18), d(19)];
+                if digits.iter().any(|&x| x > 9) || a[11] != b':' || a[14] != b':' || a[17] != b':' {
+                    return None;
+                }
+                let (h, m, s) = (digits[0] * 10 + digits[1], digits[2] * 10 + digits[3], digits[4] * 10 + digits[5]);
+                if h > 23 || m > 59 || s > 59 {
                     return None;
                 }
                 let t = day_start + i64::from(h * 3600 + m * 60 + s);

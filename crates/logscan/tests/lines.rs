@@ -92,3 +92,19 @@ fn bad_configuration_is_refused() {
     assert!(ScanConfig::new("csv", &[], None, Some(&["099".into()]), 65536).is_err());
     assert!(ScanConfig::new("csv", &[], None, None, 10).is_err());
 }
+
+#[test]
+fn a_long_line_within_a_large_limit_is_parsed() {
+    // The buffer starts small and grows only for such a line.
+    let cfg = ScanConfig::new("combined", &[], None, None, 8 << 20).unwrap();
+    let ua = format!("Agent {}", "z".repeat(5 << 20));
+    let log = format!(
+        "{}{}",
+        line("a"),
+        combined("b", "01/Jan/2024:00:00:00 +0000", "GET / HTTP/1.1", 200, &ua)
+    );
+    let (s, stats) = scan(&cfg, log.as_bytes());
+    check_invariants(&stats);
+    assert_eq!((stats.kept, malformed(&stats, "over_long")), (2, 0));
+    assert_eq!(rows(&s)[1].1.len(), ua.len());
+}

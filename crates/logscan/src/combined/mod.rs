@@ -1,16 +1,26 @@
 //! Apache/nginx `combined` lines: `host ident user [time] "request" status bytes "referer" "user-agent"`,
 //! optionally followed by more fields (nginx variants append some). Quoted fields use backslash escapes.
+//!
+//! Two parsers give the same result: `fast` handles the common line (ASCII or valid UTF-8, no backslash, the
+//! usual layout) from a SIMD pass over it; anything else goes to the general parser below, which walks the
+//! fields in order and so also decides which malformation comes first.
+
+mod fast;
 
 use memchr::{memchr, memchr2};
 
+use crate::classify::Classes;
 use crate::record::{dash_empty, status_text, Fields, Reason, TimeValue};
+use crate::time::CombinedClock;
 
-/// Reusable buffers for values that had escapes in them, so that a line costs no allocation.
+/// Reusable buffers for values that had escapes in them, so that a line costs no allocation; and the clock,
+/// which remembers the last date.
 #[derive(Default)]
 pub struct CombinedParser {
     user: Vec<u8>,
     ua: Vec<u8>,
     request: Vec<u8>,
+    clock: CombinedClock,
 }
 
 /// A bare token up to the next space; `Err(Fields)` if empty or no space follows, `Err(Quoting)` if it holds
@@ -147,7 +157,7 @@ pub fn unescape<'a>(raw: &'a [u8], buf: &'a mut Vec<u8>) -> Result<&'a [u8], Rea
 }
 
 /// The path of a request line `METHOD TARGET PROTOCOL`, without its query string; empty if there is none.
-fn request_path(request: &[u8]) -> &[u8] {
+pub(crate) fn request_path(request: &[u8]) -> &[u8] {
     let mut words = request.split(|&c| c == b' ').filter(|w| !w.is_empty());
     let (Some(_method), Some(target)) = (words.next(), words.next()) else {
         return b"";
@@ -159,9 +169,24 @@ fn request_path(request: &[u8]) -> &[u8] {
 }
 
 impl CombinedParser {
-    /// Parse one line (UTF-8 checked, terminator removed). `want_event`: compute the event (the request path),
-    /// which only an event filter needs.
-    pub fn parse<'a>(&'a mut self, line: &'a [u8], want_event: bool) -> Result<Fields<'a>, Reason> {
+    /// Parse one line (terminator removed; `classes` found by the line reader), checking its UTF-8 first.
+    /// `want_event`: compute the event (the request path), which only an event filter needs.
+    #[inline]
+    pub fn parse<'a>(&'a mut self, line: &'a [u8], classes: &Classes, want_event: bool) -> Result<Fields<'a>, Reason> {
+        if classes.special {
+            // A byte >= 0x80 or a backslash: rare in logs (servers escape both), so the general parser.
+            if simdutf8::basic::from_utf8(line).is_err() {
+                return Err(Reason::BadUtf8);
+            }
+        } else if let Some(fields) = fast::parse(&mut self.clock, line, classes, want_event) {
+            return Ok(fields);
+        }
+        self.parse_general(line, want_event)
+    }
+
+    /// The general parser, for any line (UTF-8 already checked): fields left to right, escapes undone.
+    #[inline(never)]
+    pub fn parse_general<'a>(&'a mut self, line: &'a [u8], want_event: bool) -> Result<Fields<'a>, Reason> {
         let (_host, p) = token(line, 0)?;
         let (_ident, p) = token(line, p)?;
         let (user_raw, p) = token(line, p)?;
@@ -186,7 +211,12 @@ impl CombinedParser {
         let (ua_raw, ua_escaped, p) = quoted(line, p)?;
         trailing(line, p)?;
 
-        let Self { user, ua, request } = self;
+        let Self {
+            user,
+            ua,
+            request,
+            clock,
+        } = self;
         let user = dash_empty(unescape(user_raw, user)?);
         let ua = dash_empty(if ua_escaped { unescape(ua_raw, ua)? } else { ua_raw });
         let event = match (want_event, request_escaped) {
@@ -196,7 +226,7 @@ impl CombinedParser {
         };
         Ok(Fields {
             user,
-            time: TimeValue::Combined(time),
+            time: clock.parse(time).map_or(TimeValue::Invalid, TimeValue::Unix),
             ua,
             event,
             status: Some(status),
@@ -207,7 +237,7 @@ impl CombinedParser {
 
 /// What may follow the user agent: nothing, or space-separated extra fields, each quoted (and closed) or a bare
 /// token without quotes. A stray quote here means the user agent held an unescaped one.
-fn trailing(line: &[u8], mut p: usize) -> Result<(), Reason> {
+pub(crate) fn trailing(line: &[u8], mut p: usize) -> Result<(), Reason> {
     while p < line.len() {
         if line[p] != b' ' {
             return Err(Reason::Quoting);
