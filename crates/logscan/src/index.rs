@@ -3,6 +3,8 @@
 //! mostly reads one cache line and compares keys only for slots whose tag matches. It stores no keys: the
 //! caller says whether a slot holds the key it looks for, and gives each slot's hash when the index grows.
 
+use crate::prefetch::prefetch;
+
 pub struct Index {
     /// 0: empty; else the tag in the high half and slot + 1 in the low half.
     buckets: Vec<u64>,
@@ -42,6 +44,29 @@ impl Index {
             let slot = (b as u32).wrapping_sub(1);
             if b >> 32 == tag(hash) && is(slot) {
                 return Some(slot);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Ask the CPU to fetch the bucket where a lookup of `hash` starts, ahead of the lookup.
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        prefetch(&self.buckets[(hash >> self.shift) as usize]);
+    }
+
+    /// The first slot whose bucket carries the tag of `hash` (what `find` compares first), without comparing.
+    #[inline]
+    pub fn candidate(&self, hash: u64) -> Option<u32> {
+        let mask = self.buckets.len() - 1;
+        let mut i = (hash >> self.shift) as usize;
+        loop {
+            let b = self.buckets[i];
+            if b == 0 {
+                return None;
+            }
+            if b >> 32 == tag(hash) {
+                return Some((b as u32).wrapping_sub(1));
             }
             i = (i + 1) & mask;
         }

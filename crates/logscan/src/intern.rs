@@ -4,6 +4,7 @@
 use std::hash::BuildHasher;
 
 use crate::index::Index;
+use crate::prefetch::prefetch;
 
 /// The hash of a string (0 for the empty one, which needs none). foldhash, not FxHash: user agents differ in a
 /// few digits deep inside long strings, and FxHash's byte hash collided on them so often that key comparisons
@@ -79,6 +80,32 @@ impl Interner {
             0 => b"",
             _ => &self.bytes[self.ends[id - 1]..self.ends[id]],
         }
+    }
+
+    /// Fetch the bytes of `id` ahead of a comparison.
+    #[inline]
+    pub fn prefetch(&self, id: u32) {
+        let id = id as usize;
+        if id != 0 && id < self.ends.len() {
+            prefetch(self.bytes[self.ends[id - 1]..].as_ptr());
+        }
+    }
+
+    /// Fetch the start of a lookup of the string with this hash; once fetched, `candidate` names the string
+    /// that lookup compares first.
+    #[inline]
+    pub fn prefetch_lookup(&self, hash: u64) {
+        if hash != 0 {
+            self.index.prefetch(hash);
+        }
+    }
+
+    #[inline]
+    pub fn candidate(&self, hash: u64) -> Option<u32> {
+        if hash == 0 {
+            return None;
+        }
+        self.index.candidate(hash)
     }
 
     /// Whether `id` names `s`.

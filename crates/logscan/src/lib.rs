@@ -16,6 +16,7 @@ pub mod intern;
 pub mod jsonl;
 mod keys;
 pub mod lines;
+mod prefetch;
 mod month_index;
 mod recent;
 pub mod record;

@@ -16,6 +16,15 @@ pub struct MonthIndexes {
 }
 
 impl MonthIndexes {
+    /// The index of `month`, if it has one, without making one.
+    #[inline]
+    pub fn peek(&self, month: i32) -> Option<&Index> {
+        match self.last {
+            Some((m, k)) if m == month => Some(&self.indexes[k]),
+            _ => self.position.get(&month).map(|&k| &self.indexes[k]),
+        }
+    }
+
     #[inline]
     pub fn get(&mut self, month: i32) -> &mut Index {
         let k = match self.last {

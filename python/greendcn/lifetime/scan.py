@@ -168,7 +168,7 @@ def _frame(dicts: Mapping[str, list[str]], codes: Mapping[str, np.ndarray],
         data[col] = pd.Series(table[codes[col]] if len(table) else np.array([], dtype=object), dtype=str)
     for col in ("first_s", "last_s", "hits"):
         data[col] = np.asarray(numbers[col], dtype=np.int64)
-    return pd.DataFrame(data, columns=list(SIGHTING_COLUMNS))
+    return pd.DataFrame(data, columns=list(SIGHTING_COLUMNS), copy=False)
 
 
 _DICT_KEYS = {"user": "users", "ua": "uas", "app_device_id": "app_device_ids", "ch_model": "ch_models",
