@@ -58,18 +58,7 @@ impl Index {
     /// The first slot whose bucket carries the tag of `hash` (what `find` compares first), without comparing.
     #[inline]
     pub fn candidate(&self, hash: u64) -> Option<u32> {
-        let mask = self.buckets.len() - 1;
-        let mut i = (hash >> self.shift) as usize;
-        loop {
-            let b = self.buckets[i];
-            if b == 0 {
-                return None;
-            }
-            if b >> 32 == tag(hash) {
-                return Some((b as u32).wrapping_sub(1));
-            }
-            i = (i + 1) & mask;
-        }
+        self.find(hash, |_| true)
     }
 
     /// Add `slot` under `hash` (the caller knows no equal key is in). Growing asks `hash_of` for the hash of
