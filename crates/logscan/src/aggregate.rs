@@ -59,6 +59,8 @@ pub struct Entry {
 
 /// Keys are found by the hash of their strings as the line gives them, so a key seen before costs one lookup,
 /// whatever the number of its parts, and no interning; the strings are interned once, when a key is new.
+/// Most lines repeat one of the last few keys and stop at `recent`; a key that does not waits there for its
+/// lookup while the memory that lookup reads is prefetched (`make_room`).
 #[derive(Default)]
 pub struct Aggregator {
     strings: Strings,
