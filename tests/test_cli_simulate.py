@@ -43,7 +43,10 @@ def test_bad_overrides_give_one_clear_error(sets, field):
     args = ["simulate", STATIC]
     for s in sets:
         args += ["--set", s]
-    assert_clean_error(run_cli(*args), field)
+    out = run_cli(*args)
+    assert_clean_error(out, field)
+    # whether the loader or the run's build found it, the error names the scenario file
+    assert f"error: {STATIC.name}: " in out.stderr, out.stderr
 
 
 def test_bad_file_key_names_the_file_and_field(tmp_path):
@@ -52,6 +55,14 @@ def test_bad_file_key_names_the_file_and_field(tmp_path):
     out = run_cli("simulate", p)
     assert_clean_error(out, "topology.queues")
     assert "s.toml" in out.stderr
+
+
+def test_workload_checked_against_the_topology_names_the_file(tmp_path):
+    p = tmp_path / "big.toml"
+    p.write_text('[topology]\nkind = "fattree"\nk = 4\n[workload]\nkind = "static"\nlong_flows = 40\n')
+    out = run_cli("simulate", p)
+    assert_clean_error(out, "workload.long_flows")
+    assert "error: big.toml: workload.long_flows" in out.stderr, out.stderr
 
 
 def test_flows_file_with_a_missing_host_is_refused(tmp_path):

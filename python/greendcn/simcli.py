@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from .errors import InputError
+
 from .clitools import JsonOption, echo_table, info, write_json
 
 __all__ = ["register"]
@@ -54,7 +56,14 @@ def simulate_cmd(
     from .simulate import simulate
 
     sc = load_scenario(scenario, set_ or None)
-    res = simulate(sc, seed=seed, flows=flows)
+    try:
+        res = simulate(sc, seed=seed, flows=flows)
+    except InputError as e:
+        # Fields checked while building the run (workload against topology, engine limits) name the scenario
+        # file as the loader's checks do; errors in the flows file already name that file.
+        if flows is not None and str(e).startswith(flows.name):
+            raise
+        raise type(e)(f"{scenario.name}: {e}", hint=e.hint) from None
     _print_summary(res)
     write_json(json_out, res.to_json())
 
