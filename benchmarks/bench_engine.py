@@ -22,7 +22,7 @@ CASES = [
 
 _CHILD = """
 import json, resource, sys, time
-from greendcn import simulate
+from greendcn.sim import simulate
 t0 = time.perf_counter()
 res = simulate(sys.argv[1], overrides=sys.argv[2:])
 s = res.summary

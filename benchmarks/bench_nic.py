@@ -9,7 +9,7 @@ import numpy as np
 
 def main() -> None:
     from greendcn.nic import DEFAULT_HOST, evaluate, simulate
-    from greendcn.nic.seed002 import load_transmissions, tune_rows
+    from greendcn.nic.transmissions import load_transmissions, tune_rows
     from greendcn.nic.tuner import tune
 
     rng = np.random.default_rng(0)

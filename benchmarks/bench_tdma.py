@@ -6,7 +6,7 @@ import time
 
 
 def main() -> None:
-    from greendcn.circuit.tdma import LagLaw, TdmaLink
+    from greendcn.host.tdma.model import LagLaw, TdmaLink
     from greendcn.host.tdma import ProbeConfig, Schedule, measure, run_probe, simulate_sender
 
     sched = Schedule(period_ns=500_000, uptime_ns=250_000, guard_ns=5_000, slots=2_000, start_ns=10**9)

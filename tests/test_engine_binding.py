@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from greendcn import EngineCrash, EngineInputError, _engine
-from greendcn.engine import run_spec
+from greendcn import EngineCrash, EngineInputError, _native
+from greendcn.sim.engine import run_spec
 
 GBPS = 10**9
 US = 10**6
@@ -57,8 +57,8 @@ def test_bad_specs_raise_input_errors_naming_the_field(change, field):
 
 
 def test_a_panic_in_rust_becomes_an_exception_not_an_abort():
-    with pytest.raises(_engine.EngineCrash, match="deliberate panic"):
-        _engine._panic_for_tests()
+    with pytest.raises(_native.EngineCrash, match="deliberate panic"):
+        _native._panic_for_tests()
     # and the interpreter, and the engine, still work afterwards
     assert run_spec(two_hosts())["flows"][0]["completed"]
     assert issubclass(EngineCrash, RuntimeError)

@@ -7,7 +7,7 @@ import sys as pysys
 
 import pytest
 
-from greendcn.errors import GreendcnError, InputError
+from greendcn.core.errors import GreendcnError, InputError
 from greendcn.host.apply import apply_plan, plan_writes, revert
 from greendcn.host.fake import build_tree, snapshot, table1_machine
 from greendcn.host.plan import make_plan

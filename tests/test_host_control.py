@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.host.actuators import CommandActuator, CpufreqActuator, FileActuator, LogActuator
 from greendcn.host.apply import Changer
 from greendcn.host.control import ControlConfig, RateController
@@ -174,7 +174,7 @@ def test_run_keeps_ticks_and_skips_after_a_stall():
 def test_netns_reader_without_stats64_is_a_clear_error(monkeypatch):
     import subprocess
 
-    from greendcn.errors import GreendcnError
+    from greendcn.core.errors import GreendcnError
     from greendcn.host.control import NetnsCounters
 
     def old_ip(argv, **kw):  # an iproute2 whose JSON lacks the 64-bit counters

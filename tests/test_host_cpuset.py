@@ -2,7 +2,7 @@
 
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.host.cpuset import cpus_to_mask, format_cpulist, mask_to_cpus, parse_cpulist
 
 

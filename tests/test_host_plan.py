@@ -2,7 +2,7 @@
 
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.host.cpuset import mask_to_cpus
 from greendcn.host.fake import FakeMachine, FakeNic, build_tree, table1_machine
 from greendcn.host.plan import make_plan

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from greendcn.errors import GreendcnError
+from greendcn.core.errors import GreendcnError
 from greendcn.host.fake import FakeMachine, FakeRapl, build_tree
 from greendcn.host.rapl import RaplAbsent, energy_delta_uj, measure, read_energy, zones
 from greendcn.host.sysfs import SysRoot

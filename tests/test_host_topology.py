@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.host.fake import FakeMachine, FakeNic, FakeRapl, build_tree, snapshot, table1_machine
 from greendcn.host.sysfs import SysRoot, validate_ifname
 from greendcn.host.topology import discover

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.lifetime.carbon import YEAR_DAYS, carbon_per_year, lifetimes_from_upgrades
 
 

@@ -13,8 +13,8 @@ from lifetime_scan_cases import BOUNDARY, UA_ANDROID, UA_IPHONE, combined_line, 
 import greendcn
 import greendcn.lifetime
 import greendcn.lifetime.scan as scan_module
-from greendcn import _engine
-from greendcn.errors import InputError
+from greendcn import _native
+from greendcn.core.errors import InputError
 from greendcn.lifetime.scan import SIGHTING_COLUMNS, ScanResult, scan_logs
 
 
@@ -98,12 +98,12 @@ def test_csv_header_without_the_mapped_column(tmp_path):
 
 def test_the_compiled_scanner_reports_io_errors_itself():
     # Bypasses the Python checks, as a file vanishing between check and scan would.
-    with pytest.raises(_engine.LogScanError) as e:
-        _engine.scan_logs(["/nonexistent/x.log"])
+    with pytest.raises(_native.LogScanError) as e:
+        _native.scan_logs(["/nonexistent/x.log"])
     kind, where, message = e.value.args
     assert (kind, where) == ("io", "/nonexistent/x.log") and message
-    with pytest.raises(_engine.LogScanError) as e:
-        _engine.scan_logs(["/dev/null"], fmt="xml")
+    with pytest.raises(_native.LogScanError) as e:
+        _native.scan_logs(["/dev/null"], fmt="xml")
     assert e.value.args[:2] == ("config", "fmt")
 
 
@@ -114,7 +114,7 @@ def test_a_progress_callback_that_raises_stops_the_scan(tmp_path):
         raise RuntimeError("stop here")
 
     with pytest.raises(RuntimeError, match="stop here"):
-        _engine.scan_logs([str(p)], progress=boom)
+        _native.scan_logs([str(p)], progress=boom)
 
 
 def test_progress_goes_to_stderr_for_long_scans(tmp_path, monkeypatch, capsys):
@@ -122,7 +122,7 @@ def test_progress_goes_to_stderr_for_long_scans(tmp_path, monkeypatch, capsys):
     p = tmp_path / "a.log.gz"
     p.write_bytes(gz("".join(line + "\n" for line in lines).encode()))
     seen = []
-    out = _engine.scan_logs([str(p)], progress=seen.append)
+    out = _native.scan_logs([str(p)], progress=seen.append)
     assert seen == sorted(seen) and seen[-1] == p.stat().st_size == out["stats"]["bytes_read"]
     assert len(seen) >= 2, "called during the scan, not only at the end"
     monkeypatch.setattr(scan_module, "_PROGRESS_MIN_BYTES", 0)
@@ -144,8 +144,8 @@ def test_the_type_stub_declares_the_scanner_binding():
     import inspect
     from pathlib import Path
 
-    stub = ast.parse((Path(greendcn.__file__).parent / "_engine.pyi").read_text())
+    stub = ast.parse((Path(greendcn.__file__).parent / "_native.pyi").read_text())
     declared = {n.name: n for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     assert {"scan_logs", "LogScanError"} <= set(declared)
     params = [a.arg for a in declared["scan_logs"].args.args]
-    assert params == list(inspect.signature(_engine.scan_logs).parameters)
+    assert params == list(inspect.signature(_native.scan_logs).parameters)

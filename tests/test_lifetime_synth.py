@@ -177,7 +177,7 @@ def test_truth_replacements_follow_each_users_phones(log):
 
 
 def test_params_are_checked():
-    from greendcn.errors import InputError
+    from greendcn.core.errors import InputError
 
     with pytest.raises(InputError, match="reduced_share"):
         SynthParams(reduced_share=1.5)

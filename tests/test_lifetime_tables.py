@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.lifetime import tablegen, tables
 
 ROOT = Path(__file__).resolve().parent.parent

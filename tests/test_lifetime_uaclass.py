@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.lifetime import tables
 from greendcn.lifetime.appua import parse_app_ua
 from greendcn.lifetime.lookup import token_key

@@ -94,7 +94,7 @@ def test_linux_equivalents():
 
 
 def test_parallel_tuning_equals_serial_tuning():
-    from greendcn.nic.seed002 import load_transmissions, tune_rows
+    from greendcn.nic.transmissions import load_transmissions, tune_rows
 
     rows = load_transmissions()[:3]
     serial = tune_rows(rows, workers=1, progress=False)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from greendcn.errors import InputError
-from greendcn.nic.seed002 import load_transmissions, size_class
+from greendcn.core.errors import InputError
+from greendcn.nic.transmissions import load_transmissions, size_class
 
 
 @pytest.fixture(scope="module")

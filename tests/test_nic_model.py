@@ -150,7 +150,7 @@ def test_nics_sharing_a_cpu_are_independent_until_it_is_full_then_a_storm_starve
 
 
 def test_bad_inputs_name_the_field():
-    from greendcn.errors import InputError
+    from greendcn.core.errors import InputError
 
     with pytest.raises(InputError, match="packet_bytes"):
         Transmission(1e3, 0)

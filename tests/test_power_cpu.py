@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.power.cpu import SERVER_A, CoreState, CpuChoices, affcon_configs, predict_affcon
 from greendcn.power.router import phi
 

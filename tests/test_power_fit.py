@@ -5,7 +5,7 @@ import csv
 import numpy as np
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.power import (
     PUBLISHED_CHI,
     chi,

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.power import (
     FatTree,
     OpticalDesign,

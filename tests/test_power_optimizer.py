@@ -4,7 +4,7 @@ meets the load, never draws more than the all-cores-at-max default, and beats ev
 import numpy as np
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.power import (
     RouterPlatform,
     core_capacity_pps,

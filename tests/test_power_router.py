@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.power import (
     PUBLISHED_CHI,
     RouterPlatform,

@@ -2,9 +2,9 @@
 
 import pytest
 
-from greendcn import simulate
-from greendcn.errors import InputError
-from greendcn.experiments.rps import seed003_scenario
+from greendcn.sim import simulate
+from greendcn.core.errors import InputError
+from greendcn.sim.reproduce.rps import seed003_scenario
 
 
 def scenario(power: dict | None = None) -> dict:

@@ -54,7 +54,7 @@ FINDINGS = {"seeds": 5, "static_n": (2, 3, 4, 5), "random_n": (1, 3, 5), "short_
 
 @pytest.fixture(scope="module")
 def findings():
-    from greendcn.experiments.rps import RpsConfig, reproduce_rps
+    from greendcn.sim.reproduce.rps import RpsConfig, reproduce_rps
 
     return reproduce_rps(RpsConfig(**FINDINGS), workers=1, progress=False)
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from greendcn.errors import InputError
-from greendcn.experiments.rps import seed003_scenario
-from greendcn.scenario import load_scenario, parse_set, scenario_from_dict
+from greendcn.core.errors import InputError
+from greendcn.sim.reproduce.rps import seed003_scenario
+from greendcn.sim.scenario import load_scenario, parse_set, scenario_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 

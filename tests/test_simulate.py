@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from greendcn import simulate
-from greendcn.experiments.metrics import run_metrics
-from greendcn.experiments.rps import seed003_scenario
+from greendcn.sim import simulate
+from greendcn.sim.reproduce.metrics import run_metrics
+from greendcn.sim.reproduce.rps import seed003_scenario
 from greendcn.sweep import sweep
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,7 +152,7 @@ def test_an_inline_udp_flow_is_sent_at_its_constant_rate():
 
 
 def test_a_udp_flow_without_a_rate_names_the_field():
-    from greendcn.errors import InputError
+    from greendcn.core.errors import InputError
 
     with pytest.raises(InputError, match=r"workload\.flows\[0\]\.rate"):
         simulate({"workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1MB", "transport": "udp"}]}})
@@ -162,7 +162,7 @@ def test_docstring_examples_run():
     import doctest
     import importlib
 
-    module = importlib.import_module("greendcn.simulate")  # the package exports a function of that name
+    module = importlib.import_module("greendcn.sim.run")
     result = doctest.testmod(module)
     assert result.attempted >= 3 and result.failed == 0
 

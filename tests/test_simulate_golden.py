@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from greendcn import simulate
-from greendcn.experiments.rps import seed003_scenario
+from greendcn.sim import simulate
+from greendcn.sim.reproduce.rps import seed003_scenario
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 FLOW_COLUMNS = ["id", "src", "dst", "size_bytes", "fct_s", "retransmits", "spurious_retransmits", "ooo_packets",

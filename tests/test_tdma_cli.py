@@ -5,7 +5,7 @@ import json
 import pandas as pd
 from typer.testing import CliRunner
 
-from greendcn.errors import InputError
+from greendcn.core.errors import InputError
 from greendcn.host.tdma.cli import app
 
 runner = CliRunner()
@@ -69,7 +69,7 @@ def test_bad_input_names_the_field_with_a_hint():
 
 
 def test_model_reads_an_exported_fit(tmp_path):
-    from greendcn.circuit import LagLaw, save_lag_law
+    from greendcn.host.tdma import LagLaw, save_lag_law
 
     fit, out = tmp_path / "fit.json", tmp_path / "m.json"
     save_lag_law(fit, LagLaw(d0_s=4e-6, jitter_mean_s=1e-6, stall_prob=1e-4, stall_mean_s=50e-6))

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from greendcn.errors import GreendcnError
+from greendcn.core.errors import GreendcnError
 from greendcn.host.tdma import hostlock
 
 HOLDER = r"""

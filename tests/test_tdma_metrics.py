@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from greendcn.circuit.tdma import LagLaw
-from greendcn.errors import InputError
+from greendcn.host.tdma.model import LagLaw
+from greendcn.core.errors import InputError
 from greendcn.host.tdma import (
     DOWN,
     UP,

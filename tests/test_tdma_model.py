@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from greendcn.circuit import LagLaw, TdmaLink, fit_lag_law, goodput_bps, load_lag_law, save_lag_law
-from greendcn.circuit.tdma_checks import NIC_LAG, thesis_checks
-from greendcn.errors import InputError
+from greendcn.host.tdma import LagLaw, TdmaLink, fit_lag_law, goodput_bps, load_lag_law, save_lag_law
+from greendcn.host.tdma.checks import NIC_LAG, thesis_checks
+from greendcn.core.errors import InputError
 
 
 def test_goodput_of_the_issue_example_is_12_25_gbps():

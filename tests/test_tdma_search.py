@@ -2,8 +2,8 @@
 
 import pytest
 
-from greendcn.circuit.tdma import LagLaw
-from greendcn.errors import InputError
+from greendcn.host.tdma.model import LagLaw
+from greendcn.core.errors import InputError
 from greendcn.host.tdma import Schedule, guard_search, measure, simulate_sender, upper_bound_share
 
 S = Schedule(period_ns=200_000, uptime_ns=100_000, slots=5, start_ns=1_000_000)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from greendcn.errors import GreendcnError
+from greendcn.core.errors import GreendcnError
 from greendcn.host.tdma import Namespaces, ProbeConfig, Schedule, run_probe
 from greendcn.host.tdma.netns import PREFIX
 from greendcn.host.tdma.relay import run_relay
@@ -119,7 +119,7 @@ def test_relay_delivers_through_the_middle_host():
 def test_without_net_admin_it_fails_with_the_reason(tmp_path):
     # The typer app is called directly (where the root CLI mounts it may change); the error is printed the
     # way greendcn's entry point prints it.
-    code = ("import sys; from greendcn.errors import GreendcnError; from greendcn.host.tdma.cli import app\n"
+    code = ("import sys; from greendcn.core.errors import GreendcnError; from greendcn.host.tdma.cli import app\n"
             "try: app(['probe', '--duration', '20ms'], standalone_mode=False)\n"
             "except GreendcnError as e: print('error:', e, '\\nhint:', e.hint, file=sys.stderr); sys.exit(1)")
     script = tmp_path / "probe_without_caps.py"

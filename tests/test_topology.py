@@ -2,8 +2,8 @@
 
 import pytest
 
-from greendcn.scenario import scenario_from_dict
-from greendcn.topology import build_topology, equal_cost_paths, fattree, leafspine, shortest_hops
+from greendcn.sim.scenario import scenario_from_dict
+from greendcn.sim.topology import build_topology, equal_cost_paths, fattree, leafspine, shortest_hops
 
 
 def test_k4_counts_and_names_follow_seed003():

@@ -2,8 +2,8 @@
 
 import pytest
 
-from greendcn.errors import InputError
-from greendcn.units import parse_packet_rate_pps, parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
+from greendcn.core.errors import InputError
+from greendcn.core.units import parse_packet_rate_pps, parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 
 
 def test_times_parse_to_picoseconds():

@@ -4,10 +4,10 @@ from collections import Counter
 
 import pytest
 
-from greendcn.errors import InputError
-from greendcn.scenario import scenario_from_dict
-from greendcn.topology import fattree
-from greendcn.workload import build_workload, permutation, randomized, read_flows_csv, static
+from greendcn.core.errors import InputError
+from greendcn.sim.scenario import scenario_from_dict
+from greendcn.sim.topology import fattree
+from greendcn.sim.workload import build_workload, permutation, randomized, read_flows_csv, static
 
 NET = fattree(4)
 

@@ -1,13 +1,18 @@
 """greendcn: measure, simulate and cut the energy of datacenter networks.
 
-The Rust engine (`greendcn._engine`) moves packets and counts; the Python packages build scenarios,
-price the counters in watts and joules, drive real Linux hosts, and report."""
+Five capabilities, one package each: `sim` (the packet-level simulator and its energy ledger), `power` (analytic
+power models), `host` (real Linux: AFFCON, RAPL, the TDMA probe and model), `nic` (receive-mode model and GA
+tuner), `lifetime` (device lifetimes from access logs); `core` holds what they share. The compiled module
+`greendcn._native` (crates/py) holds the Rust engine and the log scanner; docs/architecture.md maps it all."""
 
 from __future__ import annotations
 
-from .errors import EngineCrash, EngineInputError, GreendcnError, InputError
-from .scenario import Scenario, load_scenario
-from .simulate import SimResult, simulate
+from . import _moved
+from .core.errors import EngineCrash, EngineInputError, GreendcnError, InputError
+from .sim.run import SimResult, simulate
+from .sim.scenario import Scenario, load_scenario
+
+_moved.install()  # old import paths (greendcn.scenario, ...) keep working for one release
 
 __version__ = "0.1.0"
 

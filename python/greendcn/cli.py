@@ -6,8 +6,7 @@ import sys
 
 import typer
 
-from .errors import GreendcnError
-from .simcli import register as register_sim_commands
+from .core.errors import GreendcnError
 
 app = typer.Typer(
     name="greendcn",
@@ -26,27 +25,34 @@ def _root() -> None:
 @app.command()
 def version() -> None:
     """Print the versions of the package and of the Rust engine."""
-    from . import __version__, _engine
+    from . import __version__, _native
 
-    print(f"greendcn {__version__} (engine {_engine.version()})")
+    print(f"greendcn {__version__} (engine {_native.version()})")
 
 
-# Each capability owns one typer sub-app in its own package: (command name, module with an `app`).
-# Add yours here, one line each, in alphabetical order.
-SUBAPPS: list[tuple[str, str]] = [
-    ("energy", ".power.cli"),
-    ("host", ".host.cli"),
-    ("lifetime", ".lifetime.cli"),
-    ("nic", ".nic.cli"),
-    ("reproduce", ".experiments.cli"),
+# Each capability's command module (a `cli.py` in its package) holds typer apps; this table mounts them.
+# (command name or None, module, attribute): None merges the app's commands into the root (simulate, demo).
+# Command names match package names except `energy` (power/) and `reproduce` (sim/reproduce/): users ask
+# for the energy of a network or to reproduce a paper, so the commands keep those verbs (docs/architecture.md).
+SUBAPPS: list[tuple[str | None, str, str]] = [
+    (None, ".sim.cli", "app"),
+    ("energy", ".power.cli", "app"),
+    ("host", ".host.cli", "app"),
+    ("lifetime", ".lifetime.cli", "app"),
+    ("nic", ".nic.cli", "app"),
+    ("reproduce", ".sim.cli", "reproduce_app"),
 ]
 
 
 def _register_subapps() -> None:
     import importlib
 
-    for name, module in SUBAPPS:
-        app.add_typer(importlib.import_module(module, __package__).app, name=name)
+    for name, module, attr in SUBAPPS:
+        sub = getattr(importlib.import_module(module, __package__), attr)
+        if name is None:
+            app.add_typer(sub)
+        else:
+            app.add_typer(sub, name=name)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -55,7 +61,6 @@ def main(argv: list[str] | None = None) -> None:
     Usage errors are click's own (exit status 2); anything else that escapes is a bug and keeps its traceback."""
     try:
         _register_subapps()
-        register_sim_commands(app)  # top-level simulate and demo
         app(args=argv, prog_name="greendcn")
     except GreendcnError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tqdm import tqdm
 
-from .errors import InputError
+from .core.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,7 +77,7 @@ def run_parallel(
 
 
 def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:
-    from .simulate import simulate
+    from .sim.run import simulate
 
     scenario, seed = pair
     res = simulate(scenario, seed=seed)  # type: ignore[arg-type]
@@ -90,7 +90,7 @@ def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:
 def sweep(pairs: Sequence[tuple[object, int]], workers: int | None = None, progress: bool = True) -> pd.DataFrame:
     """Simulate every (scenario, seed) pair on a process pool; one row per flow, with scenario and seed columns.
 
-    A scenario is a `greendcn.scenario.Scenario`, a raw dict or a TOML path."""
+    A scenario is a `greendcn.sim.scenario.Scenario`, a raw dict or a TOML path."""
     import pandas as pd
 
     frames = run_parallel(_sweep_job, list(pairs), workers=workers, desc="simulations", progress=progress)

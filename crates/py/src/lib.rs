@@ -10,8 +10,8 @@ use greendcn_engine::EngineError;
 
 mod logscan;
 
-create_exception!(_engine, EngineInputError, PyValueError);
-create_exception!(_engine, EngineCrash, PyRuntimeError);
+create_exception!(_native, EngineInputError, PyValueError);
+create_exception!(_native, EngineCrash, PyRuntimeError);
 
 fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
     panic
@@ -84,7 +84,7 @@ fn version() -> &'static str {
 }
 
 #[pymodule]
-fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -12,7 +12,7 @@ use ::logscan::{scan_paths, ScanConfig, ScanError, Sightings, Stats};
 use crate::{guarded, Stop};
 
 // args: (kind, where, message); kind is "io", "header" or "config", where a path or a field name.
-create_exception!(_engine, LogScanError, PyValueError);
+create_exception!(_native, LogScanError, PyValueError);
 
 /// The exception for a whole-scan failure.
 fn scan_exception(e: ScanError) -> PyErr {

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .apply import Changer
 from .topology import Topology
 

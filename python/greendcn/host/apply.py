@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import GreendcnError, InputError
+from ..core.errors import GreendcnError, InputError
 from .plan import Plan
 from .sysfs import SysRoot
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import typer
 
-from ..clitools import JsonOption, echo_table, fail, info, write_json
-from ..errors import InputError
-from ..units import format_rate, parse_rate_bps, parse_time_s
+from ..core.clitools import JsonOption, echo_table, fail, info, write_json
+from ..core.errors import InputError
+from ..core.units import format_rate, parse_rate_bps, parse_time_s
 from .cpuset import format_cpulist, parse_cpulist
 from .sysfs import SysRoot, validate_ifname
 

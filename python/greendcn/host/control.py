@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..errors import GreendcnError, InputError
-from ..units import format_rate
+from ..core.errors import GreendcnError, InputError
+from ..core.units import format_rate
 from .actuators import Actuator
 from .sysfs import SysRoot, validate_ifname
 

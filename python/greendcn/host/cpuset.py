@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["cpus_to_mask", "format_cpulist", "mask_to_cpus", "parse_cpulist"]
 

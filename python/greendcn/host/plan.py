@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .cpuset import cpus_to_mask, format_cpulist
 from .sysfs import validate_ifname
 from .topology import Topology

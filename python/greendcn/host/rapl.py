@@ -9,7 +9,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from ..errors import GreendcnError
+from ..core.errors import GreendcnError
 from .sysfs import SysRoot
 
 __all__ = ["Measurement", "RaplAbsent", "Zone", "energy_delta_uj", "measure", "read_energy", "zones"]

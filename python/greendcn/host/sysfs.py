@@ -9,7 +9,7 @@ import errno
 import os
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["IFNAMSIZ", "SysRoot", "validate_ifname"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .cpuset import parse_cpulist
 from .sysfs import SysRoot, validate_ifname
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["FACTOR_COLUMNS", "YEAR_DAYS", "load_factors", "lifetimes_from_upgrades", "carbon_per_year"]
 

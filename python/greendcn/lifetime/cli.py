@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ..clitools import JsonOption, echo_table, fail, info, write_json
+from ..core.clitools import JsonOption, echo_table, fail, info, write_json
 from . import pipeline
 from .oldness import PERCENTILES, WITHIN_DAYS, for_month, oldness
 from .upgrades import SEED_RULES, UpgradeRules, upgrades

@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["DeviceNamer", "default_cache_path"]
 

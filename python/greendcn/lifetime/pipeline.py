@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..clitools import fail, info
+from ..core.clitools import fail, info
 from .sightings import SIGHTING_COLUMNS, classified_sightings
 
 __all__ = ["FIELDS", "AUTO", "SEED_EVENTS", "SUCCESS_STATUSES", "fields_present", "merge_scans", "parse_columns",

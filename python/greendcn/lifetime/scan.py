@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = [
     "FORMATS",
@@ -205,18 +205,18 @@ def scan_logs(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], 
     >>> r.stats.lines_read, r.stats.kept, r.stats.formats
     (1, 1, [('...access.log', 'combined')])
     """
-    from .. import _engine
+    from .. import _native
 
     o = _options(paths, fmt, columns, events, statuses, max_line_bytes)
     bar = _Progress(o.paths, progress)
     try:
-        out = _engine.scan_logs(
+        out = _native.scan_logs(
             o.paths, o.fmt, sorted(o.columns.items()),
             None if o.events is None else sorted(o.events),
             None if o.statuses is None else list(o.statuses),
             o.max_line_bytes, bar,
         )
-    except _engine.LogScanError as e:
+    except _native.LogScanError as e:
         raise _compiled_error(e) from None
     finally:
         bar.close()

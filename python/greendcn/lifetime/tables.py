@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["DATA_DIR", "browser_releases", "carbon_factors", "devices", "os_releases", "tables_info",
            "TABLE_COLUMNS"]

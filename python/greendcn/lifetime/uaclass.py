@@ -269,7 +269,7 @@ def classify(frame: pd.DataFrame, *, app_name: str = DEFAULT_APP_NAME, browsers:
     `browsers`/`os_table`/`devices` replace the shipped tables; `namer` (a devicedetect.DeviceNamer) names
     models the device table lacks."""
     if "ua" not in frame.columns:
-        from ..errors import InputError
+        from ..core.errors import InputError
 
         raise InputError("classify: the frame has no 'ua' column", hint="give the scanner's sightings frame")
     L = lookups(browsers, os_table, devices)

@@ -6,7 +6,7 @@ from .eventsim import SimResult, simulate
 from .linux import CAVEAT, linux_commands
 from .model import PathResult, evaluate, evaluate_setting, evaluate_shared, napi_irq_per_packet
 from .params import DEFAULT_HOST, MODES, Host, Setting, Transmission, default_setting, parse_setting
-from .seed002 import load_transmissions, tune_rows
+from .transmissions import load_transmissions, tune_rows
 from .space import Catalogue, catalogue
 from .tuner import TuneResult, choose, exhaustive, pareto_mask, tune
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ..clitools import JsonOption, echo_table, fail, info, write_json
-from ..units import parse_packet_rate_pps, parse_rate_bps, parse_size_bytes, parse_time_s
+from ..core.clitools import JsonOption, echo_table, fail, info, write_json
+from ..core.units import parse_packet_rate_pps, parse_rate_bps, parse_size_bytes, parse_time_s
 from .linux import CAVEAT
 from .params import DEFAULT_HOST, MODES, Host, Transmission, default_setting, parse_setting
 
@@ -243,7 +243,7 @@ def tune(
 ) -> None:
     """Tune each transmission's receive setting (NSGA-II: throughput up, interrupts down) and compare with
     the seed's default and optimal throughputs."""
-    from .seed002 import load_transmissions, tune_rows
+    from .transmissions import load_transmissions, tune_rows
 
     host = _host(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
     lat = (

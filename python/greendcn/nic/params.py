@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = [
     "DEFAULT_HOST",
@@ -171,7 +171,7 @@ def default_setting() -> Setting:
 
 def parse_setting(text: str) -> Setting:
     """'interrupt', 'timer:100us', 'watermark:64pkt', 'watermark:16KB', 'napi:64' -> Setting."""
-    from ..units import parse_size_bytes, parse_time_s
+    from ..core.units import parse_size_bytes, parse_time_s
 
     mode, _, arg = str(text).strip().partition(":")
     mode = mode.strip().lower()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .params import DEFAULT_HOST, MODE_CODES, Host, Setting
 
 __all__ = ["Catalogue", "catalogue"]

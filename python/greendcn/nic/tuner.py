@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .cpupower import CpuPower, cpu_power_w
 from .model import evaluate_shared
 from .params import DEFAULT_HOST, Host, Setting, Transmission

@@ -1,9 +1,9 @@
 """Power and energy models: device models, the shipped switch table, network power against node count,
-the software-router model of seed 004 with its fitting and optimizer, and the energy of a simulated run."""
+the software-router model of seed 004 with its fitting and optimizer. Pricing a simulated run with these models
+is the simulator's ledger (`greendcn.sim.ledger`)."""
 
 from __future__ import annotations
 
-from .energy import DEFAULT_SWITCH, EnergyModels, EnergyReport, default_models, run_energy
 from .models import ConstantPower, Counters, LinearPower, PowerModel, RouterPower, StatePower, from_switch
 from .network import (
     FatTree,
@@ -33,14 +33,11 @@ from .router_fit import FitResult, fit_chi, fit_gamma, fit_router, read_samples
 from .switches import SwitchModel, get_switch, load_switch_table, shipped_switches
 
 __all__ = [
-    "DEFAULT_SWITCH",
     # router model (seed 004)
     "PUBLISHED_CHI",
     "ConstantPower",
     # devices and switches
     "Counters",
-    "EnergyModels",
-    "EnergyReport",
     # networks (seed 001) and simulated runs
     "FatTree",
     # fitting and optimization
@@ -57,7 +54,6 @@ __all__ = [
     "compare",
     "core_capacity_pps",
     "default_architectures",
-    "default_models",
     "default_plan",
     "example_platform",
     "fat_tree_counts",
@@ -79,7 +75,6 @@ __all__ = [
     "phi",
     "phi_multicore",
     "read_samples",
-    "run_energy",
     "shipped_switches",
     "throughput_multicore",
     "time_average_power",

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from ..clitools import JsonOption, echo_table, fail, info, write_json
-from ..units import parse_packet_rate_pps
+from ..core.clitools import JsonOption, echo_table, fail, info, write_json
+from ..core.units import parse_packet_rate_pps
 
 app = typer.Typer(
     help="Power and energy: network power vs node count, software-router power plans.",

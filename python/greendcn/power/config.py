@@ -18,9 +18,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..errors import InputError
-from ..units import parse_time_ps
-from .energy import DEFAULT_SWITCH, EnergyModels
+from ..core.errors import InputError
+from ..core.units import parse_time_ps
+from ..sim.ledger import DEFAULT_SWITCH, EnergyModels
 from .models import ConstantPower, LinearPower, from_switch
 from .switches import get_switch, load_switch_table
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .router import RouterPlatform, chi, phi
 
 __all__ = [

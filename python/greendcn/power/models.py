@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .router import RouterPlatform, phi
 from .switches import SwitchModel
 

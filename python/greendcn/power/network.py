@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .switches import SwitchModel, get_switch
 
 __all__ = [

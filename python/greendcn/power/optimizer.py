@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .router import RouterPlatform, chi, core_capacity_pps, phi_multicore, throughput_multicore
 
 __all__ = [

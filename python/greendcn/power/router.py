@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = [
     "PUBLISHED_CHI",

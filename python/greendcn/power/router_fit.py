@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .router import RouterPlatform, phi_multicore
 
 __all__ = ["SAMPLE_COLUMNS", "FitResult", "fit_chi", "fit_gamma", "fit_router", "read_samples"]

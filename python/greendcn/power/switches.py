@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["SHIPPED_TABLE", "SwitchModel", "get_switch", "load_switch_table", "shipped_switches"]
 

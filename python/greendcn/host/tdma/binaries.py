@@ -7,7 +7,7 @@ from pathlib import Path
 
 import greendcn
 
-from ...errors import GreendcnError
+from ...core.errors import GreendcnError
 
 __all__ = ["ENV_BIN_DIR", "RECEIVER", "SENDER", "binary"]
 

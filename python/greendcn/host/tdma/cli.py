@@ -9,9 +9,9 @@ from pathlib import Path
 
 import typer
 
-from ...clitools import JsonOption, echo_table, info, write_json
-from ...errors import InputError
-from ...units import parse_rate_bps, parse_size_bytes, parse_time_ps
+from ...core.clitools import JsonOption, echo_table, info, write_json
+from ...core.errors import InputError
+from ...core.units import parse_rate_bps, parse_size_bytes, parse_time_ps
 
 app = typer.Typer(help="TDMA on this host: guard time, duty cycle, slot jitter, pacing, relay; and the model.",
                   no_args_is_help=True)
@@ -110,7 +110,7 @@ def probe(
     if fit is not None:
         import numpy as np
 
-        from ...circuit.tdma_fit import fit_lag_law, save_lag_law
+        from .fit import fit_lag_law, save_lag_law
         from .records import FLAG_PAD
 
         data = run.records[(run.records["flags"] & FLAG_PAD) == 0]
@@ -289,9 +289,9 @@ def model(
     json_path: Path | None = JsonOption,
 ) -> None:
     """Goodput R(U - g + p - d0)/P, downtime leak and stall shortfall for given inputs."""
-    from ...circuit.tdma import LagLaw, TdmaLink
-    from ...circuit.tdma_checks import thesis_checks
-    from ...circuit.tdma_fit import load_lag_law
+    from .model import LagLaw, TdmaLink
+    from .checks import thesis_checks
+    from .fit import load_lag_law
 
     if thesis:
         rows = thesis_checks()

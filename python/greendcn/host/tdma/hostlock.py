@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ...errors import GreendcnError
+from ...core.errors import GreendcnError
 
 __all__ = ["LOCK_NAME", "exclusive_host", "lock_path"]
 

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from typing import Self
 
-from ...errors import GreendcnError
+from ...core.errors import GreendcnError
 
 __all__ = ["PREFIX", "Namespaces", "check_capabilities", "remove_stale"]
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ...errors import InputError
+from ...core.errors import InputError
 from .metrics import within_slot_gaps
 from .netns import Namespaces
 from .probe import ProbeConfig, run_probe

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GreendcnError, InputError
+from ...core.errors import GreendcnError, InputError
 from .binaries import RECEIVER, SENDER, binary
 from .hostlock import exclusive_host
 from .metrics import Metrics, measure

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import InputError
+from ...core.errors import InputError
 
 __all__ = ["FLAG_PAD", "RECORD_DTYPE", "load_records", "make_records"]
 

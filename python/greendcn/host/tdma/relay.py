@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ...errors import GreendcnError, InputError
+from ...core.errors import GreendcnError, InputError
 from .binaries import RECEIVER, binary
 from .hostlock import exclusive_host
 from .netns import Namespaces

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...errors import InputError
+from ...core.errors import InputError
 
 __all__ = ["Schedule"]
 

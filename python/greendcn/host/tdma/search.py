@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...errors import InputError
+from ...core.errors import InputError
 
 __all__ = ["GuardSearch", "GuardStep", "guard_search", "upper_bound_share"]
 

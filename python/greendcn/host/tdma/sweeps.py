@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ...circuit.tdma import LagLaw, TdmaLink
-from ...circuit.tdma_fit import fit_lag_law
-from ...errors import InputError
+from .model import LagLaw, TdmaLink
+from .fit import fit_lag_law
+from ...core.errors import InputError
 from .metrics import send_gaps
 from .probe import ProbeConfig, ProbeRun, run_probe
 from .records import FLAG_PAD

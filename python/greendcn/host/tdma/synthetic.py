@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...circuit.tdma import LagLaw
+from .model import LagLaw
 from .records import make_records
 from .schedule import Schedule
 

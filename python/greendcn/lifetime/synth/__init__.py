@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...clitools import info
+from ...core.clitools import info
 from ..upgrades import SEED_RULES, UpgradeRules
 from .catalog import Catalog
 from .lines import LINE_COLUMNS, month_starts, user_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
 
-from ...errors import InputError
+from ...core.errors import InputError
 
 __all__ = ["SynthParams", "DEFAULT_PARAMS", "APP_NAME", "APP_VERSION"]
 

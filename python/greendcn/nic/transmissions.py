@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..sweep import run_parallel
 from .cpupower import CpuPower, cpu_power_w
 from .linux import linux_commands

@@ -1,17 +1,10 @@
-"""Energy of a simulated run, on hand-made results dicts in the engine's format (docs/engine-spec.md)."""
+"""The simulator's energy ledger (greendcn.sim.ledger): energy of a simulated run, on hand-made results dicts in the engine's format (docs/engine-spec.md)."""
 
 import pytest
 
-from greendcn.errors import InputError
-from greendcn.power import (
-    ConstantPower,
-    Counters,
-    EnergyModels,
-    LinearPower,
-    StatePower,
-    default_models,
-    run_energy,
-)
+from greendcn.core.errors import InputError
+from greendcn.power import ConstantPower, Counters, LinearPower, StatePower
+from greendcn.sim.ledger import EnergyModels, default_models, run_energy
 
 NODES = [("H0", "host"), ("H1", "host"), ("E0", "switch"), ("core0", "switch")]
 LINKS = [(0, 2), (1, 2), (2, 3)]  # H0-E0, H1-E0, E0-core0

@@ -6,7 +6,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
+from ...core.errors import InputError
 
 __all__ = ["Link", "Network", "Node", "equal_cost_paths", "shortest_hops"]
 

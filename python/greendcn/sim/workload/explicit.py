@@ -9,8 +9,8 @@ import csv
 import math
 from pathlib import Path
 
-from ..errors import InputError
-from ..units import PS_PER_S
+from ...core.errors import InputError
+from ...core.units import PS_PER_S
 from .flow import Flow
 
 __all__ = ["flows_from_entries", "read_flows_csv"]

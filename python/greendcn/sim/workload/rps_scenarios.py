@@ -7,7 +7,7 @@ uniformly with src != dst (the paper gives no distribution), long flows get ids 
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ...core.errors import InputError
 from .flow import STREAM_PAIRS, Flow, rng_for
 
 __all__ = ["randomized", "static"]

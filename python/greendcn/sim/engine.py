@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import _engine
-from .errors import EngineCrash, EngineInputError
+from .. import _native
+from ..core.errors import EngineCrash, EngineInputError
 
 __all__ = ["run_spec", "engine_version"]
 
@@ -14,13 +14,13 @@ __all__ = ["run_spec", "engine_version"]
 def run_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """Run one simulation. Raises EngineInputError for a spec the engine refuses, EngineCrash for an engine bug."""
     try:
-        text = _engine.run(json.dumps(spec))
-    except _engine.EngineInputError as e:
+        text = _native.run(json.dumps(spec))
+    except _native.EngineInputError as e:
         raise EngineInputError(str(e), hint="see docs/engine-spec.md for the fields the engine accepts") from None
-    except _engine.EngineCrash as e:
+    except _native.EngineCrash as e:
         raise EngineCrash(str(e), hint="this is a bug in greendcn; please report it with the scenario") from None
     return json.loads(text)
 
 
 def engine_version() -> str:
-    return _engine.version()
+    return _native.version()

@@ -1,4 +1,5 @@
-"""The top-level `greendcn simulate` and `greendcn demo` commands (registered on the root app)."""
+"""The simulator's commands: `greendcn simulate` and `greendcn demo` (in `app`, merged into the root app) and
+`greendcn reproduce ...` (in `reproduce_app`), which reruns a seed paper's headline experiments."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ from typing import Any
 
 import typer
 
-from .errors import InputError
+from ..core.errors import InputError
 
-from .clitools import JsonOption, echo_table, info, write_json
+from ..core.clitools import JsonOption, echo_table, info, write_json
 
-__all__ = ["register"]
+__all__ = ["app", "reproduce_app"]
+
+app = typer.Typer()
+reproduce_app = typer.Typer(help="Reproduce the seed papers' headline experiments.", no_args_is_help=True)
 
 
 def _class_rows(res: Any) -> list[dict[str, Any]]:
@@ -53,7 +57,7 @@ def simulate_cmd(
 ) -> None:
     """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary."""
     from .scenario import load_scenario
-    from .simulate import simulate
+    from .run import simulate
 
     sc = load_scenario(scenario, set_ or None)
     try:
@@ -73,10 +77,10 @@ def demo_cmd(
     json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 003 on built-in defaults: single path vs packet spraying on a k=4 fat-tree, side by side."""
-    from .experiments.metrics import run_metrics
-    from .experiments.rps import seed003_scenario
+    from .reproduce.metrics import run_metrics
+    from .reproduce.rps import seed003_scenario
     from .scenario import scenario_from_dict
-    from .simulate import simulate
+    from .run import simulate
 
     rows = []
     for kind in ("static", "random"):
@@ -118,6 +122,46 @@ def _json_value(key: str, value):
     return value
 
 
-def register(app: typer.Typer) -> None:
-    app.command("simulate")(simulate_cmd)
-    app.command("demo")(demo_cmd)
+app.command("simulate")(simulate_cmd)
+app.command("demo")(demo_cmd)
+
+
+@reproduce_app.callback()
+def _reproduce() -> None:
+    """Reproduce the seed papers' headline experiments."""
+
+
+@reproduce_app.command()
+def rps(
+    seeds: int = typer.Option(10, "--seeds", min=1, help="Runs (seeds) per point; seed 003 used 10."),
+    out: Path = typer.Option(Path("out/reproduce-rps"), "--out", help="Folder for the CSV files and PNG figures."),
+    quick: bool = typer.Option(False, "--quick", help="Small size: 2 seeds, 1 MB long flows, fewer points."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
+    json_out: Path | None = JsonOption,
+) -> None:
+    """Seed 003: single path vs random packet spraying on a k=4 fat-tree (Figs 2-9, plus dupack threshold)."""
+    from .reproduce.rps import RpsConfig, reproduce_rps, summarize
+    from .reproduce.rps_figures import write_figures
+    from .reproduce.rps_findings import findings
+
+    cfg = RpsConfig.quick() if quick else RpsConfig(seeds=seeds)
+    if quick and seeds != 10:
+        cfg = RpsConfig(**{**cfg.__dict__, "seeds": seeds})
+    runs = reproduce_rps(cfg, workers=workers)
+    summary = summarize(runs)
+    out.mkdir(parents=True, exist_ok=True)
+    runs.to_csv(out / "runs.csv", index=False)
+    summary.to_csv(out / "summary.csv", index=False)
+    figs = write_figures(summary, out)
+    rows = [{"experiment": r.experiment, "scheme": r.scheme, "N_long": r.n_long, "shorts": r.n_short,
+             "dupack": r.dupack_threshold, "long_Mbps": r.long_throughput_bps / 1e6,
+             "short_fct_ms": r.short_fct_s * 1e3, "ooo_%": r.ooo_pct, "retx": r.retransmits,
+             "spurious": r.spurious_retransmits, "runs": r.runs, "complete": r.all_completed}
+            for r in summary.itertuples()]
+    echo_table(rows)
+    found = findings(summary)
+    print("\nseed 003's statements beside our runs:")
+    for f in found:
+        print(f"  {f['figure']}: paper: {f['seed 003 states']}\n      ours: {f['our runs (means over N and seeds)']}")
+    info(f"wrote {out / 'runs.csv'}, {out / 'summary.csv'} and {len(figs)} figures in {out}")
+    write_json(json_out, {"config": cfg.__dict__, "findings": found, "summary": summary, "runs": runs})

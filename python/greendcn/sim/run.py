@@ -9,11 +9,11 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import InputError
-from .power.energy import EnergyReport, run_energy
+from ..core.errors import InputError
+from .ledger import EnergyReport, run_energy
 from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
-from .units import PS_PER_S
+from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
 
 __all__ = ["SimResult", "as_scenario", "build_spec", "simulate"]
@@ -32,7 +32,7 @@ class SimResult:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
-        from .clitools import to_jsonable
+        from ..core.clitools import to_jsonable
 
         return to_jsonable({"flows": self.flows, "links": self.links, "nodes": self.nodes,
                             "summary": self.summary, "scenario": self.scenario.raw,

@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 
 from ..scenario import scenario_from_dict
-from ..simulate import simulate
-from ..sweep import run_parallel
+from ..run import simulate
+from ...sweep import run_parallel
 from .metrics import run_metrics
 
 __all__ = ["Case", "RpsConfig", "cases", "reproduce_rps", "run_case", "seed003_scenario", "summarize"]

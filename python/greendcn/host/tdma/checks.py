@@ -6,7 +6,7 @@ Nothing here feeds a thesis number into a result: the model computes, the table 
 
 from __future__ import annotations
 
-from .tdma import LagLaw, TdmaLink, goodput_bps
+from .model import LagLaw, TdmaLink, goodput_bps
 
 __all__ = ["NIC_LAG", "WATCHDOG_STALLS", "thesis_checks"]
 

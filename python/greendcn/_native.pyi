@@ -1,4 +1,4 @@
-# Type stubs of the compiled engine module (crates/py). Use it through greendcn.engine, not directly.
+# Type stubs of the compiled engine module (crates/py). Use it through greendcn.sim.engine, not directly.
 from collections.abc import Callable
 from typing import Any
 

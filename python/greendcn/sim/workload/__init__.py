@@ -5,7 +5,7 @@ from __future__ import annotations
 from .explicit import flows_from_entries, read_flows_csv
 from .flow import Flow, add_start_jitter, rng_for
 from .permutation import permutation
-from .seed003 import randomized, static
+from .rps_scenarios import randomized, static
 
 __all__ = [
     "Flow",
@@ -22,7 +22,7 @@ __all__ = [
 
 def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-untyped-def]
     """The flows of `scenario.workload` on network `net`; every random choice comes from `seed`."""
-    from ..errors import InputError
+    from ...core.errors import InputError
 
     w = scenario.workload
     if w.kind == "static":

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..errors import InputError
-from .models import Counters, PowerModel, from_switch
-from .switches import SwitchModel, get_switch
+from ..core.errors import InputError
+from ..power.models import Counters, PowerModel, from_switch
+from ..power.switches import SwitchModel, get_switch
 
 __all__ = ["DEFAULT_SWITCH", "EnergyModels", "EnergyReport", "default_models", "run_energy"]
 

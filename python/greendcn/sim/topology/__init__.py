@@ -19,7 +19,7 @@ __all__ = [
 
 
 def build_topology(topo) -> Network:  # type: ignore[no-untyped-def]
-    """Build the network a `greendcn.scenario.Topology` describes."""
+    """Build the network a `greendcn.sim.scenario.Topology` describes."""
     common = {"rate_bps": topo.link_rate, "delay_ps": topo.link_delay, "switch_queue": topo.queue,
               "host_queue": topo.host_queue}
     if topo.kind == "fattree":

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ...core.errors import InputError
 
 __all__ = ["WIRE_OVERHEAD_BYTES", "LagLaw", "TdmaLink", "goodput_bps", "leak_share", "stall_shortfall"]
 

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
-from .tdma import LagLaw
+from ...core.errors import InputError
+from .model import LagLaw
 
 __all__ = ["FIT_FORMAT", "fit_lag_law", "load_lag_law", "save_lag_law"]
 
+# The format tag of saved fits; it names the module the fit lived in when the format was defined and stays
+# unchanged so that fits saved before the move still load.
 FIT_FORMAT = "greendcn.circuit.tdma.LagLaw/1"
 _MIN_THRESHOLD_S = 20e-6
 

@@ -23,9 +23,9 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import InputError
-from .power.config import PowerConfig
-from .units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
+from ..core.errors import InputError
+from ..power.config import PowerConfig
+from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 
 __all__ = [
     "FlowEntry",
@@ -132,7 +132,7 @@ class Tcp(_Model):
             if getattr(self, name) <= 0:
                 raise FieldError(name, "must be a positive time, got 0", hint="write a time like '200ms'")
         if self.max_rto < self.min_rto:
-            from .units import PS_PER_S, format_time
+            from ..core.units import PS_PER_S, format_time
 
             raise FieldError("max_rto", f"must be at least min_rto ({format_time(self.max_rto / PS_PER_S)} < "
                              f"{format_time(self.min_rto / PS_PER_S)})",
