@@ -56,8 +56,31 @@ def test_bad_specs_raise_input_errors_naming_the_field(change, field):
         run_spec(two_hosts(**change))
 
 
+@pytest.mark.parametrize(
+    "change,engine_loc,scenario_loc",
+    [({"flows": [{"id": 0, "src": 0, "dst": 1, "size_bytes": 0}]}, ("flows", 0, "size_bytes"),
+      ("workload", "flows", 0, "size")),
+     ({"stats_window_ps": 0}, ("stats_window_ps",), ("power", "window")),
+     ({"routing": "sprinkle"}, ("routing",), ("routing", "scheme")),
+     ({"tcp": {"min_rto_ps": 0}}, ("tcp",), ("tcp",)),
+     ({"links": [{"a": 0, "b": 2, "rate_bps": 0, "delay_ps": 1}]}, ("links", 0, "rate_bps"), ("topology",))],
+)
+def test_engine_errors_carry_the_field_location_as_data_and_the_scenario_key(change, engine_loc, scenario_loc):
+    with pytest.raises(EngineInputError) as e:
+        run_spec(two_hosts(**change))
+    assert e.value.engine_loc == engine_loc
+    assert e.value.loc == scenario_loc
+    assert e.value.msg and e.value.msg in str(e.value)
+
+
+def test_the_binding_s_error_types_are_not_the_package_s():
+    # One name, one class: the compiled module's exceptions are converted at the door (greendcn.sim.engine).
+    assert _native.SpecError is not EngineInputError and _native.SpecError.__name__ != EngineInputError.__name__
+    assert _native.NativePanic.__name__ != EngineCrash.__name__
+
+
 def test_a_panic_in_rust_becomes_an_exception_not_an_abort():
-    with pytest.raises(_native.EngineCrash, match="deliberate panic"):
+    with pytest.raises(_native.NativePanic, match="deliberate panic"):
         _native._panic_for_tests()
     # and the interpreter, and the engine, still work afterwards
     assert run_spec(two_hosts())["flows"][0]["completed"]

@@ -1,15 +1,18 @@
-# Type stubs of the compiled engine module (crates/py). Use it through greendcn.sim.engine, not directly.
+# Type stubs of the compiled module (crates/py): the Rust engine and the access-log scanner. Use them through
+# greendcn.sim.engine and greendcn.lifetime.scan, not directly. tests/test_native_stubs.py checks that this file
+# and the compiled module agree.
 from collections.abc import Callable
 from typing import Any
 
 def run(spec_json: str) -> str: ...
 def version() -> str: ...
 
-class EngineInputError(ValueError): ...
-class EngineCrash(RuntimeError): ...
+class SpecError(ValueError): ...  # args: (message: str, loc: tuple[str | int, ...], msg: str)
+class NativePanic(RuntimeError): ...
+
 def _panic_for_tests() -> str: ...
 
-# Access-log scanner (crates/logscan via crates/py/src/logscan.rs). Use it through greendcn.lifetime.scan.
+# Access-log scanner (crates/logscan via crates/py/src/logscan.rs).
 class LogScanError(ValueError): ...  # args: (kind: "io" | "header" | "config", where: str, message: str)
 
 def scan_logs(

@@ -15,7 +15,7 @@ pub mod tcp;
 pub mod units;
 mod validate;
 
-pub use error::EngineError;
+pub use error::{EngineError, Loc, LocItem};
 pub use results::SimResults;
 pub use sim::Sim;
 pub use spec::SimSpec;
@@ -29,9 +29,8 @@ pub fn run(spec: &SimSpec, interrupted: &mut dyn FnMut() -> bool) -> Result<SimR
 pub fn run_json(spec_json: &str, interrupted: &mut dyn FnMut() -> bool) -> Result<String, EngineError> {
     let de = &mut serde_json::Deserializer::from_str(spec_json);
     let spec: SimSpec = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        EngineError::Parse(if path == "." { inner.to_string() } else { format!("{path}: {inner}") })
+        let loc = error::Loc::parse(&e.path().to_string());
+        EngineError::Parse { loc, msg: e.into_inner().to_string() }
     })?;
     let results = run(&spec, interrupted)?;
     Ok(serde_json::to_string(&results).expect("results always serialize"))

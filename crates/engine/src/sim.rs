@@ -93,10 +93,13 @@ impl<'a> Sim<'a> {
         for (i, f) in spec.flows.iter().enumerate() {
             let (sh, dh) = (host_index[f.src as usize], host_index[f.dst as usize]);
             if routes.next_hops(f.src, dh).is_empty() || routes.next_hops(f.dst, sh).is_empty() {
-                return Err(EngineError::Invalid(format!(
-                    "flows[{i}]: no path between {} and {}",
-                    spec.nodes[f.src as usize].name, spec.nodes[f.dst as usize].name
-                )));
+                return Err(EngineError::invalid(
+                    &format!("flows[{i}]"),
+                    format!(
+                        "no path between {} and {}",
+                        spec.nodes[f.src as usize].name, spec.nodes[f.dst as usize].name
+                    ),
+                ));
             }
             let base = mix64(spec.seed ^ mix64(f.id));
             flows.push(FlowState {

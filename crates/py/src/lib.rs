@@ -1,17 +1,20 @@
 //! PyO3 bindings of the greendcn engine and the access-log scanner. This crate only converts: a JSON spec in,
-//! JSON results out (logscan.rs: options in, columns out), errors to Python exceptions, and panics to
-//! `EngineCrash` so that Python never aborts.
+//! JSON results out (logscan.rs: options in, columns out), errors to Python exceptions (a spec error carries its
+//! field's location as data), and panics to `NativePanic` so that Python never aborts.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
-use greendcn_engine::EngineError;
+use greendcn_engine::{EngineError, Loc, LocItem};
 
 mod logscan;
 
-create_exception!(_native, EngineInputError, PyValueError);
-create_exception!(_native, EngineCrash, PyRuntimeError);
+// The binding's own exception types; greendcn.sim.engine turns them into the package's one exception tree
+// (greendcn.core.errors.EngineInputError, EngineCrash), so their names differ from those on purpose.
+create_exception!(_native, SpecError, PyValueError);
+create_exception!(_native, NativePanic, PyRuntimeError);
 
 fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
     panic
@@ -27,11 +30,34 @@ pub(crate) enum Stop {
     Raise(PyErr),
 }
 
+/// A spec error as a Python `SpecError(message, loc, msg)`: `loc` is a tuple of keys (str) and indices (int),
+/// pydantic-core style, and `msg` the message without its location.
+fn spec_error(e: &EngineError) -> PyErr {
+    let message = e.to_string();
+    let (loc, msg) = match e {
+        EngineError::Parse { loc, msg } | EngineError::Invalid { loc, msg } => (loc.clone(), msg.clone()),
+        EngineError::Interrupted => (Loc::default(), message.clone()),
+    };
+    Python::attach(|py| {
+        let items: Vec<Py<PyAny>> = loc
+            .0
+            .iter()
+            .map(|item| match item {
+                LocItem::Key(k) => k.clone().into_pyobject(py).map(|o| o.into_any().unbind()).map_err(PyErr::from),
+                LocItem::Index(i) => i.into_pyobject(py).map(|o| o.into_any().unbind()).map_err(PyErr::from),
+            })
+            .collect::<PyResult<_>>()?;
+        let loc_tuple = PyTuple::new(py, items)?;
+        Ok::<PyErr, PyErr>(SpecError::new_err((message.clone(), loc_tuple.unbind(), msg.clone())))
+    })
+    .unwrap_or_else(|err| err)
+}
+
 impl From<EngineError> for Stop {
     fn from(e: EngineError) -> Self {
         match e {
             EngineError::Interrupted => Stop::Interrupted,
-            e => Stop::Raise(EngineInputError::new_err(e.to_string())),
+            e => Stop::Raise(spec_error(&e)),
         }
     }
 }
@@ -60,7 +86,7 @@ where
         Ok(Ok(value)) => Ok(value),
         Ok(Err(Stop::Interrupted)) => Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))),
         Ok(Err(Stop::Raise(e))) => Err(e),
-        Err(panic) => Err(EngineCrash::new_err(format!("engine bug (please report): {}", panic_message(panic)))),
+        Err(panic) => Err(NativePanic::new_err(format!("engine bug (please report): {}", panic_message(panic)))),
     }
 }
 
@@ -72,7 +98,7 @@ fn run(py: Python<'_>, spec_json: &str) -> PyResult<String> {
     guarded(py, move |interrupted| Ok(greendcn_engine::run_json(&spec, interrupted)?))
 }
 
-/// Panics inside the guarded path on purpose, so tests can check that a panic becomes EngineCrash.
+/// Panics inside the guarded path on purpose, so tests can check that a panic becomes NativePanic.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<String> {
     guarded(py, |_| -> Result<String, Stop> { panic!("deliberate panic for the binding test") })
@@ -88,8 +114,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
-    m.add("EngineInputError", m.py().get_type::<EngineInputError>())?;
-    m.add("EngineCrash", m.py().get_type::<EngineCrash>())?;
+    m.add("SpecError", m.py().get_type::<SpecError>())?;
+    m.add("NativePanic", m.py().get_type::<NativePanic>())?;
     logscan::register(m)?;
     Ok(())
 }

@@ -1,4 +1,8 @@
-"""The only door to the compiled engine: a spec dict in (docs/engine-spec.md), a results dict out."""
+"""The only door to the compiled engine: a spec dict in (docs/engine-spec.md), a results dict out.
+
+An error the engine finds in its spec comes with the spec field's location; `scenario_loc` maps it back to the
+scenario key a user wrote (tcp.min_rto_ps -> tcp.min_rto, flows[3].size_bytes -> workload flow 3's size), so the
+error names what to change in the scenario file, and keeps the engine's own location beside it."""
 
 from __future__ import annotations
 
@@ -6,18 +10,45 @@ import json
 from typing import Any
 
 from .. import _native
-from ..core.errors import EngineCrash, EngineInputError
+from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 
-__all__ = ["run_spec", "engine_version"]
+__all__ = ["engine_version", "run_spec", "scenario_loc"]
+
+# Engine spec keys -> scenario keys, where the names differ (units live in the engine's names).
+_TCP_KEYS = {"min_rto_ps": "min_rto", "initial_rto_ps": "initial_rto", "max_rto_ps": "max_rto",
+             "max_window_bytes": "max_window", "delayed_ack_timeout_ps": "delayed_ack_timeout"}
+_FLOW_KEYS = {"size_bytes": "size", "rate_bps": "rate", "start_ps": "start"}
+_TOP_KEYS: dict[str, Loc] = {"routing": ("routing", "scheme"), "seed": ("run", "seed"),
+                             "stop_ps": ("run", "stop_time"), "stats_window_ps": ("power", "window"),
+                             "frame_overhead_bytes": ("topology", "frame_overhead"),
+                             "nodes": ("topology",), "links": ("topology",), "udp": ("udp",)}
+
+
+def scenario_loc(engine_loc: Loc) -> Loc:
+    """The scenario key behind a field of the engine's spec (empty when the spec as a whole is to blame)."""
+    if not engine_loc:
+        return ()
+    head, rest = engine_loc[0], engine_loc[1:]
+    if head == "tcp":
+        return ("tcp", *(_TCP_KEYS.get(k, k) if isinstance(k, str) else k for k in rest))
+    if head == "flows":
+        return ("workload", "flows", *(_FLOW_KEYS.get(k, k) if isinstance(k, str) else k for k in rest))
+    if isinstance(head, str) and head in _TOP_KEYS:
+        return _TOP_KEYS[head]
+    return tuple(engine_loc)
 
 
 def run_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """Run one simulation. Raises EngineInputError for a spec the engine refuses, EngineCrash for an engine bug."""
     try:
         text = _native.run(json.dumps(spec))
-    except _native.EngineInputError as e:
-        raise EngineInputError(str(e), hint="see docs/engine-spec.md for the fields the engine accepts") from None
-    except _native.EngineCrash as e:
+    except _native.SpecError as e:
+        message, engine_loc, msg = e.args
+        loc = scenario_loc(engine_loc)
+        where = f" (scenario key {format_loc(loc)})" if loc and loc != tuple(engine_loc) else ""
+        raise EngineInputError(f"{message}{where}", hint="see docs/engine-spec.md for the fields the engine accepts",
+                               loc=loc, engine_loc=engine_loc, msg=msg) from None
+    except _native.NativePanic as e:
         raise EngineCrash(str(e), hint="this is a bug in greendcn; please report it with the scenario") from None
     return json.loads(text)
 

@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..core.errors import InputError
+from ..core.errors import FieldError, InputError, format_loc
 from ..power.config import PowerConfig
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 
@@ -65,14 +65,6 @@ SizeBytes = Annotated[int, _unit(parse_size_bytes), Field(ge=0)]
 ByteCount = Annotated[int, _unit(parse_size_bytes, allow_bare_int=True), Field(ge=0)]
 QueueLimit = Annotated[dict[str, int] | None, _unit(parse_queue)]
 HostRef = Annotated[str | int, Field(union_mode="left_to_right")]
-
-
-class FieldError(InputError):
-    """A check across fields that blames one of them (`field`, relative to the model checked)."""
-
-    def __init__(self, field: str, message: str, hint: str | None = None):
-        super().__init__(message, hint)
-        self.field = field
 
 
 class _Model(BaseModel):
@@ -280,23 +272,25 @@ _KINDS = {"static", "random", "permutation", "flows"}
 _TYPE_TAGS = {"str", "int", "float", "bool", "none"}
 
 
-def _error_path(loc: tuple[Any, ...]) -> str:
-    parts: list[str] = []
+def _error_loc(loc: tuple[Any, ...]) -> tuple[str | int, ...]:
+    """pydantic's location without the tags it inserts (discriminators, validator and type names)."""
+    parts: list[str | int] = []
     for i, item in enumerate(loc):
         if isinstance(item, int):
-            parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
+            parts.append(item)
         elif i > 0 and loc[i - 1] == "workload" and item in _KINDS:
             continue  # the discriminator tag pydantic inserts; the user never wrote it
         elif isinstance(item, str) and (item in _TYPE_TAGS or item.startswith(("function-", "union[", "dict["))):
             continue
         else:
             parts.append(str(item))
-    return ".".join(parts) or "scenario"
+    return tuple(parts)
 
 
 def _to_input_error(err: ValidationError, origin: str) -> InputError:
     first = err.errors(include_url=False)[0]
-    path = _error_path(tuple(first["loc"]))
+    loc = _error_loc(tuple(first["loc"]))
+    path = format_loc(loc) or "scenario"
     cause = (first.get("ctx") or {}).get("error")
     hint = getattr(cause, "hint", None)
     kind = first["type"]
@@ -308,6 +302,7 @@ def _to_input_error(err: ValidationError, origin: str) -> InputError:
         hint = "set workload.kind"
     elif isinstance(cause, FieldError):
         msg = f"{path}.{cause.field}: {cause}"
+        loc = (*loc, cause.field)
     elif isinstance(cause, Exception):
         text = str(cause)
         msg = f"{path}: {text.removeprefix('value: ')}"
@@ -315,7 +310,7 @@ def _to_input_error(err: ValidationError, origin: str) -> InputError:
         msg = f"{path}: {first['msg']}"
     if not hint:
         hint = "see docs/scenario-format.md for the allowed values"
-    return InputError(f"{origin}: {msg}" if origin else msg, hint=hint)
+    return InputError(f"{origin}: {msg}" if origin else msg, hint=hint, loc=loc)
 
 
 def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin: str = "") -> Scenario:
