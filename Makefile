@@ -42,7 +42,7 @@ bench: build ## run the benchmarks and print figures with units
 
 lint: build ## ruff and clippy
 	$(VENV)/bin/ruff check python tests benchmarks
-	cargo clippy --workspace --exclude greendcn-py -q -- -D warnings
+	cargo clippy --workspace --all-targets -q -- -D warnings
 
 clean: ## remove build products and the virtualenv
 	rm -rf $(VENV) target

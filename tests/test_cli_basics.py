@@ -1,11 +1,9 @@
 """The command line starts, reports versions, and turns bad usage into a clear error."""
 
-import subprocess
-import sys
+from conftest import run_greendcn
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "greendcn.cli", *args], capture_output=True, text=True, timeout=120)
+run_cli = run_greendcn
 
 
 def test_version_names_package_and_engine():

@@ -2,28 +2,16 @@
 no traceback; with the engine, the JSON holds flows, links, nodes and summary."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import assert_clean_error, run_greendcn
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "scenarios" / "seed003-static.toml"
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "greendcn.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=300, check=False)
-
-
-def assert_clean_error(out: subprocess.CompletedProcess[str], field: str) -> None:
-    assert out.returncode == 1, out.stderr
-    assert "Traceback" not in out.stderr
-    lines = out.stderr.strip().splitlines()
-    errors = [line for line in lines if line.startswith("error:")]
-    assert len(errors) == 1 and field in errors[0], out.stderr
-    assert lines[-1].startswith("hint:")
+run_cli = run_greendcn
 
 
 @pytest.mark.parametrize("sets, field", [

@@ -68,8 +68,30 @@ def test_waiting_is_announced_and_times_out(lock_file, tmp_path, capsys):
         _finish(child)
 
 
+TRY_LOCK = r"""
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    print("free")
+except BlockingIOError:
+    print("held")
+"""
+
+
+def _seen_from_another_process(lock_file) -> str:
+    out = subprocess.run([sys.executable, "-c", TRY_LOCK, str(lock_file)], capture_output=True, text=True,
+                         check=True)
+    return out.stdout.strip()
+
+
 def test_the_lock_is_reentrant_within_a_process(lock_file):
-    with hostlock.exclusive_host(timeout_s=1), hostlock.exclusive_host(timeout_s=1):
-        pass
+    # A nested take must neither wait for itself (it would time out and raise) nor let go of the lock when the
+    # inner block ends: the host stays locked for other processes until the outer block ends.
+    with hostlock.exclusive_host(timeout_s=1):
+        with hostlock.exclusive_host(timeout_s=1):
+            assert _seen_from_another_process(lock_file) == "held"
+        assert _seen_from_another_process(lock_file) == "held"
+    assert _seen_from_another_process(lock_file) == "free"
     with hostlock.exclusive_host(timeout_s=1):  # released: it can be taken again
-        pass
+        assert _seen_from_another_process(lock_file) == "held"

@@ -49,14 +49,32 @@ def test_packets_leave_only_inside_their_windows(run):
     assert np.all(run.records["slot"] < run.schedule.slots)
 
 
+def empty_slot_runs(run) -> list[int]:
+    """Lengths of the runs of consecutive slots that received no data packet."""
+    slots = run.schedule.slots
+    got = np.zeros(slots, dtype=bool)
+    k = run.records["slot"].astype(np.int64)
+    got[k[(k >= 0) & (k < slots)]] = True
+    runs, length = [], 0
+    for has_data in got:
+        if has_data:
+            if length:
+                runs.append(length)
+            length = 0
+        else:
+            length += 1
+    return runs + ([length] if length else [])
+
+
 def test_almost_every_slot_carries_traffic(run):
-    # A neighbour's real-time job or a hypervisor pause can hold the sender's CPU for much of one 0.2 s run
-    # (seen once on the shared development VM: 48% empty). One fresh run separates that from a broken probe,
-    # which would leave slots empty every time.
-    share = run.metrics.empty_slot_share
-    if share > 0.1:
-        share = run_probe(run.config).metrics.empty_slot_share
-    assert share <= 0.1
+    # A neighbour's real-time job or a hypervisor pause can hold the sender's CPU for many 1 ms slots in one
+    # 0.2 s run (seen once on the shared development VM: 48% empty). Such a stall empties consecutive slots;
+    # a probe that fails to follow its schedule leaves slots empty all over the run. So the test allows up to
+    # two stalls of any length, and beyond them at most 10% of the slots empty, from one run.
+    runs = sorted(empty_slot_runs(run), reverse=True)
+    scattered = sum(runs[2:]) / run.schedule.slots
+    assert scattered <= 0.1, f"empty slots in {len(runs)} separate runs: {runs[:10]}"
+    assert run.metrics.empty_slot_share == pytest.approx(sum(runs) / run.schedule.slots)
 
 
 def test_duty_lies_in_a_loose_band(run):

@@ -4,6 +4,8 @@
 //! It listens on one or more UDP ports (the index of the port in --listen is the destination the packet
 //! actually reached), stops at --until-ns (CLOCK_REALTIME), writes fixed 48-byte records to --out and a
 //! summary JSON object to stdout.
+// A command-line tool: its one result, a JSON line, is meant for standard output.
+#![allow(clippy::print_stdout)]
 
 use std::io::Write;
 use std::net::{SocketAddr, UdpSocket};

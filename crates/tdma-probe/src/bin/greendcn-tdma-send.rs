@@ -3,6 +3,8 @@
 //! Every datagram carries its sequence number, intended slot, destination index and send time (see wire.rs),
 //! so the receiver alone can tell when it left, where it was meant to go and how late it arrived. A summary
 //! JSON object goes to stdout at the end.
+// A command-line tool: its one result, a JSON line, is meant for standard output.
+#![allow(clippy::print_stdout)]
 
 use std::net::{SocketAddr, UdpSocket};
 use tdma_probe::args::{die, Args};
