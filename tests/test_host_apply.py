@@ -156,14 +156,16 @@ def test_failure_midway_rolls_back(tmp_path, monkeypatch):
     before = snapshot(sys.root)
     plan = make_plan(topo, ["enp3s0f0"], 2)
     victim = plan.settings[-1].rel + "/scaling_governor"
-    real_open = open
+    from greendcn.host import apply as apply_module
 
-    def flaky(path, mode="r", *a, **k):
-        if "w" in mode and str(path).endswith(victim):
+    real_write = apply_module.write_value
+
+    def flaky(target, text):
+        if str(target).endswith(victim):
             raise OSError(22, "Invalid argument")
-        return real_open(path, mode, *a, **k)
+        return real_write(target, text)
 
-    monkeypatch.setattr("builtins.open", flaky)
+    monkeypatch.setattr(apply_module, "write_value", flaky)
     with pytest.raises(GreendcnError, match="rolled back"):
         apply_plan(sys, plan, tmp_path / "s.json")
     monkeypatch.undo()
@@ -197,5 +199,5 @@ def test_revert_errors(tmp_path):
             }
         )
     )
-    with pytest.raises(InputError, match="stay inside"):
+    with pytest.raises(InputError, match="refused as a whole"):
         revert(sys, evil)

@@ -31,6 +31,14 @@ SUBAPPS: list[tuple[str, str]] = [
 for _name, _module in SUBAPPS:
     app.add_typer(importlib.import_module(_module, __package__).app, name=_name)
 
+
+@app.callback()
+def _host() -> None:
+    """AFFCON on this machine: core layout, affinity and DVFS plans, rate control, RAPL energy."""
+    from .signals import terminate_as_interrupt
+
+    terminate_as_interrupt()  # SIGTERM and SIGHUP restore like Ctrl-C in every host command
+
 RootOption = typer.Option("/", "--root", help="Root holding sys/ (default: this machine).")
 PlanPortOption = typer.Option(..., "--port", help="Interface to drive (repeat for several ports).")
 ControlPortOption = typer.Option([], "--port", help="NAME:CPULIST, e.g. eth1:2,4 (repeat per port).")

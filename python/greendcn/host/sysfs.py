@@ -58,6 +58,21 @@ class SysRoot:
             )
         return self.root.joinpath(*parts)
 
+    def inside(self, rel: str, action: str = "write") -> Path:
+        """The file `rel` names, with every link followed, refused unless it lies inside the root.
+
+        Links inside the root are normal (the real sysfs has cpuN/cpufreq -> ../cpufreq/policyN); what may
+        never happen is that a link, or a chain of them, takes a write outside the root."""
+        p = self.path(rel)
+        target = Path(os.path.realpath(p))
+        if not (target == self.root or self.root in target.parents):
+            raise InputError(
+                f"cannot {action} {p}: it resolves to {target}, outside the root {self.root}",
+                hint="a link in the tree points out of it; fix or remove the link; nothing was written",
+                loc=(rel,),
+            )
+        return target
+
     def exists(self, rel: str) -> bool:
         return self.path(rel).exists()
 
