@@ -12,6 +12,7 @@ import re
 from .errors import InputError
 
 __all__ = [
+    "parse_freq_khz",
     "parse_time_ps",
     "parse_time_s",
     "parse_rate_bps",
@@ -107,3 +108,13 @@ def format_rate(bps: float) -> str:
         if abs(bps) >= scale:
             return f"{bps / scale:.4g} {unit}"
     return f"{bps:.4g} bps"
+
+
+def parse_freq_khz(text: str | None, what: str) -> int | None:
+    """'1.2GHz', '1200MHz' or '1200000kHz' -> kHz (cpufreq's unit); None stays None."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(GHz|MHz|kHz)\s*", text)
+    if not m:
+        raise InputError(f"{what}: cannot read {text!r}", hint="write a frequency with its unit, e.g. 1.2GHz")
+    return round(float(m.group(1)) * {"GHz": 1e6, "MHz": 1e3, "kHz": 1}[m.group(2)])

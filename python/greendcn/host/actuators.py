@@ -14,9 +14,10 @@ from typing import Protocol
 
 from ..core.errors import InputError
 from .apply import Changer
+from .sysfs import SysRoot
 from .topology import Topology
 
-__all__ = ["Actuator", "CommandActuator", "CpufreqActuator", "FileActuator", "LogActuator"]
+__all__ = ["Actuator", "CommandActuator", "CpufreqActuator", "FileActuator", "LogActuator", "build_actuator"]
 
 
 class Actuator(Protocol):
@@ -154,3 +155,37 @@ class CommandActuator:
         except OSError as e:
             return [f"{argv[0]} could not run: {e.strerror}"]
         return [f"{argv[0]} exited {r.returncode}"]
+
+
+def build_actuator(spec: str, sys: SysRoot, ports: dict[str, tuple[int, ...]], main: int | None, *,
+                   idle_governor: str = "powersave", idle_max_khz: int | None = None,
+                   state_path: str | os.PathLike[str]) -> tuple[Actuator, Changer | None]:
+    """The actuator `--actuator SPEC` names (cpufreq, none, file:PATH, cmd:PROGRAM), checked before anything is
+    written; for cpufreq also the Changer that records previous values (call its begin() before running)."""
+    from .apply import check_targets
+    from .topology import discover
+
+    if spec == "cpufreq":
+        topo = discover(sys)
+        for c in {c for v in ports.values() for c in v}:
+            if c not in topo.cpus:
+                raise InputError(f"--port: CPU {c} does not exist under {sys.root}",
+                                 hint="see `greendcn host layout`")
+        changer = Changer(sys, state_path)
+        working = {c for v in ports.values() for c in v} | ({main} if main is not None else set())
+        act = CpufreqActuator(topo, changer, working, idle_governor=idle_governor, idle_max_khz=idle_max_khz)
+        check_targets(
+            sys,
+            [f"{p.rel}/{f}" for p in topo.policies for f in ("scaling_governor", "scaling_max_freq")
+             if any(c in p.cpus for v in ports.values() for c in v)],
+            "control",
+        )
+        return act, changer
+    if spec == "none":
+        return LogActuator(), None
+    if spec.startswith("file:"):
+        return FileActuator(spec[5:]), None
+    if spec.startswith("cmd:"):
+        return CommandActuator([spec[4:], "{port}", "{state}", "{cpus}"]), None
+    raise InputError(f"--actuator: '{spec}' is not one of cpufreq, none, file:PATH, cmd:PROGRAM",
+                     hint="e.g. --actuator file:/run/pktgen-rates.json")

@@ -6,18 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
-import re
 import shlex
 from pathlib import Path
 
 import typer
 
 from ..core.clitools import JsonOption, echo_table, fail, info, write_json
-from ..core.errors import InputError
-from ..core.units import format_rate, parse_rate_bps, parse_time_s
-from .cpuset import format_cpulist, parse_cpulist
-from .sysfs import SysRoot, validate_ifname
+from ..core.units import format_rate, parse_freq_khz, parse_rate_bps, parse_time_s
+from .cpuset import format_cpulist
+from .sysfs import SysRoot
 
 app = typer.Typer(
     help="AFFCON on this machine: core layout, affinity and DVFS plans, rate control, RAPL energy.",
@@ -53,16 +50,6 @@ StateOption = typer.Option(
 )
 
 
-def _freq_khz(text: str | None, what: str) -> int | None:
-    """'1.2GHz', '1200MHz' or '1200000kHz' -> kHz (cpufreq's unit)."""
-    if text is None:
-        return None
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(GHz|MHz|kHz)\s*", text)
-    if not m:
-        raise InputError(f"{what}: cannot read {text!r}", hint="write a frequency with its unit, e.g. 1.2GHz")
-    return round(float(m.group(1)) * {"GHz": 1e6, "MHz": 1e3, "kHz": 1}[m.group(2)])
-
-
 def _grouped(rows: list[dict[str, object]]) -> list[dict[str, object]]:
     """Merge policies with identical settings into one row listing their CPUs (48 rows say less than 3)."""
     groups: dict[tuple, list[int]] = {}
@@ -78,7 +65,7 @@ def _grouped(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 @app.command()
 def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
     """Print the socket x core table (as seed 000 Table I shows it), the NICs with their nodes, cpufreq."""
-    from .topology import discover
+    from .topology import discover, topology_json
 
     topo = discover(root)
     sockets = topo.sockets
@@ -143,50 +130,7 @@ def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
     print(f"isolated CPUs: {format_cpulist(topo.isolated) or 'none'}")
     for w in topo.warnings:
         info(f"warning: {w}")
-    write_json(
-        json_out,
-        {
-            "root": topo.root,
-            "sockets": sockets,
-            "nodes": {str(k): list(v) for k, v in topo.nodes.items()},
-            "cores": [
-                {"package": k.package, "core_id": k.core_id, "node": k.node, "cpus": list(k.cpus)}
-                for k in topo.cores
-            ],
-            "nics": [
-                {
-                    "name": n.name,
-                    "numa_node": n.node,
-                    "driver": n.driver,
-                    "speed_mbps": n.speed_mbps,
-                    "pci": n.pci,
-                    "virtual": n.virtual,
-                }
-                for n in topo.nics.values()
-            ],
-            "cpufreq": {
-                "driver": topo.cpufreq_driver,
-                "present": topo.cpufreq_present,
-                "policies": [
-                    {
-                        "policy": p.name,
-                        "cpus": list(p.cpus),
-                        "governor": p.governor,
-                        "governors": list(p.governors),
-                        "min_khz": p.min_khz,
-                        "max_khz": p.max_khz,
-                        "hw_min_khz": p.hw_min_khz,
-                        "hw_max_khz": p.hw_max_khz,
-                        "frequencies_khz": list(p.frequencies_khz),
-                    }
-                    for p in topo.policies
-                ],
-            },
-            "isolated": list(topo.isolated),
-            "nohz_full": list(topo.nohz_full),
-            "warnings": topo.warnings,
-        },
-    )
+    write_json(json_out, topology_json(topo))
 
 
 @app.command()
@@ -214,7 +158,7 @@ def plan(
 ) -> None:
     """Seed 000's Algorithm 1: cores on each port's NUMA node, then the DVFS plan; DPDK/pktgen arguments."""
     from .apply import apply_plan
-    from .plan import make_plan
+    from .plan import make_plan, plan_json
     from .topology import discover
 
     sys = SysRoot(root)
@@ -227,8 +171,8 @@ def plan(
         main_lcore=main_lcore,
         work_governor=work_governor,
         idle_governor=idle_governor,
-        work_min_khz=_freq_khz(work_min_freq, "--work-min-freq"),
-        idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"),
+        work_min_khz=parse_freq_khz(work_min_freq, "--work-min-freq"),
+        idle_max_khz=parse_freq_khz(idle_max_freq, "--idle-max-freq"),
     )
     echo_table(
         [
@@ -274,43 +218,7 @@ def plan(
         )
     else:
         info("nothing written (pass --apply to set the governors)")
-    write_json(
-        json_out,
-        {
-            "root": str(sys.root),
-            "ports": [
-                {
-                    "port": x.port,
-                    "numa_node": x.node,
-                    "numa_node_known": x.node_known,
-                    "pci": x.pci,
-                    "dpdk_port": x.dpdk_port,
-                    "cpus": list(x.cpus),
-                }
-                for x in p.ports
-            ],
-            "main_lcore": p.main_cpu,
-            "lcores": p.lcores,
-            "working_cpus": list(p.working_cpus),
-            "eal_args": p.eal_args(),
-            "eal_args_coremask": p.eal_args_coremask(),
-            "pktgen_m": p.pktgen_m(),
-            "kernel_params": p.kernel_params(topo),
-            "settings": [
-                {
-                    "policy": s.policy,
-                    "cpus": list(s.cpus),
-                    "role": s.role,
-                    "governor": s.governor,
-                    "min_khz": s.min_khz,
-                    "max_khz": s.max_khz,
-                }
-                for s in p.settings
-            ],
-            "applied": [{"path": w.rel, "value": w.value} for w in writes],
-            "warnings": p.warnings,
-        },
-    )
+    write_json(json_out, plan_json(p, topo, sys.root, writes))
 
 
 @app.command()
@@ -323,30 +231,6 @@ def revert(
     restored = do_revert(SysRoot(root), state)
     print(f"restored {len(restored)} values")
     write_json(json_out, {"restored": restored})
-
-
-def _ports_from(port: list[str], plan_file: Path | None) -> tuple[dict[str, tuple[int, ...]], int | None]:
-    ports: dict[str, tuple[int, ...]] = {}
-    main = None
-    if plan_file is not None:
-        try:
-            data = json.loads(plan_file.read_text())
-            for x in data["ports"]:
-                ports[validate_ifname(x["port"], "--plan ports")] = tuple(int(c) for c in x["cpus"])
-            main = data.get("main_lcore")
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise InputError(
-                f"--plan: cannot read ports from {plan_file}: {e}",
-                hint="pass the --json file written by `greendcn host plan`",
-            ) from None
-    for spec in port:
-        name, sep, cpus = spec.partition(":")
-        if not sep:
-            raise InputError(
-                f"--port: '{spec}' lacks its CPUs", hint="write NAME:CPULIST, e.g. --port eth1:2,4"
-            )
-        ports[validate_ifname(name, "--port")] = tuple(parse_cpulist(cpus, f"--port {name} CPUs"))
-    return ports, main
 
 
 @app.command()
@@ -374,13 +258,12 @@ def control(
     json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 000's rate affinity: idle a port's cores while its rate is low, wake them when it is high."""
-    from .actuators import CommandActuator, CpufreqActuator, FileActuator, LogActuator
-    from .apply import Changer, check_targets, default_state_path
-    from .control import ControlConfig, NetnsCounters, RateController, SysfsCounters
-    from .topology import discover
+    from .actuators import build_actuator
+    from .apply import default_state_path
+    from .control import ControlConfig, NetnsCounters, RateController, SysfsCounters, ports_from
 
     sys = SysRoot(root)
-    ports, main = _ports_from(port, plan_file)
+    ports, main = ports_from(port, plan_file)
     cfg = ControlConfig(
         parse_rate_bps(high_rate, "--high-rate"),
         parse_rate_bps(low_rate, "--low-rate"),
@@ -388,42 +271,9 @@ def control(
         parse_time_s(interval, "--interval"),
         direction,
     )
-    changer = None
-    if actuator == "cpufreq":
-        topo = discover(sys)
-        for c in {c for v in ports.values() for c in v}:
-            if c not in topo.cpus:
-                fail(f"--port: CPU {c} does not exist under {sys.root}", hint="see `greendcn host layout`")
-        changer = Changer(sys, state or default_state_path(sys, "control"))
-        working = {c for v in ports.values() for c in v} | ({main} if main is not None else set())
-        act = CpufreqActuator(
-            topo,
-            changer,
-            working,
-            idle_governor=idle_governor,
-            idle_max_khz=_freq_khz(idle_max_freq, "--idle-max-freq"),
-        )
-        check_targets(
-            sys,
-            [
-                f"{p.rel}/{f}"
-                for p in topo.policies
-                for f in ("scaling_governor", "scaling_max_freq")
-                if any(c in p.cpus for v in ports.values() for c in v)
-            ],
-            "control",
-        )
-    elif actuator == "none":
-        act = LogActuator()
-    elif actuator.startswith("file:"):
-        act = FileActuator(actuator[5:])
-    elif actuator.startswith("cmd:"):
-        act = CommandActuator([actuator[4:], "{port}", "{state}", "{cpus}"])
-    else:
-        fail(
-            f"--actuator: '{actuator}' is not one of cpufreq, none, file:PATH, cmd:PROGRAM",
-            hint="e.g. --actuator file:/run/pktgen-rates.json",
-        )
+    act, changer = build_actuator(actuator, sys, ports, main, idle_governor=idle_governor,
+                                  idle_max_khz=parse_freq_khz(idle_max_freq, "--idle-max-freq"),
+                                  state_path=state or default_state_path(sys, "control"))
     reader = NetnsCounters(netns) if netns else SysfsCounters(sys)
     ctl = RateController(ports, reader, act, cfg)
     duration_s = parse_time_s(duration, "--duration") if duration else None
@@ -465,34 +315,7 @@ def control(
             for d in ctl.decisions
         ]
     )
-    write_json(
-        json_out,
-        {
-            "config": {
-                "high_rate_bps": cfg.high_bps,
-                "low_rate_bps": cfg.low_bps,
-                "dwell_s": cfg.dwell_s,
-                "interval_s": cfg.interval_s,
-                "direction": cfg.direction,
-                "actuator": act.name,
-            },
-            "decisions": [
-                {
-                    "t_s": d.t_s,
-                    "port": d.port,
-                    "rate_bps": d.rate_bps,
-                    "from": d.previous,
-                    "to": d.state,
-                    "reason": d.reason,
-                    "actions": list(d.actions),
-                }
-                for d in ctl.decisions
-            ],
-            "samples": [
-                {"t_s": s.t_s, "port": s.port, "rate_bps": s.rate_bps, "state": s.state} for s in ctl.samples
-            ],
-        },
-    )
+    write_json(json_out, ctl.to_json(act.name))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -14,11 +14,13 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from ..core.errors import GreendcnError, InputError
 from ..core.units import format_rate
 from .actuators import Actuator
+from .cpuset import parse_cpulist
 from .sysfs import SysRoot, validate_ifname
 
 __all__ = [
@@ -232,3 +234,57 @@ class RateController:
                 k = max(k + 1, int((clock() - t0) / self.config.interval_s) + 1)
         except KeyboardInterrupt:
             pass
+
+    def to_json(self, actuator: str) -> dict[str, object]:
+        """What `greendcn host control --json` writes: the configuration, every decision and every sample."""
+        return {
+                "config": {
+                    "high_rate_bps": self.config.high_bps,
+                    "low_rate_bps": self.config.low_bps,
+                    "dwell_s": self.config.dwell_s,
+                    "interval_s": self.config.interval_s,
+                    "direction": self.config.direction,
+                    "actuator": actuator,
+                },
+                "decisions": [
+                    {
+                        "t_s": d.t_s,
+                        "port": d.port,
+                        "rate_bps": d.rate_bps,
+                        "from": d.previous,
+                        "to": d.state,
+                        "reason": d.reason,
+                        "actions": list(d.actions),
+                    }
+                    for d in self.decisions
+                ],
+                "samples": [
+                    {"t_s": s.t_s, "port": s.port, "rate_bps": s.rate_bps, "state": s.state} for s in self.samples
+                ],
+            }
+
+
+def ports_from(port: list[str], plan_file: Path | None) -> tuple[dict[str, tuple[int, ...]], int | None]:
+    """The ports to control and their CPUs, from a `plan --json` file and/or NAME:CPULIST specs; the main
+    lcore from the plan file (None without one)."""
+    ports: dict[str, tuple[int, ...]] = {}
+    main = None
+    if plan_file is not None:
+        try:
+            data = json.loads(plan_file.read_text())
+            for x in data["ports"]:
+                ports[validate_ifname(x["port"], "--plan ports")] = tuple(int(c) for c in x["cpus"])
+            main = data.get("main_lcore")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise InputError(
+                f"--plan: cannot read ports from {plan_file}: {e}",
+                hint="pass the --json file written by `greendcn host plan`",
+            ) from None
+    for spec in port:
+        name, sep, cpus = spec.partition(":")
+        if not sep:
+            raise InputError(
+                f"--port: '{spec}' lacks its CPUs", hint="write NAME:CPULIST, e.g. --port eth1:2,4"
+            )
+        ports[validate_ifname(name, "--port")] = tuple(parse_cpulist(cpus, f"--port {name} CPUs"))
+    return ports, main

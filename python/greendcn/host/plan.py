@@ -8,14 +8,16 @@ any of their CPUs needs, since siblings share one clock; a pktgen main lcore bes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.errors import InputError
 from .cpuset import cpus_to_mask, format_cpulist
 from .sysfs import validate_ifname
 from .topology import Topology
 
-__all__ = ["Plan", "PolicySetting", "PortPlan", "make_plan", "pktgen_map"]
+__all__ = ["Plan", "PolicySetting", "PortPlan", "make_plan", "pktgen_map", "plan_json"]
 
 
 @dataclass(frozen=True)
@@ -265,3 +267,41 @@ def _settings(
         else:
             out.append(PolicySetting(p.name, p.rel, p.cpus, role, work_gov, work_min, None))
     return out
+
+
+def plan_json(p: Plan, topo: Topology, root: object, writes: Sequence[Any] = ()) -> dict[str, object]:
+    """What `greendcn host plan --json` writes; `writes` are the ones `--apply` made."""
+    return {
+        "root": str(root),
+        "ports": [
+            {
+                "port": x.port,
+                "numa_node": x.node,
+                "numa_node_known": x.node_known,
+                "pci": x.pci,
+                "dpdk_port": x.dpdk_port,
+                "cpus": list(x.cpus),
+            }
+            for x in p.ports
+        ],
+        "main_lcore": p.main_cpu,
+        "lcores": p.lcores,
+        "working_cpus": list(p.working_cpus),
+        "eal_args": p.eal_args(),
+        "eal_args_coremask": p.eal_args_coremask(),
+        "pktgen_m": p.pktgen_m(),
+        "kernel_params": p.kernel_params(topo),
+        "settings": [
+            {
+                "policy": s.policy,
+                "cpus": list(s.cpus),
+                "role": s.role,
+                "governor": s.governor,
+                "min_khz": s.min_khz,
+                "max_khz": s.max_khz,
+            }
+            for s in p.settings
+        ],
+        "applied": [{"path": w.rel, "value": w.value} for w in writes],
+        "warnings": p.warnings,
+    }

@@ -12,7 +12,7 @@ from ..core.errors import InputError
 from .cpuset import parse_cpulist
 from .sysfs import SysRoot, validate_ifname
 
-__all__ = ["Core", "Cpu", "Nic", "Policy", "Topology", "discover"]
+__all__ = ["Core", "Cpu", "Nic", "Policy", "Topology", "discover", "topology_json"]
 
 CPU_DIR = "sys/devices/system/cpu"
 NODE_DIR = "sys/devices/system/node"
@@ -254,3 +254,48 @@ def discover(root: str | os.PathLike[str] | SysRoot = "/") -> Topology:
         nohz_full=nohz,
         warnings=warnings,
     )
+
+
+def topology_json(topo: Topology) -> dict[str, object]:
+    """What `greendcn host layout --json` writes: the machine as discovered (docs/host.md)."""
+    return {
+        "root": topo.root,
+        "sockets": topo.sockets,
+        "nodes": {str(k): list(v) for k, v in topo.nodes.items()},
+        "cores": [
+            {"package": k.package, "core_id": k.core_id, "node": k.node, "cpus": list(k.cpus)}
+            for k in topo.cores
+        ],
+        "nics": [
+            {
+                "name": n.name,
+                "numa_node": n.node,
+                "driver": n.driver,
+                "speed_mbps": n.speed_mbps,
+                "pci": n.pci,
+                "virtual": n.virtual,
+            }
+            for n in topo.nics.values()
+        ],
+        "cpufreq": {
+            "driver": topo.cpufreq_driver,
+            "present": topo.cpufreq_present,
+            "policies": [
+                {
+                    "policy": p.name,
+                    "cpus": list(p.cpus),
+                    "governor": p.governor,
+                    "governors": list(p.governors),
+                    "min_khz": p.min_khz,
+                    "max_khz": p.max_khz,
+                    "hw_min_khz": p.hw_min_khz,
+                    "hw_max_khz": p.hw_max_khz,
+                    "frequencies_khz": list(p.frequencies_khz),
+                }
+                for p in topo.policies
+            ],
+        },
+        "isolated": list(topo.isolated),
+        "nohz_full": list(topo.nohz_full),
+        "warnings": topo.warnings,
+    }
