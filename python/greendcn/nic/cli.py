@@ -8,9 +8,18 @@ import numpy as np
 import typer
 
 from ..core.clitools import JsonOption, echo_table, fail, info, write_json
-from ..core.units import parse_packet_rate_pps, parse_rate_bps, parse_size_bytes, parse_time_s
+from ..core.units import parse_packet_rate_pps, parse_size_bytes, parse_time_s
 from .linux import CAVEAT
-from .params import DEFAULT_HOST, MODES, Host, Transmission, default_setting, parse_setting
+from .cpupower import power_objective
+from .params import (
+    DEFAULT_HOST,
+    MODES,
+    default_setting,
+    host_from_options,
+    parse_setting,
+    quantity,
+    transmission_from_options,
+)
 
 app = typer.Typer(
     help="NIC receive modes (interrupt, timer, watermark, NAPI): model, tuner, cross-check.",
@@ -18,26 +27,6 @@ app = typer.Typer(
 )
 
 _DEFAULT_SETTINGS = ["interrupt", "timer:100us", "watermark:64pkt", "napi:64"]
-
-
-def _quantity(text: str, parse, name: str, hint: str):
-    if text.strip().startswith("-"):
-        fail(f"{name}: must be positive, got {text!r}", hint=hint)
-    return parse(text, name)
-
-
-def _host(ring: int, irq_cost: str, poll_cost: str, pkt_cost: str, cores: float, wake_timeout: str) -> Host:
-    def t(v: str, n: str) -> float:
-        return _quantity(v, parse_time_s, n, "give a time with a unit, e.g. 5us")
-
-    return Host(
-        ring_slots=ring,
-        irq_cost_s=t(irq_cost, "--irq-cost"),
-        poll_cost_s=t(poll_cost, "--poll-cost"),
-        pkt_cost_s=t(pkt_cost, "--pkt-cost"),
-        cpu_cores=cores,
-        wake_timeout_s=t(wake_timeout, "--wake-timeout"),
-    )
 
 
 def _us(s: float) -> str:
@@ -67,24 +56,6 @@ TransmissionsOpt = typer.Option(
 )
 
 
-def _transmission(
-    rate: str | None, link_rate: str | None, packet_size: str, burst: int, size: str | None
-) -> Transmission:
-    pkt = _quantity(packet_size, parse_size_bytes, "--packet-size", "give the packet size, e.g. 1500B")
-    if pkt <= 0:
-        fail(f"--packet-size: must be positive, got {packet_size!r}", hint="give the packet size, e.g. 1500B")
-    if (rate is None) == (link_rate is None):
-        fail("give exactly one of --rate (packets/s) and --link-rate (bits/s)", hint="e.g. --rate 3.6kpps")
-    if rate is not None:
-        pps = _quantity(rate, parse_packet_rate_pps, "--rate", "give the offered load, e.g. 3.6kpps")
-    else:
-        pps = _quantity(link_rate, parse_rate_bps, "--link-rate", "give a bit rate, e.g. 1Gbps") / (8 * pkt)
-    total = None if size is None else _quantity(size, parse_size_bytes, "--size", "give a size, e.g. 7.5GB")
-    if total is not None and total <= 0:
-        fail(f"--size: must be positive, got {size!r}", hint="give the transmission size, e.g. 7.5GB")
-    return Transmission(pps, pkt, float("inf") if total is None else float(total), burst)
-
-
 @app.command()
 def model(
     rate: str | None = typer.Option(None, "--rate", help="Offered load in packets/s, e.g. 3.6kpps."),
@@ -105,8 +76,8 @@ def model(
     from .cpupower import CpuPower, cpu_power_w
     from .model import evaluate_setting
 
-    host = _host(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
-    tx = _transmission(rate, link_rate, packet_size, burst, size)
+    host = host_from_options(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
+    tx = transmission_from_options(rate, link_rate, packet_size, burst, size)
     pricing = CpuPower.from_platform()  # example platform at its top frequency: prices only, costs unchanged
     rows = []
     for text in setting:
@@ -172,17 +143,17 @@ def curve(
     """Interrupts per packet, CPU and throughput as the offered load rises (seed 004 Fig. 6's NAPI shape)."""
     from .model import evaluate
 
-    host = _host(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
+    host = host_from_options(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
     if points < 2:
         fail(f"--points: need at least 2, got {points}", hint="e.g. --points 12")
-    a = _quantity(lo, parse_packet_rate_pps, "--from", "e.g. 10kpps")
-    b = _quantity(hi, parse_packet_rate_pps, "--to", "e.g. 1.2Mpps")
+    a = quantity(lo, parse_packet_rate_pps, "--from", "e.g. 10kpps")
+    b = quantity(hi, parse_packet_rate_pps, "--to", "e.g. 1.2Mpps")
     if not 0 < a < b:
         fail(
             f"--from must be positive and below --to, got {lo!r} and {hi!r}",
             hint="e.g. --from 10kpps --to 1.2Mpps",
         )
-    pkt = _quantity(packet_size, parse_size_bytes, "--packet-size", "e.g. 64B")
+    pkt = quantity(packet_size, parse_size_bytes, "--packet-size", "e.g. 64B")
     s = parse_setting(setting)
     if pkt <= 0:
         fail(f"--packet-size: must be positive, got {packet_size!r}", hint="e.g. 64B")
@@ -243,16 +214,16 @@ def tune(
 ) -> None:
     """Tune each transmission's receive setting (NSGA-II: throughput up, interrupts down) and compare with
     the seed's default and optimal throughputs."""
-    from .transmissions import load_transmissions, tune_rows
+    from .transmissions import load_transmissions, summary_by_class, tune_rows
 
-    host = _host(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
+    host = host_from_options(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
     lat = (
         None
         if max_latency is None or max_latency.strip().lower() == "none"
-        else _quantity(max_latency, parse_time_s, "--max-latency", "e.g. 10ms, or none")
+        else quantity(max_latency, parse_time_s, "--max-latency", "e.g. 10ms, or none")
     )
     rows = load_transmissions(transmissions)
-    pm = _power_model(power, frequency)
+    pm = power_objective(power, frequency)
     info(f"tuning {len(rows)} transmissions; default setting (our assumption): {default_setting().label()}")
     out = tune_rows(rows, host, seed=seed, max_latency_s=lat, workers=workers, power=pm)
     echo_table(
@@ -276,7 +247,7 @@ def tune(
             for o in out
         ]
     )
-    summary = _by_class(out)
+    summary = summary_by_class(out)
     print("\nby size class (seed 002 line 187; 'all' = every row; the seed states a 4.6 % mean, line 77):")
     echo_table(summary)
     if all(
@@ -300,7 +271,17 @@ def tune(
         "linux_caveat": CAVEAT,
     }
     if joint:
-        payload["joint"] = _joint(rows, host, seed, lat, pm)
+        from .tuner import tune_jointly
+
+        info(f"joint tuning of {len(rows)} NICs sharing {host.cpu_cores:g} core(s)")
+        res = tune_jointly(rows, host, seed, lat, pm)
+        print(
+            f"\njoint ({res['nics']} NICs, one CPU of {host.cpu_cores:g} core(s)): front of {len(res['front'])} "
+            f"points; chosen: {res['chosen_throughput_bps'] / 1e6:.6g} Mbps, {res['chosen_interrupts_per_s']:.6g} "
+            f"interrupts/s after {res['evaluations']} evaluations"
+        )
+        res.pop("nics")
+        payload["joint"] = res
     print(f"\nrule: {_rule()}")
     print(
         "default: one interrupt per packet (our assumption; the seed does not print PF_RING 5.4.6's default)"
@@ -326,92 +307,10 @@ def tune(
     write_json(json, payload)
 
 
-def _improvement_pct(default_mbps: float | None, tuned_mbps: float) -> float | None:
-    # rounded to 1e-9 %, so that equal throughputs print 0 and not floating-point noise
-    return round(100 * (tuned_mbps / default_mbps - 1), 9) if default_mbps else None
-
-
-def _mean(values: list[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    return sum(vals) / len(vals) if vals else None
-
-
-def _by_class(out: list[dict]) -> list[dict]:
-    """Per size class and over all rows: the seed's mean improvement (from its printed throughputs) beside
-    our model's mean improvement and totals under the default and tuned settings. A default that delivers
-    nothing has no improvement ratio; it is left out of the mean and still counts in the totals."""
-    rows = []
-    for cls in ("small", "medium", "big", "all"):
-        sel = [o for o in out if cls in ("all", o["size_class"])]
-        if not sel:
-            continue
-        irq_d = sum(o["model_default_interrupts_per_s"] for o in sel)
-        irq_t = sum(o["model_tuned_interrupts_per_s"] for o in sel)
-        rows.append(
-            {
-                "size_class": cls,
-                "transmissions": len(sel),
-                "seed_mean_improvement_pct": _mean(
-                    [_improvement_pct(o["seed_default_mbps"], o["seed_optimal_mbps"]) for o in sel]
-                ),
-                "model_mean_improvement_pct": _mean(
-                    [_improvement_pct(o["model_default_mbps"], o["model_tuned_mbps"]) for o in sel]
-                ),
-                "model_default_total_mbps": sum(o["model_default_mbps"] for o in sel),
-                "model_tuned_total_mbps": sum(o["model_tuned_mbps"] for o in sel),
-                "model_interrupt_reduction_pct": 100 * (1 - irq_t / irq_d) if irq_d > 0 else None,
-            }
-        )
-    return rows
-
-
 def _rule() -> str:
     from .tuner import CHOICE_RULE
 
     return CHOICE_RULE.format(tol=1e-3)
-
-
-def _power_model(power: bool, frequency: str | None):
-    """The CPU power objective (--power), priced on greendcn.power's example platform."""
-    from .cpupower import CpuPower
-
-    if frequency is not None and not power:
-        fail("--frequency only applies with --power", hint="add --power, or drop --frequency")
-    if not power:
-        return None
-    f = None
-    if frequency is not None:
-        t = frequency.strip().lower().removesuffix("hz")
-        scale = {"g": 1e9, "m": 1e6, "k": 1e3}.get(t[-1:], 1.0)
-        try:
-            f = float(t[:-1] if scale != 1.0 else t) * scale
-        except ValueError:
-            fail(f"--frequency: cannot read {frequency!r}", hint="write it like 3GHz")
-    return CpuPower.from_platform(None, f)
-
-
-def _joint(rows, host: Host, seed: int, lat: float | None, pm=None) -> dict:
-    from .tuner import tune as ga
-
-    txs = [r.transmission() for r in rows]
-    info(f"joint tuning of {len(txs)} NICs sharing {host.cpu_cores:g} core(s)")
-    res = ga(txs, host, seed=seed, pop_size=60, n_gen=60, max_latency_s=lat, power=pm)
-    print(
-        f"\njoint ({len(txs)} NICs, one CPU of {host.cpu_cores:g} core(s)): front of {len(res.front_genes)} "
-        f"points; chosen: {res.chosen_throughput_bps / 1e6:.6g} Mbps, {res.chosen_interrupts_per_s:.6g} "
-        f"interrupts/s after {res.n_evaluations} evaluations"
-    )
-    return {
-        "front": [
-            {"throughput_bps": float(t), "interrupts_per_s": float(i)}
-            | ({} if res.front_power_w is None else {"cpu_power_w": float(res.front_power_w[k])})
-            for k, (t, i) in enumerate(zip(res.front_throughput_bps, res.front_interrupts_per_s))
-        ],
-        "chosen": [s.label() for s in res.chosen_settings],
-        "chosen_throughput_bps": res.chosen_throughput_bps,
-        "chosen_interrupts_per_s": res.chosen_interrupts_per_s,
-        "evaluations": res.n_evaluations,
-    }
 
 
 @app.command()

@@ -10,12 +10,14 @@ platform figures (Phi_idle, Phi_active, r_max per frequency) come from greendcn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
+from ..core.errors import InputError
 from .params import Host
 
-__all__ = ["CpuPower", "cpu_power_w"]
+__all__ = ["CpuPower", "cpu_power_w", "power_objective"]
 
 
 @dataclass(frozen=True)
@@ -49,3 +51,24 @@ def cpu_power_w(busy_cores, cores: float, model: CpuPower) -> np.ndarray:
     cores * Phi_idle + (Phi_active - Phi_idle) * busy_cores (Eq. 2 summed over the cores, as in Eq. 9)."""
     busy = np.minimum(np.asarray(busy_cores, dtype=float), cores)
     return cores * model.phi_idle_w + (model.phi_active_w - model.phi_idle_w) * busy
+
+
+def _refuse(message: str, hint: str) -> NoReturn:
+    raise InputError(message, hint=hint)
+
+
+def power_objective(power: bool, frequency: str | None) -> CpuPower | None:
+    """The CPU power objective (--power), priced on greendcn.power's example platform."""
+    if frequency is not None and not power:
+        _refuse("--frequency only applies with --power", hint="add --power, or drop --frequency")
+    if not power:
+        return None
+    f = None
+    if frequency is not None:
+        t = frequency.strip().lower().removesuffix("hz")
+        scale = {"g": 1e9, "m": 1e6, "k": 1e3}.get(t[-1:], 1.0)
+        try:
+            f = float(t[:-1] if scale != 1.0 else t) * scale
+        except ValueError:
+            _refuse(f"--frequency: cannot read {frequency!r}", hint="write it like 3GHz")
+    return CpuPower.from_platform(None, f)

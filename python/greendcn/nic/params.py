@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import NoReturn
 
 from ..core.errors import InputError
+from ..core.units import parse_packet_rate_pps, parse_rate_bps, parse_size_bytes, parse_time_s
 
 __all__ = [
+    "host_from_options",
+    "quantity",
+    "transmission_from_options",
     "DEFAULT_HOST",
     "MODES",
     "MODE_CODES",
@@ -202,3 +207,47 @@ def parse_setting(text: str) -> Setting:
         raise InputError(
             f"setting: NAPI budget must be a number, got {arg!r}", hint=_VALUE_HINT["napi"]
         ) from None
+
+def _refuse(message: str, hint: str) -> NoReturn:
+    raise InputError(message, hint=hint)
+
+
+def quantity(text: str, parse, name: str, hint: str):  # type: ignore[no-untyped-def]
+    """A positive quantity with its unit, read by `parse`; a leading minus sign is refused by name."""
+    if text.strip().startswith("-"):
+        _refuse(f"{name}: must be positive, got {text!r}", hint=hint)
+    return parse(text, name)
+
+
+def host_from_options(ring: int, irq_cost: str, poll_cost: str, pkt_cost: str, cores: float, wake_timeout: str) -> Host:
+    """The receiving host from the command's option strings (times with units)."""
+    def t(v: str, n: str) -> float:
+        return quantity(v, parse_time_s, n, "give a time with a unit, e.g. 5us")
+
+    return Host(
+        ring_slots=ring,
+        irq_cost_s=t(irq_cost, "--irq-cost"),
+        poll_cost_s=t(poll_cost, "--poll-cost"),
+        pkt_cost_s=t(pkt_cost, "--pkt-cost"),
+        cpu_cores=cores,
+        wake_timeout_s=t(wake_timeout, "--wake-timeout"),
+    )
+
+
+def transmission_from_options(
+    rate: str | None, link_rate: str | None, packet_size: str, burst: int, size: str | None
+) -> Transmission:
+    """One transmission from the command's options: exactly one of a packet rate and a bit rate."""
+    pkt = quantity(packet_size, parse_size_bytes, "--packet-size", "give the packet size, e.g. 1500B")
+    if pkt <= 0:
+        _refuse(f"--packet-size: must be positive, got {packet_size!r}", hint="give the packet size, e.g. 1500B")
+    if (rate is None) == (link_rate is None):
+        _refuse("give exactly one of --rate (packets/s) and --link-rate (bits/s)", hint="e.g. --rate 3.6kpps")
+    if rate is not None:
+        pps = quantity(rate, parse_packet_rate_pps, "--rate", "give the offered load, e.g. 3.6kpps")
+    else:
+        pps = quantity(link_rate, parse_rate_bps, "--link-rate", "give a bit rate, e.g. 1Gbps") / (8 * pkt)
+    total = None if size is None else quantity(size, parse_size_bytes, "--size", "give a size, e.g. 7.5GB")
+    if total is not None and total <= 0:
+        _refuse(f"--size: must be positive, got {size!r}", hint="give the transmission size, e.g. 7.5GB")
+    return Transmission(pps, pkt, float("inf") if total is None else float(total), burst)

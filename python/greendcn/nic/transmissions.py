@@ -23,7 +23,16 @@ from .model import evaluate_setting
 from .params import DEFAULT_HOST, Host, Transmission, default_setting
 from .tuner import tune
 
-__all__ = ["GB", "Row", "default_file", "load_transmissions", "size_class", "tune_rows"]
+__all__ = [
+    "GB",
+    "Row",
+    "default_file",
+    "improvement_pct",
+    "load_transmissions",
+    "size_class",
+    "summary_by_class",
+    "tune_rows",
+]
 
 GB = 1e9  # our reading of the seed's "GB" (decimal); row 26 (368.64 = 360 x 1.024) hints at binary units
 _COLUMNS = (
@@ -199,3 +208,42 @@ def tune_rows(
     """Tune every row separately, in parallel through the project's sweep runner."""
     tasks = [(r, host, seed, max_latency_s, power) for r in rows]
     return run_parallel(_tune_one, tasks, workers=workers, desc="tuning transmissions", progress=progress)
+
+
+def improvement_pct(default_mbps: float | None, tuned_mbps: float) -> float | None:
+    # rounded to 1e-9 %, so that equal throughputs print 0 and not floating-point noise
+    return round(100 * (tuned_mbps / default_mbps - 1), 9) if default_mbps else None
+
+
+def _mean(values: list[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def summary_by_class(out: list[dict]) -> list[dict]:
+    """Per size class and over all rows: the seed's mean improvement (from its printed throughputs) beside
+    our model's mean improvement and totals under the default and tuned settings. A default that delivers
+    nothing has no improvement ratio; it is left out of the mean and still counts in the totals."""
+    rows = []
+    for cls in ("small", "medium", "big", "all"):
+        sel = [o for o in out if cls in ("all", o["size_class"])]
+        if not sel:
+            continue
+        irq_d = sum(o["model_default_interrupts_per_s"] for o in sel)
+        irq_t = sum(o["model_tuned_interrupts_per_s"] for o in sel)
+        rows.append(
+            {
+                "size_class": cls,
+                "transmissions": len(sel),
+                "seed_mean_improvement_pct": _mean(
+                    [improvement_pct(o["seed_default_mbps"], o["seed_optimal_mbps"]) for o in sel]
+                ),
+                "model_mean_improvement_pct": _mean(
+                    [improvement_pct(o["model_default_mbps"], o["model_tuned_mbps"]) for o in sel]
+                ),
+                "model_default_total_mbps": sum(o["model_default_mbps"] for o in sel),
+                "model_tuned_total_mbps": sum(o["model_tuned_mbps"] for o in sel),
+                "model_interrupt_reduction_pct": 100 * (1 - irq_t / irq_d) if irq_d > 0 else None,
+            }
+        )
+    return rows

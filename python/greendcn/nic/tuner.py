@@ -340,3 +340,21 @@ def exhaustive(
     res = _front(ev, genes, F, cat, tol, -1, float(len(genes)))
     res.n_evaluations = len(genes)
     return res
+
+
+def tune_jointly(rows, host: Host, seed: int, max_latency_s: float | None, power=None) -> dict:
+    """All NICs of `rows` tuned together on one CPU (`host.cpu_cores`): the front and the chosen settings."""
+    txs = [r.transmission() for r in rows]
+    res = tune(txs, host, seed=seed, pop_size=60, n_gen=60, max_latency_s=max_latency_s, power=power)
+    return {
+        "front": [
+            {"throughput_bps": float(t), "interrupts_per_s": float(i)}
+            | ({} if res.front_power_w is None else {"cpu_power_w": float(res.front_power_w[k])})
+            for k, (t, i) in enumerate(zip(res.front_throughput_bps, res.front_interrupts_per_s))
+        ],
+        "chosen": [s.label() for s in res.chosen_settings],
+        "chosen_throughput_bps": res.chosen_throughput_bps,
+        "chosen_interrupts_per_s": res.chosen_interrupts_per_s,
+        "evaluations": res.n_evaluations,
+        "nics": len(txs),
+    }
