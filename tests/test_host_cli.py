@@ -77,8 +77,11 @@ def test_errors_have_hints(tree, args, msg):
     assert r.returncode == 1 and msg in r.stderr and "hint:" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_bad_root():
-    r = run("layout", "--root", "/nonexistent/dir")
+def test_bad_root(tmp_path):
+    r = run("layout", "--root", str(tmp_path / "absent"))
+    assert r.returncode == 1 and "not a directory" in r.stderr
+    (tmp_path / "a_file").write_text("x")
+    r = run("layout", "--root", str(tmp_path / "a_file"))
     assert r.returncode == 1 and "not a directory" in r.stderr
 
 

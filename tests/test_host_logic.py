@@ -59,3 +59,18 @@ def test_the_commands_json_is_the_package_functions_json(sys_root, tmp_path):
     assert out.returncode == 0, out.stderr
     expected = plan_json(make_plan(topo, ["enp3s0f0"], 2), topo, sys_root.root)
     assert json.loads((tmp_path / "p.json").read_text()) == json.loads(json.dumps(expected))
+
+
+def test_policies_that_do_not_say_their_cpus_are_left_out_with_a_word_or_refused(sys_root):
+    cpufreq = sys_root.path("sys/devices/system/cpu/cpufreq")
+    policies = sorted(cpufreq.glob("policy*"))
+    for name in ("related_cpus", "affected_cpus"):
+        (policies[0] / name).unlink()
+    plan = make_plan(discover(sys_root), ["enp3s0f0"], 2)
+    assert policies[0].name not in {s.policy for s in plan.settings}
+    assert any(policies[0].name in w and "left out" in w for w in plan.warnings)
+    for p in policies[1:]:
+        for name in ("related_cpus", "affected_cpus"):
+            (p / name).unlink()
+    with pytest.raises(InputError, match="says which CPUs it covers"):
+        make_plan(discover(sys_root), ["enp3s0f0"], 2)

@@ -220,3 +220,21 @@ def test_ground_truth_lines_read_kept_and_malformed(scored):
     i = scored["input"]
     assert i["lines_read"] == i["lines_written"]
     assert i["kept"] == i["kept_truth"] and i["malformed"] == i["malformed_truth"] > 0
+
+
+def test_no_synthetic_line_shows_a_browser_before_its_release():
+    # A log starting in 2012 reaches back before the first listed release of some browsers (Samsung Internet,
+    # Firefox for Android in our table); such a line would show a negative age.
+    from greendcn.lifetime import tables
+    from greendcn.lifetime.synth import SynthParams, synthesize
+
+    log = synthesize(3, SynthParams(users=150, start="2012-01", end="2014-12"))
+    lines = log.lines
+    web = lines[(lines["channel"] == "web") & (lines["browser"] != "safari_ios")]
+    rel = tables.browser_releases()
+    rel = rel[rel["release_date"].notna()]
+    release_s = {(b, str(v)): d for b, v, d in zip(rel["browser"], rel["version"],
+                                                   pd.to_datetime(rel["release_date"]).astype("int64") // 10**9)}
+    late = [(b, v, t) for b, v, t in zip(web["browser"], web["browser_version"], web["time_s"])
+            if release_s[(b, str(v))] > t]
+    assert len(web) > 100 and not late, late[:5]

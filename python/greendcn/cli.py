@@ -44,9 +44,16 @@ SUBAPPS: list[tuple[str | None, str, str]] = [
 ]
 
 
+_registered = False
+
+
 def _register_subapps() -> None:
     import importlib
 
+    global _registered
+    if _registered:  # main() may run several times in one process (tests)
+        return
+    _registered = True
     for name, module, attr in SUBAPPS:
         sub = getattr(importlib.import_module(module, __package__), attr)
         if name is None:
@@ -55,22 +62,64 @@ def _register_subapps() -> None:
             app.add_typer(sub, name=name)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app and turn greendcn errors into a message and exit status 1.
+EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # docs/errors.md
 
-    Usage errors are click's own (exit status 2); anything else that escapes is a bug and keeps its traceback."""
+
+def _is_usage_error(e: BaseException) -> bool:
+    """A command-line usage error (unknown option, bad value, missing argument, unknown command).
+
+    typer vendors click privately, so its exception classes cannot be imported; a usage error is recognised
+    by click's documented interface instead: an exit code of 2 and a `format_message()`."""
+    return getattr(e, "exit_code", None) == EXIT_USAGE and callable(getattr(e, "format_message", None))
+
+
+def _usage_hint(e: BaseException) -> str:
+    ctx = getattr(e, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "greendcn"
+    return f"see `{path} --help` for the options and commands"
+
+
+def _say(message: str, hint: str | None) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    if hint:
+        print(f"hint: {hint}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app; every error ends as an `error:` and a `hint:` line on stderr and an exit status
+    (docs/errors.md): 1 for bad input, 2 for a usage error, 130 when interrupted. Anything else that escapes
+    is a bug and keeps its traceback."""
+    from .core import clitools
+
+    saved_stdout = sys.stdout  # `--json -` sends people's output to stderr for the command's duration
     try:
         _register_subapps()
-        app(args=argv, prog_name="greendcn")
+        # standalone_mode=False (click's documented switch, which typer passes on) hands usage errors back to
+        # us instead of printing them in a box, so they get the project's error format too.
+        result = app(args=argv, prog_name="greendcn", standalone_mode=False)
     except GreendcnError as e:
-        print(f"error: {e}", file=sys.stderr)
-        if e.hint:
-            print(f"hint: {e.hint}", file=sys.stderr)
-        sys.exit(1)
+        _say(str(e), e.hint)
+        sys.exit(EXIT_INPUT)
     except KeyboardInterrupt:
-        # Ctrl-C is the user's choice, not a bug: no traceback, the shell's conventional status.
+        # Ctrl-C (or SIGTERM in host commands) is the user's choice, not a bug: no traceback.
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as e:
+        if _is_usage_error(e):
+            message = e.format_message()  # type: ignore[attr-defined]
+            if not message.strip():  # a group called without a command: its help was shown already
+                sys.exit(EXIT_USAGE)
+            _say(message, _usage_hint(e))
+            sys.exit(EXIT_USAGE)
+        if isinstance(e.__cause__ or e.__context__, (KeyboardInterrupt, EOFError)):
+            print("interrupted", file=sys.stderr)  # click's Abort, raised for Ctrl-C at a prompt
+            sys.exit(EXIT_INTERRUPTED)
+        raise
+    finally:
+        sys.stdout = saved_stdout
+        clitools._json_stream = None
+    if isinstance(result, int) and result != EXIT_OK:
+        sys.exit(result)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ use std::collections::VecDeque;
 use crate::spec::QueueLimit;
 use crate::units::SerClock;
 
+/// Windows of per-link byte counts one port keeps at most (our choice: 100,000 windows x 8 bytes = 800 kB per
+/// port direction). A run that would need more stops with an error naming stats_window_ps.
+pub const MAX_WINDOWS: u64 = 100_000;
+
 #[derive(Debug, Clone, Default)]
 pub struct PortCounters {
     pub bytes_sent: u64,
@@ -57,6 +61,8 @@ pub struct Port {
     pub counters: PortCounters,
     /// Bytes whose transmission starts in each window (only when windows are on).
     pub window_bytes: Vec<u64>,
+    /// Set when a transmission started past MAX_WINDOWS windows (or their memory could not be had).
+    pub windows_overflowed: bool,
 }
 
 /// What happened to a packet offered to a port.
@@ -81,6 +87,7 @@ impl Port {
             held_bytes: 0,
             counters: PortCounters::default(),
             window_bytes: Vec::new(),
+            windows_overflowed: false,
         }
     }
 
@@ -127,11 +134,22 @@ impl Port {
         c.busy_ps += ser;
         c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
         if let Some(w) = start.checked_div(window_ps) {
-            let w = w as usize;
-            if self.window_bytes.len() <= w {
-                self.window_bytes.resize(w + 1, 0);
+            if w < MAX_WINDOWS {
+                let w = w as usize;
+                if self.window_bytes.len() <= w {
+                    // Fallible: a run too long for its window width is refused after the run, never aborted.
+                    if self.window_bytes.try_reserve(w + 1 - self.window_bytes.len()).is_err() {
+                        self.windows_overflowed = true;
+                    } else {
+                        self.window_bytes.resize(w + 1, 0);
+                    }
+                }
+                if let Some(slot) = self.window_bytes.get_mut(w) {
+                    *slot += wire_bytes as u64;
+                }
+            } else {
+                self.windows_overflowed = true;
             }
-            self.window_bytes[w] += wire_bytes as u64;
         }
         entry.arrival = finish + self.delay_ps;
         let pipe_was_empty = self.pipe.is_empty();

@@ -10,7 +10,7 @@ use crate::port::{Admission, InFlight, Port};
 use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routes;
-use crate::spec::{NodeKind, Routing, SimSpec, Transport};
+use crate::spec::{NodeKind, Routing, SimSpec, SinglePath, Transport};
 use crate::tcp::{AckAction, Segment, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
@@ -171,6 +171,17 @@ impl<'a> Sim<'a> {
                 EventKind::UdpSend => self.udp_send(ev.arg),
             }
         }
+        if self.ports.iter().any(|p| p.windows_overflowed) {
+            return Err(EngineError::invalid(
+                "stats_window_ps",
+                format!(
+                    "the run lasted {} ps, more than {} windows of {} ps per link",
+                    self.now,
+                    crate::port::MAX_WINDOWS,
+                    self.window_ps
+                ),
+            ));
+        }
         let wall_s = started.elapsed().as_secs_f64();
         Ok(self.results(wall_s, stopped_by))
     }
@@ -216,7 +227,10 @@ impl<'a> Sim<'a> {
         }
         let i = match self.spec.routing {
             // Depends on (destination, switch) only, never on the seed: one fixed path per destination.
-            Routing::Single => (mix64((dst_host as u64) << 32 | node as u64) % n as u64) as usize,
+            Routing::Single => match self.spec.single_path {
+                SinglePath::First => 0, // groups list their ports in ascending order
+                SinglePath::Hashed => (mix64((dst_host as u64) << 32 | node as u64) % n as u64) as usize,
+            },
             Routing::Ecmp => (mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % n as u64) as usize,
             Routing::Rps => self.switch_rngs[node as usize].below(n as u32) as usize,
         };

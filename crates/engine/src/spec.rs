@@ -43,6 +43,18 @@ pub struct LinkSpec {
     pub queue_b: Option<QueueLimit>,
 }
 
+/// Which of the equal-cost next hops `Routing::Single` takes at each switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SinglePath {
+    /// The lowest-numbered equal-cost port (ports are numbered in link order): every flow to hosts behind the
+    /// same switches takes the same first path, as ns-3's global routing without ECMP does.
+    First,
+    /// A hash of (switch, destination host): destinations spread over the uplinks, one fixed path each.
+    #[default]
+    Hashed,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Routing {
@@ -140,6 +152,9 @@ pub struct SimSpec {
     #[serde(default)]
     pub seed: u64,
     pub routing: Routing,
+    /// The single-path policy (used only with `routing = "single"`).
+    #[serde(default)]
+    pub single_path: SinglePath,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     #[serde(default)]

@@ -224,3 +224,46 @@ fn losing_every_segment_of_the_window_fires_the_rto_with_back_off() {
         assert!(!f.completed && f.bytes_received == 0);
     }
 }
+
+#[test]
+fn a_window_too_narrow_for_the_run_is_an_error_naming_the_field_not_an_abort() {
+    // 1 ps windows: a 1 MB flow would need millions of windows per link.
+    let (nodes, links) = pair(GBPS, 10 * US, None);
+    let mut spec = base(nodes, links, vec![tcp(1, 0, 1_000_000, 0)], Routing::Single);
+    spec.stats_window_ps = Some(1);
+    let err = run(&spec, &mut || false).unwrap_err();
+    assert_eq!(err.loc().map(|l| l.to_string()), Some("stats_window_ps".to_string()));
+    assert!(err.to_string().contains("windows"), "{err}");
+}
+
+#[test]
+fn single_path_first_takes_the_lowest_numbered_equal_cost_port_at_every_switch() {
+    // k=4: S0 -> S15 leaves E0 on its first uplink (A0), A0 on its first (C0), C0 reaches pod 3 only via A6;
+    // the ACKs climb E7 -> A6 -> C0 the same way. Links are (lower, upper); direction 0 is upward, so the
+    // upward directions used are the data's way up and the ACKs' way up, every hop named.
+    let (nodes, links) = fattree(4, GBPS, US, None);
+    let names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    let mut spec = base(nodes, links.clone(), vec![tcp(1, 0, 300_000, 0)], Routing::Single);
+    spec.flows[0].dst = 15;
+    spec.single_path = SinglePath::First;
+    let r = go(&spec);
+    conserved(&r);
+    let mut used: Vec<(String, String)> = r
+        .links
+        .iter()
+        .filter(|l| l.packets_sent > 0 && l.dir % 2 == 0)
+        .map(|l| {
+            let link = &links[(l.dir / 2) as usize];
+            (names[link.a as usize].clone(), names[link.b as usize].clone())
+        })
+        .collect();
+    used.sort();
+    let mut want: Vec<(String, String)> =
+        [("S0", "E0"), ("E0", "A0"), ("A0", "C0"), ("A6", "C0"), ("E7", "A6"), ("S15", "E7")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+    want.sort();
+    assert_eq!(used, want);
+}
+

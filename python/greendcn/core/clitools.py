@@ -15,9 +15,52 @@ import typer
 
 from .errors import GreendcnError
 
-__all__ = ["fail", "write_json", "to_jsonable", "echo_table", "info", "JsonOption"]
+__all__ = ["JsonOption", "check_output_path", "echo_table", "fail", "finite_float", "info", "to_jsonable",
+           "write_json"]
 
-JsonOption = typer.Option(None, "--json", help="Also write the results as JSON to this path.")
+STDOUT = "-"
+_json_stream: Any = None  # where `--json -` writes: the standard output as it was before the command began
+
+
+def check_output_path(path: str | os.PathLike[str] | None, option: str = "--json") -> None:
+    """Refuse, before any work, an output path that cannot be written: a folder, a file or folder without
+    write permission, a parent that is a file. `-` means standard output."""
+    if path is None or str(path) == STDOUT:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise GreendcnError(f"{option}: {p} is a folder", hint=f"give a file name for {option}, e.g. {p}/out.json")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise GreendcnError(f"{option}: {p} is not writable", hint="choose another path")
+    ancestor = p.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise GreendcnError(f"{option}: {ancestor} is a file, so {p} cannot be created", hint="choose another path")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise GreendcnError(f"{option}: cannot create {p}: {ancestor} is not writable", hint="choose another path")
+
+
+def _json_option_callback(value: Path | None) -> Path | None:
+    check_output_path(value, "--json")
+    if value is not None and str(value) == STDOUT:
+        # The JSON document alone goes to standard output; everything printed for people goes to stderr.
+        global _json_stream
+        _json_stream = sys.stdout
+        sys.stdout = sys.stderr
+    return value
+
+
+JsonOption = typer.Option(None, "--json", callback=_json_option_callback,
+                          help="Also write the results as JSON to this path ('-': standard output).")
+
+
+def finite_float(text: str) -> float:
+    """A typer `parser` for float options: a number, finite (NaN and infinities are refused)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite number")
+    return value
 
 
 def fail(message: str, hint: str | None = None) -> NoReturn:
@@ -51,8 +94,14 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def write_json(path: str | os.PathLike[str] | None, payload: Any) -> None:
-    """Write `payload` as JSON to `path` (no-op when path is None), creating parent folders."""
+    """Write `payload` as JSON to `path` (no-op when path is None; `-` is standard output), creating parent
+    folders."""
     if path is None:
+        return
+    if str(path) == STDOUT:
+        out = _json_stream or sys.stdout
+        out.write(json.dumps(to_jsonable(payload), indent=2, allow_nan=False) + "\n")
+        out.flush()
         return
     p = Path(path)
     try:

@@ -7,6 +7,7 @@ mean powers of 1000, binary ones (Ki, Mi, Gi) powers of 1024; "KB" is 1000 bytes
 
 from __future__ import annotations
 
+import math
 import re
 
 from .errors import InputError
@@ -37,7 +38,22 @@ def _split(text: object, what: str, example: str) -> tuple[float, str]:
     m = re.fullmatch(_NUM + r"([A-Za-zµ/]*)\s*", str(text))
     if not m:
         raise InputError(f"{what}: cannot read {text!r}", hint=f"write it with a unit, like {example!r}")
-    return float(m.group(1)), m.group(2)
+    value = float(m.group(1))
+    if not math.isfinite(value):
+        raise InputError(f"{what}: {text!r} is not a finite number", hint=f"write it like {example!r}")
+    return value, m.group(2)
+
+
+# The engine counts in unsigned 64-bit integers; we keep every quantity below 2^62 so that sums of a few stay
+# representable (2^62 ps is 53 days of simulated time; 2^62 bytes is 4.6 EB).
+_MAX_QUANTITY = 2**62
+
+
+def _bounded(value: float, what: str, text: object, unit: str) -> int:
+    if not abs(value) < _MAX_QUANTITY:
+        raise InputError(f"{what}: {text!r} is beyond what greendcn can count ({_MAX_QUANTITY:.3g} {unit})",
+                         hint="give a smaller value")
+    return round(value)
 
 
 def parse_time_ps(text: object, what: str = "time") -> int:
@@ -46,7 +62,7 @@ def parse_time_ps(text: object, what: str = "time") -> int:
     if unit not in _TIME:
         raise InputError(f"{what}: unknown or missing time unit in {text!r}",
                          hint="use one of ps, ns, us, ms, s, for example '25us'")
-    return round(value * _TIME[unit])
+    return _bounded(value * _TIME[unit], what, text, "ps")
 
 
 def parse_time_s(text: object, what: str = "time") -> float:
@@ -68,7 +84,7 @@ def parse_rate_bps(text: object, what: str = "rate") -> int:
     bps = _scaled(text, what, {"bps": 1, "b/s": 1, "Bps": 8, "B/s": 8}, "10Gbps")
     if bps <= 0:
         raise InputError(f"{what}: a rate must be positive, got {text!r}")
-    return round(bps)
+    return _bounded(bps, what, text, "b/s")
 
 
 def parse_packet_rate_pps(text: object, what: str = "packet rate") -> float:
@@ -78,7 +94,7 @@ def parse_packet_rate_pps(text: object, what: str = "packet rate") -> float:
 
 def parse_size_bytes(text: object, what: str = "size") -> int:
     """'128KB' -> 128_000; '64KiB' -> 65_536; '1500B' -> 1500."""
-    return round(_scaled(text, what, {"B": 1, "bytes": 1, "byte": 1}, "128KB"))
+    return _bounded(_scaled(text, what, {"B": 1, "bytes": 1, "byte": 1}, "128KB"), what, text, "bytes")
 
 
 def parse_queue(text: object, what: str = "queue") -> dict[str, int] | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from ..core.clitools import JsonOption, echo_table, fail, info, write_json
+from ..core.clitools import JsonOption, echo_table, fail, info, write_json, finite_float
 from ..core.units import format_rate, parse_freq_khz, parse_rate_bps, parse_time_s
 from .cpuset import format_cpulist
 from .sysfs import SysRoot
@@ -348,10 +348,10 @@ def measure(
 def predict(
     spin: float = typer.Option(
         0.8, help="Share of the busy-core swing a packetless poll loop draws (our choice)."
-    ),
+    , parser=finite_float),
     remote_factor: float = typer.Option(
         1.5, help="Per-packet cycles across the socket link vs local (our choice)."
-    ),
+    , parser=finite_float),
     frame_bytes: int = typer.Option(
         1024, help="Workload frame size at line rate on every port (our choice)."
     ),

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from ..core.errors import GreendcnError, InputError
 from ..core.units import format_rate
+from ..core.userfile import read_text
 from .actuators import Actuator
 from .cpuset import parse_cpulist
 from .sysfs import SysRoot, validate_ifname
@@ -271,7 +272,7 @@ def ports_from(port: list[str], plan_file: Path | None) -> tuple[dict[str, tuple
     main = None
     if plan_file is not None:
         try:
-            data = json.loads(plan_file.read_text())
+            data = json.loads(read_text(plan_file, "--plan", kind="the JSON file of `greendcn host plan`"))
             for x in data["ports"]:
                 ports[validate_ifname(x["port"], "--plan ports")] = tuple(int(c) for c in x["cpus"])
             main = data.get("main_lcore")

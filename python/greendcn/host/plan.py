@@ -254,7 +254,19 @@ def _settings(
             "line 130 describes powersave; pass --idle-max-freq to cap idle cores"
         )
     out = []
+    unknown = [p.name for p in topo.policies if not p.cpus]
+    if unknown and len(unknown) == len(topo.policies):
+        raise InputError(
+            f"no cpufreq policy under {topo.root} says which CPUs it covers (no related_cpus or affected_cpus "
+            f"in {', '.join(unknown[:3])}{' ...' if len(unknown) > 3 else ''}), so no governor can be planned",
+            hint="the tree is incomplete: check sys/devices/system/cpu/cpufreq/policy*/related_cpus",
+        )
+    if unknown:
+        warnings.append(f"{', '.join(unknown)} do not say which CPUs they cover (no related_cpus or "
+                        "affected_cpus): left out of the plan")
     for p in topo.policies:
+        if not p.cpus:
+            continue
         on = [c for c in p.cpus if c in working]
         role = "working" if len(on) == len(p.cpus) else "idle" if not on else "mixed"
         if role == "mixed":

@@ -6,6 +6,8 @@ columns; the lifetimes from detected upgrades (the old device's age at its upgra
 
 from __future__ import annotations
 
+import io
+
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.userfile import read_text
 
 __all__ = ["FACTOR_COLUMNS", "YEAR_DAYS", "load_factors", "lifetimes_from_upgrades", "carbon_per_year"]
 
@@ -32,8 +35,9 @@ def load_factors(path: str | Path | None = None) -> pd.DataFrame:
         return shipped.reset_index(drop=True)
     p = Path(path)
     try:
-        extra = pd.read_csv(p, dtype={"device_class": str})
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as e:
+        extra = pd.read_csv(io.StringIO(read_text(p, "--factors", kind="a CSV of factors")),
+                            dtype={"device_class": str})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise InputError(f"--factors: cannot read {p}: {e}", hint="give a CSV with device_class,kg_co2e") from e
     if "device_class" not in extra.columns:
         raise InputError(f"--factors {p}: no device_class column", hint="columns: device_class,kg_co2e[,fossil_mj]")

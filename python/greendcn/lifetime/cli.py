@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ..core.clitools import JsonOption, echo_table, fail, info, write_json
+from ..core.clitools import JsonOption, echo_table, fail, info, write_json, finite_float
 from . import pipeline
 from .oldness import PERCENTILES, WITHIN_DAYS, for_month, oldness
 from .upgrades import SEED_RULES, UpgradeRules, upgrades
@@ -187,9 +187,9 @@ def carbon_cmd(
     logs: list[Path] = typer.Argument(None, help="Logs to take lifetimes from (detected upgrades).",
                                       show_default=False),
     lifetime_years: float = typer.Option(None, "--lifetime-years",
-                                         help="Use this lifetime for every class instead of logs."),
+                                         help="Use this lifetime for every class instead of logs.", parser=finite_float),
     device_class: list[str] = typer.Option(None, "--class", help="Classes to report (repeat); default all."),
-    extend_years: list[float] = typer.Option([1.0], "--extend-years", help="Lifetime growth to price (repeat)."),
+    extend_years: list[float] = typer.Option([1.0], "--extend-years", help="Lifetime growth to price (repeat).", parser=finite_float),
     factors: Path = typer.Option(None, "--factors", help="CSV overriding the shipped factors: device_class,"
                                  "kg_co2e[,fossil_mj] (or _lo/_hi columns)."),
     fmt: str = FormatOpt,
@@ -237,13 +237,13 @@ def synth_cmd(
     gz: bool = typer.Option(False, "--gzip", help="Write the log gzip-compressed."),
     start: str = typer.Option("2018-01", "--start", help="First month, YYYY-MM."),
     end: str = typer.Option("2026-10", "--end", help="Last month, YYYY-MM."),
-    reduced_share: float = typer.Option(1.0, "--reduced-share", help="Chrome (>= 110) lines with reduced UAs."),
-    frozen_ios_share: float = typer.Option(1.0, "--frozen-ios-share", help="Safari 26+ lines with frozen iOS."),
+    reduced_share: float = typer.Option(1.0, "--reduced-share", help="Chrome (>= 110) lines with reduced UAs.", parser=finite_float),
+    frozen_ios_share: float = typer.Option(1.0, "--frozen-ios-share", help="Safari 26+ lines with frozen iOS.", parser=finite_float),
     client_hints: float = typer.Option(0.25, "--client-hints", help="Reduced lines logging Sec-CH-UA-Model "
-                                       "(CSV/JSONL only)."),
-    app_share: float = typer.Option(0.55, "--app-share", help="Users with the LMS app."),
-    second_hand_share: float = typer.Option(0.3, "--second-hand-share", help="Users buying second-hand."),
-    malformed_share: float = typer.Option(0.003, "--malformed-share"),
+                                       "(CSV/JSONL only).", parser=finite_float),
+    app_share: float = typer.Option(0.55, "--app-share", help="Users with the LMS app.", parser=finite_float),
+    second_hand_share: float = typer.Option(0.3, "--second-hand-share", help="Users buying second-hand.", parser=finite_float),
+    malformed_share: float = typer.Option(0.003, "--malformed-share", parser=finite_float),
     score: bool = typer.Option(False, "--score", help="Then read the log back with the analyses and score them "
                                "against the truth."),
     json_out: Path = JsonOption,

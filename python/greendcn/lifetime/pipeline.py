@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.userfile import check_readable
 from ..core.clitools import fail, info
 from .sightings import SIGHTING_COLUMNS, classified_sightings
 
@@ -86,7 +87,10 @@ def fields_present(path: Path, fmt: str, columns: dict[str, str] | None) -> set[
         except (ValueError, TypeError):
             keys = set()
         return {f for f in ("event", "status") if names[f] in keys}
-    header = set(next(csv.reader([line]), [])) if line else set()
+    try:
+        header = set(next(csv.reader([line]), [])) if line else set()
+    except csv.Error:  # a NUL byte or a stray quote: not a CSV header; the scanner reports the lines
+        header = set()
     if fmt == "csv" or (fmt == AUTO and {names["user"], names["time"], names["ua"]} <= header):
         return {f for f in ("event", "status") if names[f] in header}
     return {"status"}
@@ -122,6 +126,30 @@ def merge_scans(parts: list[tuple[pd.DataFrame, dict]]) -> tuple[pd.DataFrame, d
     return sightings[list(SIGHTING_COLUMNS)], stats
 
 
+# Our bounds of a plausible access: not before 1995 (no browser of our tables is older), not after tomorrow
+# (clock skew between the log's host and this one is allowed a day). Outside them a line's age is meaningless.
+EARLIEST_ACCESS_S = 788_918_400  # 1995-01-01 UTC
+
+
+def _names(paths: Sequence[Path]) -> str:
+    names = [str(p) for p in paths]
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _drop_out_of_range(sightings: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    import time
+
+    latest = time.time() + 86_400
+    bad = (sightings["last_s"] > latest) | (sightings["first_s"] < EARLIEST_ACCESS_S)
+    n = int(bad.sum())
+    if n:
+        months = sorted(sightings.loc[bad, "month"].unique())
+        info(f"warning: {n} sightings dated outside 1995-01 .. tomorrow (months {', '.join(months[:3])}"
+             f"{' ...' if len(months) > 3 else ''}) are left out: ages from them would be meaningless; "
+             "check the log's clock")
+    return sightings[~bad].reset_index(drop=True), n
+
+
 def read_logs(paths: Sequence[Path], fmt: str = AUTO, columns: dict[str, str] | None = None,
               events: list[str] | None | str = AUTO, statuses: list[str] | None | str = AUTO,
               max_line_bytes: int = 65536) -> tuple[pd.DataFrame, dict]:
@@ -133,6 +161,8 @@ def read_logs(paths: Sequence[Path], fmt: str = AUTO, columns: dict[str, str] | 
 
     if not paths:
         fail("no log files given", hint="give one or more access logs, e.g. access.log.gz")
+    for p in paths:
+        check_readable(p, "log")
     groups: dict[tuple, list[str]] = {}
     for p in paths:
         present = fields_present(Path(p), fmt, columns) if AUTO in (events, statuses) else set()
@@ -156,5 +186,12 @@ def read_logs(paths: Sequence[Path], fmt: str = AUTO, columns: dict[str, str] | 
     filtered = sum(v for k, v in stats.items() if k.startswith("filtered_") and isinstance(v, int))
     info(f"read {stats.get('lines_read', 0)} lines: {stats.get('kept', 0)} kept, {filtered} filtered, "
          f"{bad} malformed")
+    if stats.get("lines_read", 0) and not stats.get("parsed", 0):
+        fail(f"{_names(paths)}: no line of the logs could be read: {bad} malformed of {stats.get('lines_read', 0)} "
+             f"({', '.join(f'{k} {v}' for k, v in stats.get('malformed', {}).items() if v)})",
+             hint="check the format (--format combined, csv or jsonl) and the column names (--column)")
+    if not stats.get("lines_read", 0):
+        fail(f"{_names(paths)}: the logs hold no line to read", hint="give access logs with at least one request line")
+    sightings, stats["out_of_range_sightings"] = _drop_out_of_range(sightings)
     info(f"classifying {sightings['ua'].nunique()} distinct user agents in {len(sightings)} sightings")
     return classified_sightings(sightings), stats

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
-from ..core.clitools import JsonOption, echo_table, fail, info, write_json
+from ..core.clitools import JsonOption, echo_table, fail, info, write_json, finite_float
 from ..core.units import parse_packet_rate_pps, parse_size_bytes, parse_time_s
 from .linux import CAVEAT
 from .cpupower import power_objective
@@ -37,7 +37,8 @@ RingOpt = typer.Option(DEFAULT_HOST.ring_slots, "--ring", help="Receive ring siz
 IrqOpt = typer.Option(_us(DEFAULT_HOST.irq_cost_s), "--irq-cost", help="CPU time per interrupt.")
 PollOpt = typer.Option(_us(DEFAULT_HOST.poll_cost_s), "--poll-cost", help="CPU time per poll.")
 PktOpt = typer.Option(_us(DEFAULT_HOST.pkt_cost_s), "--pkt-cost", help="CPU time per delivered packet.")
-CoresOpt = typer.Option(DEFAULT_HOST.cpu_cores, "--cores", help="CPU cores available for receiving.")
+CoresOpt = typer.Option(DEFAULT_HOST.cpu_cores, "--cores", help="CPU cores available for receiving.",
+                        parser=finite_float)
 WakeOpt = typer.Option(
     _us(DEFAULT_HOST.wake_timeout_s),
     "--wake-timeout",

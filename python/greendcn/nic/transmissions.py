@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.userfile import read_text
 from ..sweep import run_parallel
 from .cpupower import CpuPower, cpu_power_w
 from .linux import linux_commands
@@ -95,13 +96,8 @@ def load_transmissions(path: str | Path | None = None) -> list[Row]:
     """Read a transmissions CSV (lines starting with # are comments). Required columns: node_id, size_gb,
     packet_size_bytes, optimal_throughput_mbps; the others are optional."""
     p = Path(path) if path is not None else default_file()
-    try:
-        lines = [ln for ln in p.read_text().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    except OSError as e:
-        raise InputError(
-            f"cannot read transmissions file {p}: {e.strerror}",
-            hint="give an existing CSV file, or leave --transmissions out for the seed's table",
-        ) from None
+    text = read_text(p, "--transmissions", kind="a CSV of transmissions")
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     reader = csv.DictReader(lines)
     missing = [
         c

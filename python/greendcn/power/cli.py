@@ -46,7 +46,9 @@ def compare(
         int | None, typer.Option(help="Uplinks per optical-design ToR (default: half its ports).")
     ] = None,
     switch_table: Annotated[Path | None, typer.Option(help="Your own switches (TOML or CSV).")] = None,
-    figure: Annotated[Path, typer.Option(help="Where to write the PNG figure.")] = Path("energy-compare.png"),
+    figure: Annotated[
+        Path | None, typer.Option(help="Also draw the PNG figure (Fig 2.3's axes) to this path.")
+    ] = None,
     json_out: Path | None = JsonOption,
 ) -> None:
     """Network power (servers excluded) of fat-trees and optical designs against node count (seed 001 Fig 2.3)."""
@@ -98,8 +100,9 @@ def compare(
         ["architecture", "nodes", "tor", "aggregation", "core", "optical", "power_kw", "note"],
         floatfmt=".1f",
     )
-    _plot(records, figure)
-    info(f"figure: {figure}")
+    if figure is not None:
+        _plot(records, figure)
+        info(f"figure: {figure}")
     used = sorted({key.split(":", 1)[1] for r in records for key in (r["switches"] or {})})
     write_json(
         json_out,

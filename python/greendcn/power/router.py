@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.userfile import read_text
 
 __all__ = [
     "PUBLISHED_CHI",
@@ -220,9 +221,9 @@ def load_platform(path: str | Path) -> RouterPlatform:
     """Read a platform description (TOML; format in docs/models.md and data/xeon_example.toml)."""
     p = Path(path)
     try:
-        doc = tomllib.loads(p.read_text())
-    except OSError as e:
-        raise InputError(f"cannot read platform file {p}: {e.strerror}", hint="check the --platform path") from None
+        doc = tomllib.loads(read_text(p, "--platform", kind="a TOML platform file"))
+    except RecursionError:
+        raise InputError(f"platform file {p}: nested too deeply", hint="see data/xeon_example.toml") from None
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"platform file {p} is not valid TOML: {e}", hint="fix the syntax of the file") from None
     rows = doc.get("frequency")

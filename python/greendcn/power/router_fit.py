@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.userfile import read_text
 from .router import RouterPlatform, phi_multicore
 
 __all__ = ["SAMPLE_COLUMNS", "FitResult", "fit_chi", "fit_gamma", "fit_router", "read_samples"]
@@ -25,10 +26,9 @@ def read_samples(path: str | Path) -> dict[str, np.ndarray]:
     """Read the samples CSV into arrays; a missing column or a non-number names the row and column."""
     p = Path(path)
     try:
-        with p.open(newline="") as fh:
-            rows = list(csv.DictReader(fh))
-    except OSError as e:
-        raise InputError(f"cannot read samples {p}: {e.strerror}", hint="check the path of the CSV") from None
+        rows = list(csv.DictReader(read_text(p, "samples", kind="a CSV of samples").splitlines()))
+    except csv.Error as e:
+        raise InputError(f"samples {p}: not a readable CSV ({e})", hint="check the file") from None
     if not rows:
         raise InputError(f"{p} holds no samples", hint=f"columns: {', '.join(SAMPLE_COLUMNS)}")
     missing = [c for c in SAMPLE_COLUMNS if c not in rows[0]]

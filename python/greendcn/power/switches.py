@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.userfile import read_text
 
 __all__ = ["SHIPPED_TABLE", "SwitchModel", "get_switch", "load_switch_table", "shipped_switches"]
 
@@ -64,18 +65,18 @@ def _entry(where: str, sid: str, raw: dict) -> SwitchModel:
 
 
 def _read(path: Path) -> dict[str, SwitchModel]:
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise InputError(f"cannot read switch table {path}: {e.strerror}", hint="check the path") from None
+    text = read_text(path, "switch table", kind="a TOML or CSV switch table")
     if path.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(text.splitlines()))
+        try:
+            rows = list(csv.DictReader(text.splitlines()))
+        except csv.Error as e:
+            raise InputError(f"switch table {path}: not a readable CSV ({e})", hint="check the file") from None
         if rows and "id" not in rows[0]:
             raise InputError(f"{path}: no 'id' column", hint=f"columns: id, {', '.join(_FIELDS)}")
         return {r["id"]: _entry(str(path), r["id"], r) for r in rows}
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
         raise InputError(f"switch table {path} is not valid TOML: {e}", hint="fix the syntax, or use CSV") from None
     return {sid: _entry(str(path), sid, raw) for sid, raw in doc.get("switch", {}).items()}
 

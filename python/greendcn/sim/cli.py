@@ -12,7 +12,7 @@ import typer
 
 from ..core.errors import InputError
 
-from ..core.clitools import JsonOption, echo_table, info, write_json
+from ..core.clitools import JsonOption, echo_table, info, write_json, finite_float
 
 __all__ = ["app", "reproduce_app"]
 
@@ -55,14 +55,20 @@ def simulate_cmd(
     flows: Path | None = typer.Option(None, "--flows", help="CSV src,dst,size_bytes,start_s[,class] "
                                                                "replacing the scenario's workload."),
     set_: list[str] | None = typer.Option(None, "--set", help="Override a key: --set routing.scheme=rps."),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="Refuse runs estimated to need more, e.g. 4GB (default: the "
+                                               "memory available now)."),
 ) -> None:
     """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary."""
     from .scenario import load_scenario
     from .run import simulate
 
+    from ..core.units import parse_size_bytes
+
+    limit = None if max_memory is None else parse_size_bytes(max_memory, "--max-memory")
     sc = load_scenario(scenario, set_ or None)
     try:
-        res = simulate(sc, seed=seed, flows=flows)
+        res = simulate(sc, seed=seed, flows=flows, max_memory_bytes=limit)
     except InputError as e:
         # Fields checked while building the run (workload against topology, engine limits) name the scenario
         # file as the loader's checks do; errors in the flows file already name that file.
@@ -173,8 +179,8 @@ def opera(
     racks: int = typer.Option(108, "--racks", help="Racks (seed 001 line 931: 108)."),
     switches: int = typer.Option(6, "--switches", help="Circuit switches (seed 001 line 931: 6)."),
     epsilon_us: float | None = typer.Option(None, "--epsilon-us",
-                                            help="Slice guard in us; default: computed from the worst path."),
-    reconfig_us: float = typer.Option(10.0, "--reconfig-us", help="Reconfiguration time r in us."),
+                                            help="Slice guard in us; default: computed from the worst path.", parser=finite_float),
+    reconfig_us: float = typer.Option(10.0, "--reconfig-us", help="Reconfiguration time r in us.", parser=finite_float),
     moves: int | None = typer.Option(None, "--moves", min=0, help="Scored moves of the schedule search."),
     quick: bool = typer.Option(False, "--quick", help="A short search (200 moves)."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the schedule search."),

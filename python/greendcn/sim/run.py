@@ -3,6 +3,8 @@ inside the engine spec)."""
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
+from .limits import RunSize, check_run_size, count_csv_rows, topology_size, workload_flow_count
 from .ledger import EnergyReport, run_energy
 from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
@@ -53,6 +56,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
     return {
         "seed": seed,
         "routing": sc.routing.scheme,
+        "single_path": sc.routing.single_path,
         **net.to_spec(),
         "flows": [f.to_spec() for f in flows],
         "tcp": {"mss": t.mss, "header_bytes": t.header_bytes, "initial_window": t.initial_window,
@@ -67,11 +71,14 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
 
 def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None = None,
              flows: str | Path | list[Flow] | None = None,
-             overrides: list[str] | dict[str, Any] | None = None) -> SimResult:
+             overrides: list[str] | dict[str, Any] | None = None,
+             max_memory_bytes: int | None = None) -> SimResult:
     """Simulate a scenario (object, raw dict or TOML path) once.
 
     `seed` replaces `run.seed`; `flows` (a CSV path or a list of Flow) replaces the workload; `overrides`
-    are `--set` style dotted keys, validated like the file.
+    are `--set` style dotted keys, validated like the file. Before anything is built, the run's memory is
+    estimated (`sim.limits`) and a run that needs more than `max_memory_bytes` (default: the memory available
+    now) is refused.
 
     >>> res = simulate({"routing": {"scheme": "rps"},
     ...                 "workload": {"kind": "static", "long_flows": 1, "long_size": "1MB"}}, seed=2)
@@ -88,6 +95,15 @@ def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None 
     seed = sc.run.seed if seed is None else seed
     if seed < 0:
         raise InputError(f"seed must be >= 0, got {seed}", hint="give a non-negative integer seed")
+    hosts, switches, links = topology_size(sc.topology)
+    check_run_size(RunSize(hosts, switches, links, 0), max_memory_bytes, "topology")
+    if flows is None:
+        n_flows = workload_flow_count(sc, hosts)
+    elif isinstance(flows, (str, Path)):
+        n_flows = count_csv_rows(flows)
+    else:
+        n_flows = len(flows)
+    check_run_size(RunSize(hosts, switches, links, n_flows), max_memory_bytes, "workload")
     net = build_topology(sc.topology)
     if flows is None:
         flow_list = build_workload(sc, net, seed)
@@ -97,11 +113,28 @@ def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None 
         flow_list = list(flows)
     if not flow_list:
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
+    _warn_if_long(sc, flow_list)
     models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
     out = run_spec(build_spec(sc, net, flow_list, seed))
     res = _results(sc, net, flow_list, seed, out)
     res.energy = run_energy(out, models)
     return res
+
+
+# Our measurement of the engine on the 2-core development machine: about 10 M packet-hops per second.
+_HOPS_PER_S = 1e7
+
+
+def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
+    """Say so when a run without a stop time will move so many packets that it may take minutes or more."""
+    if sc.run.stop_time is not None:
+        return
+    packets = sum(math.ceil(f.size_bytes / sc.tcp.mss) for f in flows)
+    hops = packets * 6  # at most 6 links host to host in a fat-tree; an upper bound for the warning
+    if hops > 60 * _HOPS_PER_S:
+        print(f"warning: the workload moves about {packets:.3g} packets ({hops:.3g} packet-hops at most); at "
+              f"~{_HOPS_PER_S:.0e} packet-hops/s this run may take up to {hops / _HOPS_PER_S / 60:.3g} min; "
+              "set run.stop_time to bound it", file=sys.stderr)
 
 
 def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict[str, Any]) -> SimResult:

@@ -25,6 +25,7 @@ from pydantic import (
 
 from ..core.errors import FieldError, InputError, format_loc
 from ..power.config import PowerConfig
+from ..core.userfile import read_text
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 
 __all__ = [
@@ -102,6 +103,9 @@ class Topology(_Model):
 
 class Routing(_Model):
     scheme: Literal["single", "ecmp", "rps"] = "single"
+    # Which equal-cost next hop "single" takes: "hashed" (a hash of switch and destination; our default, as
+    # before) or "first" (the lowest-numbered port, ns-3 global routing's choice; seed 003's scenarios use it).
+    single_path: Literal["first", "hashed"] = "hashed"
 
 
 class Tcp(_Model):
@@ -319,6 +323,9 @@ def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin:
         s = Scenario.model_validate({**raw, "base_dir": base_dir})
     except ValidationError as e:
         raise _to_input_error(e, origin) from None
+    except RecursionError:
+        raise InputError(f"{origin or 'scenario'}: values nested too deeply", hint="see docs/scenario-format.md") \
+            from None
     s._raw = _deepcopy(raw)
     return s
 
@@ -326,13 +333,13 @@ def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin:
 def load_scenario(path: str | Path, overrides: list[str] | dict[str, Any] | None = None) -> Scenario:
     """Read a scenario TOML file and apply `--set` overrides."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise InputError(f"cannot read scenario {p}: {e.strerror}", hint="give the path of a .toml file") from None
+    text = read_text(p, "scenario", max_bytes=16 * 2**20, kind="a TOML scenario")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{p}: not valid TOML ({e})", hint="fix the file's syntax") from None
+    except RecursionError:
+        raise InputError(f"{p}: tables or arrays nested too deeply to read",
+                         hint="a scenario needs two or three levels of tables") from None
     raw.setdefault("name", p.stem)
     return scenario_from_dict(apply_overrides(raw, overrides), base_dir=str(p.parent.resolve()), origin=p.name)

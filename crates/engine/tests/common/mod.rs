@@ -23,6 +23,7 @@ pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, ro
     SimSpec {
         seed: 1,
         routing,
+        single_path: SinglePath::Hashed,
         nodes,
         links,
         flows,

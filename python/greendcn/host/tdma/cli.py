@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from ...core.clitools import JsonOption, echo_table, info, write_json
+from ...core.clitools import JsonOption, echo_table, info, write_json, finite_float
 from ...core.errors import InputError
 from ...core.units import parse_rate_bps, parse_size_bytes, parse_time_ps
 
@@ -71,7 +71,7 @@ def _metrics_rows(m) -> list[dict[str, object]]:
 @app.command()
 def probe(
     period: str = typer.Option("500us", help="TDMA period."),
-    duty: float = typer.Option(0.5, help="Uptime / period."),
+    duty: float = typer.Option(0.5, help="Uptime / period.", parser=finite_float),
     guard: str = typer.Option("5us", help="Guard time cut from the end of every send window."),
     prealloc: str = typer.Option("0us", help="Preallocation: how early every send window opens."),
     duration: str = typer.Option("500ms", help="Length of the run."),
@@ -124,9 +124,9 @@ def probe(
 @app.command()
 def search(
     period: str = typer.Option("500us", help="TDMA period."),
-    duty: float = typer.Option(0.5, help="Uptime / period."),
+    duty: float = typer.Option(0.5, help="Uptime / period.", parser=finite_float),
     prealloc: str = typer.Option("0us", help="Preallocation."),
-    target: float = typer.Option(1e-3, help="Largest acceptable downtime share of data packets."),
+    target: float = typer.Option(1e-3, help="Largest acceptable downtime share of data packets.", parser=finite_float),
     low: str = typer.Option("0us", help="Smallest guard tried."),
     high: str = typer.Option("200us", help="Largest guard tried."),
     resolution: str = typer.Option("2us", help="Stop when the bracket is this narrow."),
@@ -176,7 +176,7 @@ def sweep(
     kind: str = typer.Argument(..., help="guard | duty | period | vhosts"),
     values: str | None = typer.Option(None, help="Comma-separated values (times with units for guard/period)."),
     period: str = typer.Option("500us", help="Period (fixed unless sweeping it)."),
-    duty: float = typer.Option(0.5, help="Duty (fixed unless sweeping it)."),
+    duty: float = typer.Option(0.5, help="Duty (fixed unless sweeping it).", parser=finite_float),
     guard: str = typer.Option("5us", help="Guard (fixed unless sweeping it)."),
     prealloc: str = typer.Option("0us", help="Preallocation."),
     duration: str = typer.Option("200ms", help="Length of each point's run."),
@@ -274,12 +274,12 @@ def model(
     rate: str = typer.Option("25Gbps", help="Line rate C."),
     pace: str | None = typer.Option(None, help="In-slot sending rate R if below the line rate."),
     period: str = typer.Option("500us", help="Period P."),
-    duty: float = typer.Option(0.5, help="Uptime / period."),
+    duty: float = typer.Option(0.5, help="Uptime / period.", parser=finite_float),
     guard: str = typer.Option("5us", help="Guard g."),
     prealloc: str = typer.Option("3us", help="Preallocation p."),
     d0: str = typer.Option("3us", help="Fixed lag d0."),
     jitter: str = typer.Option("0.3us", help="Mean of the exponential jitter above d0."),
-    stall_prob: float = typer.Option(0.0, help="Probability that a packet meets a stall."),
+    stall_prob: float = typer.Option(0.0, help="Probability that a packet meets a stall.", parser=finite_float),
     stall_mean: str = typer.Option("0us", help="Mean stall length."),
     stall_law: str = typer.Option("exponential", help="exponential | fixed"),
     size: str = typer.Option("1500B", help="Packet size s."),

@@ -76,6 +76,11 @@ class Catalog:
         s = self.browsers[browser]
         return int(s.release_s[np.flatnonzero(s.versions == version)[0]])
 
+    def first_release(self, browser: str) -> float:
+        """When the table's first version of `browser` came out (inf for a browser it does not list)."""
+        s = self.browsers.get(browser)
+        return float(s.release_s[0]) if s is not None and len(s.release_s) else float("inf")
+
     def browser_at(self, browser: str, t: float) -> str:
         s = self.browsers[browser]
         return str(s.versions[s.at(t)])

@@ -64,6 +64,12 @@ def _session(rng: np.random.Generator, p: SynthParams, cat: Catalog, u: User, d:
         return (ua, d.app_id, "", "", "app", "", "", os_version, True, False, False)
     browser = d.browsers[int(rng.choice(len(d.browsers), p=np.asarray(d.browser_weights)))]
     when = d.use_start_s if d.frozen else t - u.browser_lag_s
+    if browser != "safari_ios" and cat.first_release(browser) > when:
+        # No version of that browser was out yet: the user ran another of the device's browsers, or the
+        # platform's default, so that no line shows a browser before its release (a negative age).
+        released = [b for b in d.browsers if b == "safari_ios" or cat.first_release(b) <= when]
+        browser = released[0] if released else ("chrome" if d.platform in ("windows", "macos") else "chrome_android")
+        when = max(when, cat.first_release(browser)) if browser != "safari_ios" else when
     if browser == "safari_ios":
         version = os_version  # Safari on iOS is the OS's
         frozen = int(version.split(".")[0]) >= 26 and rng.random() < p.frozen_ios_share

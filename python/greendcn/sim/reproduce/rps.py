@@ -32,7 +32,8 @@ def seed003_scenario(kind: str = "static", **workload: Any) -> dict[str, Any]:
         "name": f"seed003-{kind}",
         "topology": {"kind": "fattree", "k": 4, "link_rate": "1Gbps", "link_delay": "25us",
                      "queue": "1000pkt", "host_queue": "1000pkt"},
-        "routing": {"scheme": "single"},
+        # ns-3's global routing without ECMP, which seed 003 ran: every flow takes the first equal-cost port
+        "routing": {"scheme": "single", "single_path": "first"},
         "tcp": {"mss": 1448, "initial_window": 10, "min_rto": "1s", "initial_rto": "1s", "dupack_threshold": 3,
                 "max_window": "128KB", "delayed_ack": True},
         "workload": {"kind": kind, "long_flows": 5, "long_size": "10MB", "short_size": "200KB",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ...core.errors import InputError
 from ...core.units import PS_PER_S
+from ...core.userfile import read_text
 from .flow import Flow
 
 __all__ = ["flows_from_entries", "read_flows_csv"]
@@ -34,10 +35,7 @@ def flows_from_entries(net, entries, first_id: int = 0) -> list[Flow]:  # type: 
 
 def read_flows_csv(path: str | Path, net, first_id: int = 0) -> list[Flow]:  # type: ignore[no-untyped-def]
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise InputError(f"cannot read flows file {p}: {e.strerror}", hint="give the path of a CSV file") from None
+    text = read_text(p, "--flows", kind="a CSV flow list (src,dst,size_bytes,start_s)")
     rows = list(csv.DictReader(text.splitlines()))
     header = [h.strip() for h in (csv.reader(text.splitlines()[:1]).__next__() if text.strip() else [])]
     missing = [c for c in REQUIRED if c not in header]

@@ -1,0 +1,131 @@
+"""Size guards of a simulation: before anything is built, estimate what a scenario will cost and refuse, in well
+under a second, one that cannot fit this machine, with an `error:` naming the size and the estimate.
+
+The estimate follows today's engine (our measurements, 2-core development machine): routing is built from a
+breadth-first search per destination host over a nodes x hosts table of 4-byte entries; each flow costs about
+6 kB across Python and the engine (a 1-million-row flow list peaked at 5.5 GiB); the interpreter with numpy,
+pandas and the engine starts near 150 MB. When the engine's routing changes, `estimate_run_bytes` changes with it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import InputError
+
+__all__ = ["RunSize", "available_memory_bytes", "check_run_size", "count_csv_rows", "estimate_run_bytes", "topology_size",
+           "workload_flow_count"]
+
+BASE_BYTES = 150 * 2**20
+BYTES_PER_FLOW = 6_000
+BYTES_PER_NODE_OR_LINK = 400  # Python Node/Link objects, the engine's ports and per-node counters
+ROUTE_ENTRY_BYTES = 4
+# Breadth-first searches of routing setup cost hosts x (nodes + links) steps: about 6e7 per second on one core
+# of the development machine (a k=48 fat-tree, 3.1e9 steps, took 55 s). Above MAX_SETUP_STEPS (about ten
+# minutes) the run is refused; above NOTE_SETUP_STEPS (about ten seconds) the wait is announced on stderr.
+SETUP_STEPS_PER_S = 6e7
+MAX_SETUP_STEPS = 4 * 10**10
+NOTE_SETUP_STEPS = 6 * 10**8
+
+
+@dataclass(frozen=True)
+class RunSize:
+    hosts: int
+    switches: int
+    links: int
+    flows: int
+
+    @property
+    def nodes(self) -> int:
+        return self.hosts + self.switches
+
+
+def topology_size(topo: Any) -> tuple[int, int, int]:
+    """(hosts, switches, links) a `Topology` will have, from its parameters alone (nothing is built)."""
+    if topo.kind == "fattree":
+        k = topo.k
+        half = k // 2
+        per_edge = round(half * topo.oversubscription)
+        edges = k * half
+        hosts = edges * per_edge
+        switches = 2 * edges + half * half
+        links = hosts + edges * half + edges * half
+        return hosts, switches, links
+    hosts = topo.leaves * topo.hosts_per_leaf
+    return hosts, topo.leaves + topo.spines, hosts + topo.leaves * topo.spines
+
+
+def workload_flow_count(sc: Any, hosts: int) -> int:
+    """How many flows the scenario's workload will create (a CSV file counts its lines)."""
+    w = sc.workload
+    if w.kind == "static":
+        return w.long_flows + 1
+    if w.kind == "random":
+        return w.long_flows + w.short_flows
+    if w.kind == "permutation":
+        return hosts
+    file = getattr(w, "file", None)
+    return len(w.flows or []) + (count_csv_rows(os.path.join(sc.base_dir or ".", file)) if file else 0)
+
+
+def count_csv_rows(path: str | os.PathLike[str]) -> int:
+    """Data rows of a CSV file (lines less the header), counted without parsing; 0 if it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return max(0, sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b"")) - 1)
+    except OSError:
+        return 0  # the reader reports the file itself
+
+
+def estimate_run_bytes(size: RunSize) -> int:
+    table = size.nodes * size.hosts * ROUTE_ENTRY_BYTES
+    return (BASE_BYTES + table + (size.nodes + size.links) * BYTES_PER_NODE_OR_LINK
+            + size.flows * BYTES_PER_FLOW)
+
+
+def available_memory_bytes() -> int:
+    """Memory this process may still use: MemAvailable of /proc/meminfo (all physical memory if unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 2**63
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.3g} GiB" if n >= 2**30 else f"{n / 2**20:.3g} MiB"
+
+
+def check_run_size(size: RunSize, max_memory_bytes: int | None = None, where: str = "topology") -> int:
+    """Refuse a run whose estimated memory exceeds the limit (default: the memory available now) or whose
+    routing setup could not finish in reasonable time; returns the estimate in bytes."""
+    estimate = estimate_run_bytes(size)
+    limit = max_memory_bytes if max_memory_bytes is not None else available_memory_bytes()
+    what = (f"{size.hosts:,} hosts, {size.switches:,} switches, {size.links:,} links and {size.flows:,} flows")
+    if estimate > limit:
+        source = "--max-memory" if max_memory_bytes is not None else "the memory available on this machine"
+        raise InputError(f"{where}: {what} would need about {_gib(estimate)}, more than {source} "
+                         f"({_gib(limit)})", hint="choose a smaller topology or fewer flows"
+                         + ("" if max_memory_bytes is None else ", or raise --max-memory"),
+                         loc=(where.split(".")[0],))
+    steps = size.hosts * (size.nodes + size.links)
+    if steps > MAX_SETUP_STEPS:
+        raise InputError(f"{where}: {what}: routing setup alone would take about "
+                         f"{steps / SETUP_STEPS_PER_S / 60:.3g} min on one core ({steps:.3g} search steps)",
+                         hint="choose a smaller topology", loc=(where.split(".")[0],))
+    if steps > NOTE_SETUP_STEPS and where == "topology":
+        print(f"note: building routes for {size.hosts:,} hosts takes about {steps / SETUP_STEPS_PER_S:.0f} s "
+              "before the run starts", file=sys.stderr, flush=True)
+    if not math.isfinite(estimate):
+        raise InputError(f"{where}: size cannot be estimated", hint="check the topology parameters")
+    return estimate
