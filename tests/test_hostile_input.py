@@ -194,3 +194,14 @@ def test_log_lines_dated_in_the_future_are_flagged_and_left_out(tmp_path, capsys
     assert code == 0, err
     assert "1 sightings dated outside 1995-01 .. tomorrow (months 2099-10)" in err
     assert "2099" not in out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--users", "1000000000"], "users"),
+    (["--end", "2099-12"], "this month"),
+    (["--start", "1980-01"], "1995-01"),
+])
+def test_synthetic_logs_refuse_absurd_sizes_and_dates(args, words, tmp_path, capsys):
+    code, _out, err = run(["lifetime", "synth", "--out", tmp_path, *args], capsys)
+    assert_clean(code, err)
+    assert words in err and not list(tmp_path.iterdir())
