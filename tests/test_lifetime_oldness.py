@@ -138,7 +138,9 @@ def test_oldness_bundles_the_three_kinds():
             sighting(user="u1", os="Android", os_version="13", os_release_lo="2022-08-15",
                      os_release_hi="2022-08-15", at="2022-10-03")]
     res = oldness(classify_rows(rows))
-    assert len(res.browser) == len(res.device) == len(res.os) == 1
+    # one platform row and one all-platforms row per table
+    assert len(res.browser) == len(res.device) == len(res.os) == 2
+    assert list(res.os["platform"]) == ["android", "all"]
     assert res.device.iloc[0]["p50_lo_days"] == 339
     assert res.os.iloc[0]["censored_rows"] == 0
 

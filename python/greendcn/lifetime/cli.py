@@ -9,7 +9,7 @@ import typer
 
 from ..core.clitools import JsonOption, echo_table, fail, info, write_json, finite_float
 from . import pipeline
-from .oldness import PERCENTILES, WITHIN_DAYS, for_month, oldness
+from .oldness import PERCENTILES, oldness
 from .upgrades import SEED_RULES, UpgradeRules, upgrades
 
 app = typer.Typer(
@@ -63,6 +63,10 @@ def _floats(text: str, name: str) -> list[float]:
     return vals
 
 
+HEADLINE_STATEMENT = ("seed 001 line 1608 states: \"nearly 99%\" of all users access the LMS with a browser "
+                      "released within a four-year window (mobile plotted; desktop \"similar\")")
+
+
 @app.command("oldness")
 def oldness_cmd(
     logs: list[Path] = LogsArg,
@@ -72,29 +76,55 @@ def oldness_cmd(
     status: str = StatusOpt,
     max_line_bytes: int = MaxLineOpt,
     month: int = typer.Option(10, "--month", help="The calendar month shown per year (seed 001 plots October)."),
+    months: str | None = typer.Option(None, "--months", help="Months shown per year: all, a month, or a list "
+                                      "(1,4,10 or 9-11); overrides --month."),
     percentiles: str = typer.Option(",".join(f"{q:g}" for q in PERCENTILES), "--percentiles"),
-    within_days: int = typer.Option(WITHIN_DAYS, "--within-days",
-                                    help="Report the share of rows younger than this (four years)."),
+    within: float = typer.Option(4.0, "--within", parser=finite_float,
+                                 help="Years for the within-window shares and the headline (seed 001: four)."),
+    within_days: int | None = typer.Option(None, "--within-days", help="The same window in days (overrides "
+                                           "--within)."),
     figures: Path = FiguresOpt,
     json_out: Path = JsonOption,
 ) -> None:
-    """Browser, device and OS age at the latest use per user and month; censored ages as bounds."""
+    """Browser, device and OS age at the latest use per user and month, per platform and over all platforms;
+    censored ages as bounds; the share of users whose browser is within N years (seed 001's headline)."""
+    from .oldness import ALL_PLATFORMS, for_months, parse_months, users_within
+
     if not 1 <= month <= 12:
         fail(f"--month: {month} is not a month", hint="give 1-12 (10 = October)")
+    chosen = parse_months(months) if months is not None else [month]
+    if within <= 0:
+        fail(f"--within: must be positive, got {within:g}", hint="give years, e.g. --within 4")
+    window_days = within_days if within_days is not None else round(within * 365.25)
+    if window_days <= 0:
+        fail(f"--within-days: must be positive, got {window_days}", hint="e.g. --within-days 1461")
     qs = _floats(percentiles, "--percentiles")
     if any(not 0 <= q <= 100 for q in qs):
         fail(f"--percentiles: each must be in [0, 100], got {percentiles!r}", hint="e.g. 1,50,99")
     cs, stats = _read(logs, fmt, column, events, status, max_line_bytes)
-    res = oldness(cs, qs, within_days)
+    res = oldness(cs, qs, window_days)
     shown = [q for q in qs if q in (1, 50, 99)] or qs[:3]
-    out = {"input": stats, "params": {"month": month, "percentiles": qs, "within_days": within_days}}
+    label = "all months" if chosen is None else ("month " + ",".join(f"{m:02d}" for m in chosen))
+    out = {"input": stats, "params": {"month": month, "months": "all" if chosen is None else chosen,
+                                      "percentiles": qs, "within_years": within, "within_days": window_days}}
     tables = []
     for kind, summary, rows in (("browser", res.browser, res.browser_rows), ("device", res.device, res.device_rows),
                                 ("os", res.os, res.os_rows)):
-        year = for_month(summary, month)
+        year = for_months(summary, chosen)
         out[kind] = {"by_year": year, "monthly": summary, "rows": len(rows),
                      **({} if kind == "browser" else {"censored_rows": int(rows["censored"].sum())})}
         tables.append((kind, year))
+    out["months_used"] = sorted(set(out["browser"]["by_year"]["month"])) if len(out["browser"]["by_year"]) else []
+    b_rows = res.browser_rows
+    if chosen is not None:
+        b_rows = b_rows[b_rows["month"].str.slice(5, 7).astype(int).isin(chosen)]
+    seen = cs[["user", "month", "platform"]]
+    if chosen is not None:
+        seen = seen[seen["month"].str.slice(5, 7).astype(int).isin(chosen)]
+    head = users_within(b_rows, seen, window_days)
+    out["headline"] = {"measure": f"share of users whose browser was released within {within:g} years "
+                                  f"({window_days} days), pooled over {label}",
+                       "seed_statement": HEADLINE_STATEMENT, "rows": head}
     # Files first, so that a reader closing stdout early (| head) still gets them.
     write_json(json_out, out)
     if figures is not None:
@@ -109,8 +139,17 @@ def oldness_cmd(
             [f"p{q:g}_days" for q in shown] + ["within_share"] if exact else
             ["censored_share"] + [f"p{q:g}_{s}_days" for q in shown for s in ("lo", "hi")]
             + ["within_share_lo", "within_share_hi"])
-        print(f"\n{kind} age in month {month:02d} of each year (days{'' if exact else '; censored: lo-hi bounds'})")
+        cols = cols[:2] + ["month"] + cols[2:] if chosen is None or len(chosen) > 1 else cols
+        print(f"\n{kind} age in {label} of each year (days{'' if exact else '; censored: lo-hi bounds'}; "
+              f"platform '{ALL_PLATFORMS}' = every user's rows)")
         echo_table(year[[c for c in cols if c in year.columns]].to_dict(orient="records") if len(year) else [])
+    print(f"\nheadline: {out['headline']['measure']}")
+    echo_table([{"platform": r["platform"], "users": r["users"], "dated_users": r["dated_users"],
+                 "share_lo_%": None if r["share_lo"] is None else 100 * r["share_lo"],
+                 "share_hi_%": None if r["share_hi"] is None else 100 * r["share_hi"]}
+                for r in head.to_dict(orient="records")])
+    print(f"  {HEADLINE_STATEMENT}")
+    print("  ours: the all-platforms row above (lo-hi: users without a dated browser counted as older / within)")
 
 
 def _rules(**kw) -> UpgradeRules:

@@ -16,16 +16,22 @@ import pandas as pd
 from .sightings import day_number
 
 __all__ = [
+    "ALL_PLATFORMS",
     "PERCENTILES",
     "WITHIN_DAYS",
     "OldnessResult",
     "browser_oldness",
     "device_oldness",
-    "os_oldness",
-    "summarize",
     "for_month",
+    "for_months",
     "oldness",
+    "os_oldness",
+    "parse_months",
+    "summarize",
+    "users_within",
 ]
+
+ALL_PLATFORMS = "all"  # the platform value of the rows computed over every user's records
 
 PERCENTILES: tuple[float, ...] = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 WITHIN_DAYS = 1461  # four years of 365.25 days: the window of seed 001 line 1608
@@ -57,6 +63,9 @@ def _interval_rows(last: pd.DataFrame, lo_col: str, hi_col: str) -> pd.DataFrame
     hi = access - day_number(last[lo_col])
     censored = (lo != hi) | open_hi
     lo = np.where(censored, np.maximum(lo, 0.0), lo)
+    # A UA whose earliest possible release is after its use (a wrong clock or table) cannot be negative in
+    # age: both bounds stop at 0, so the interval never inverts.
+    hi = np.maximum(hi, lo)
     return last.assign(oldness_lo_days=lo.astype("int64"), oldness_hi_days=hi.astype("int64"), censored=censored)
 
 
@@ -123,12 +132,73 @@ def summarize(rows: pd.DataFrame, by: Sequence[str] = ("platform",), percentiles
 
 def for_month(summary: pd.DataFrame, month: int = 10) -> pd.DataFrame:
     """The rows of one calendar month in each year (seed 001 plots October, line 1606), with a `year` column."""
+    return for_months(summary, [month])
+
+
+def for_months(summary: pd.DataFrame, months: Sequence[int] | None) -> pd.DataFrame:
+    """The rows of the given calendar months (1-12) in each year, or of every month when `months` is None."""
     if summary.empty:
         return summary.assign(year=pd.Series(dtype=int))
-    keep = summary["month"].str.slice(5, 7).astype(int) == month
+    keep = (summary["month"].str.slice(5, 7).astype(int).isin(list(months)) if months is not None
+            else pd.Series(True, index=summary.index))
     out = summary[keep].copy()
     out.insert(0, "year", out["month"].str.slice(0, 4).astype(int))
     return out.reset_index(drop=True)
+
+
+def parse_months(spec: str) -> list[int] | None:
+    """`--months`: "all" (None: every month present), a month 1-12, or a list and ranges: "10", "1,4,10",
+    "9-11". Raises InputError with a hint for anything else."""
+    from ..core.errors import InputError
+
+    text = spec.strip().lower()
+    if text == "all":
+        return None
+    months: set[int] = set()
+    try:
+        for part in text.split(","):
+            a, _, b = part.strip().partition("-")
+            lo, hi = int(a), int(b) if b else int(a)
+            if not (1 <= lo <= hi <= 12):
+                raise ValueError(part)
+            months.update(range(lo, hi + 1))
+    except ValueError:
+        raise InputError(f"--months: cannot read {spec!r}",
+                         hint="give all, a month 1-12, or a list such as 1,4,10 or 9-11") from None
+    return sorted(months)
+
+
+def users_within(browser_rows: pd.DataFrame, users_seen: pd.DataFrame, within_days: float,
+                 by: Sequence[str] = ("platform",)) -> pd.DataFrame:
+    """Seed 001's headline measure (line 1608): the share of users whose browser was released within
+    `within_days`, per group and over all platforms (group `all`), pooled over the months of `browser_rows`.
+
+    A user counts once per month, by the oldest of their browsers that month (the browser rows are already the
+    latest use per user and browser). Users seen in a month without any dated browser (an app, an unknown UA)
+    make the share an interval: `share_lo` counts them as older, `share_hi` as within; equal when none."""
+    b = browser_rows
+    seen = users_seen[users_seen["month"].isin(b["month"].unique())] if len(b) else users_seen.iloc[0:0]
+    oldest = b.groupby(["user", "month", *by], sort=False)["oldness_days"].max().reset_index()
+    oldest_all = b.groupby(["user", "month"], sort=False)["oldness_days"].max().reset_index()
+    records = []
+
+    def row(group: dict, old: pd.DataFrame, users: pd.DataFrame) -> dict:
+        n_users = len(users)
+        dated = len(old)
+        within = int((old["oldness_days"] < within_days).sum())
+        undated = max(n_users - dated, 0)
+        return {**group, "users": n_users, "dated_users": dated,
+                "share_lo": within / n_users if n_users else None,
+                "share_hi": (within + undated) / n_users if n_users else None}
+
+    users_all = seen[["user", "month"]].drop_duplicates()
+    records.append(row({k: ALL_PLATFORMS for k in by}, oldest_all, users_all))
+    for key, g in oldest.groupby(list(by), sort=True):
+        group = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        mask = np.logical_and.reduce([seen[k] == v for k, v in group.items()])
+        users = seen[mask][["user", "month"]].drop_duplicates()
+        records.append(row(group, g, users))
+    return pd.DataFrame.from_records(records)
 
 
 @dataclass
@@ -143,9 +213,20 @@ class OldnessResult:
     os: pd.DataFrame
 
 
+def _with_all(rows: pd.DataFrame, by: Sequence[str], **kw) -> pd.DataFrame:
+    """Per-group summaries and, beside them, the same statistics over all groups' rows together (a group named
+    `all`): computed from the rows, not recombined from the groups' percentiles, which cannot be done."""
+    per_group = summarize(rows, by=by, **kw)
+    if rows.empty:
+        return per_group
+    everyone = rows.assign(**{k: ALL_PLATFORMS for k in by})
+    return pd.concat([per_group, summarize(everyone, by=by, **kw)], ignore_index=True)
+
+
 def oldness(cs: pd.DataFrame, percentiles: Sequence[float] = PERCENTILES, within_days: int = WITHIN_DAYS,
             by: Sequence[str] = ("platform",)) -> OldnessResult:
-    """All three oldness kinds from classified sightings, summarised per `by` and month."""
+    """All three oldness kinds from classified sightings, summarised per `by` and month, each table with an
+    all-platforms row per month beside the per-platform ones."""
     b, d, o = browser_oldness(cs), device_oldness(cs), os_oldness(cs)
-    kw = dict(by=by, percentiles=percentiles, within_days=within_days)
-    return OldnessResult(b, d, o, summarize(b, **kw), summarize(d, **kw), summarize(o, **kw))
+    kw = dict(percentiles=percentiles, within_days=within_days)
+    return OldnessResult(b, d, o, _with_all(b, by, **kw), _with_all(d, by, **kw), _with_all(o, by, **kw))
