@@ -144,6 +144,8 @@ def rps(
     out: Path = typer.Option(Path("out/reproduce-rps"), "--out", help="Folder for the CSV files and PNG figures."),
     quick: bool = typer.Option(False, "--quick", help="Small size: 2 seeds, 1 MB long flows, fewer points."),
     workers: int | None = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
+    single_path: str = typer.Option("first", "--single-path",
+                                    help="first (ns-3's choice, which seed 003 ran) or hashed (greendcn 0.1)."),
     json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 003: single path vs random packet spraying on a k=4 fat-tree (Figs 2-9, plus dupack threshold)."""
@@ -151,9 +153,12 @@ def rps(
     from .reproduce.rps_figures import write_figures
     from .reproduce.rps_findings import findings
 
+    if single_path not in ("first", "hashed"):
+        raise InputError(f"--single-path: {single_path!r} is not first or hashed", hint="--single-path first")
     cfg = RpsConfig.quick() if quick else RpsConfig(seeds=seeds)
     if quick and seeds != 10:
         cfg = RpsConfig(**{**cfg.__dict__, "seeds": seeds})
+    cfg = RpsConfig(**{**cfg.__dict__, "single_path": single_path})
     runs = reproduce_rps(cfg, workers=workers)
     summary = summarize(runs)
     out.mkdir(parents=True, exist_ok=True)

@@ -51,6 +51,7 @@ class RpsConfig:
     random_n: tuple[int, ...] = (1, 2, 3, 4, 5)
     short_counts: tuple[int, ...] = (10, 20)  # Figs 8-9; the last one is the random scenario's own
     tolerant_dupack: int = 100
+    single_path: str = "first"  # ns-3's choice, which seed 003 ran; "hashed" is the 0.1 behaviour
 
     @classmethod
     def quick(cls) -> RpsConfig:
@@ -77,6 +78,7 @@ def _case(cfg: RpsConfig, experiment: str, kind: str, scheme: str, n: int, short
         wl["short_flows"] = shorts
     raw = seed003_scenario(kind, **wl)
     raw["routing"]["scheme"] = scheme
+    raw["routing"]["single_path"] = cfg.single_path
     raw["tcp"]["dupack_threshold"] = dupack
     return Case(experiment, kind, scheme, n, shorts if kind == "random" else 1, dupack, seed, raw)
 
