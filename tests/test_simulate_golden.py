@@ -34,3 +34,15 @@ def test_seed003_random_small_matches_golden(scheme):
         path.write_text(json.dumps(got, indent=1) + "\n")
     want = json.loads(path.read_text())
     assert json.loads(json.dumps(got)) == want
+
+
+def test_the_k8_benchmark_is_bit_identical_to_the_engine_before_its_scale_work():
+    # The golden file was written by the engine as it was before per-rack routing and the radix-heap event
+    # queue (commit 6645947): the same events, packet-hops and every flow's completion time, to the picosecond.
+    res = simulate(str(Path(__file__).resolve().parent.parent / "scenarios" / "bench-k8-permutation.toml"),
+                   overrides=["workload.size=1MB"])
+    want = json.loads((GOLDEN / "bench-k8-permutation-1MB-seed1.json").read_text())
+    assert res.summary["events"] == want["events"]
+    assert res.summary["packet_hops"] == want["packet_hops"]
+    got = [round(x * 1e12) for x in res.flows.sort_values("id")["fct_s"]]
+    assert got == want["fct_ps"]

@@ -1,7 +1,15 @@
-//! The event queue: a binary min-heap ordered by (time, sequence number), so simultaneous events run in the
-//! order they were scheduled, identically on every run.
+//! The event queue, ordered by (time, sequence number), so simultaneous events run in the order they were
+//! scheduled, identically on every run.
+//!
+//! It is a radix heap on the 128-bit key (time << 64 | seq): the simulation never schedules an event before
+//! the one it is running, so keys only grow, and a key goes to bucket b = the highest bit in which it differs
+//! from the last key popped. Push is O(1); each key moves down at most 128 buckets over its life, and in
+//! practice a few. Profiles of k=24 fat-trees had the binary heap's pop at 27 % of the run: its log2(n)
+//! levels of cache misses per event grew with the number of busy ports. The binary heap remains as the
+//! reference the tests compare against.
 
 use std::cmp::Ordering;
+#[cfg(test)]
 use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +52,36 @@ impl Ord for Event {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: u128,
+    kind: EventKind,
+    arg: u32,
+}
+
+#[derive(Debug)]
 pub struct EventQueue {
-    heap: BinaryHeap<Event>,
+    buckets: Vec<Vec<Entry>>,
+    last: u128,
+    len: usize,
     next_seq: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue { buckets: (0..=128).map(|_| Vec::new()).collect(), last: 0, len: 0, next_seq: 0 }
+    }
+}
+
+#[inline]
+fn bucket_of(key: u128, last: u128) -> usize {
+    // An event scheduled before the last one popped (none is, by construction) would be the minimum: it
+    // joins bucket 0 and runs next, as it would from a binary heap.
+    if key <= last {
+        0
+    } else {
+        128 - (key ^ last).leading_zeros() as usize
+    }
 }
 
 impl EventQueue {
@@ -55,24 +89,45 @@ impl EventQueue {
     pub fn push(&mut self, time: u64, kind: EventKind, arg: u32) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Event { time, seq, kind, arg });
+        let key = (time as u128) << 64 | seq as u128;
+        self.buckets[bucket_of(key, self.last)].push(Entry { key, kind, arg });
+        self.len += 1;
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        self.heap.pop()
+        if self.len == 0 {
+            return None;
+        }
+        if self.buckets[0].is_empty() {
+            let b = self.buckets.iter().position(|v| !v.is_empty()).expect("len > 0");
+            let items = std::mem::take(&mut self.buckets[b]);
+            let min = items.iter().map(|e| e.key).min().expect("non-empty");
+            self.last = min;
+            for e in &items {
+                self.buckets[bucket_of(e.key, min)].push(*e);
+            }
+            // keep the bucket's allocation for later pushes
+            let mut emptied = items;
+            emptied.clear();
+            self.buckets[b] = emptied;
+        }
+        // Bucket 0 holds only keys equal to `last`; keys are unique, so at most one (or a late-scheduled one).
+        let e = self.buckets[0].pop().expect("bucket 0 filled");
+        self.len -= 1;
+        Some(Event { time: (e.key >> 64) as u64, seq: e.key as u64, kind: e.kind, arg: e.arg })
     }
 
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time)
+        self.buckets.iter().flatten().map(|e| (e.key >> 64) as u64).min()
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 }
 
@@ -89,5 +144,39 @@ mod tests {
         q.push(10, EventKind::FlowStart, 4);
         let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|e| e.arg).collect();
         assert_eq!(order, vec![2, 1, 3, 4]);
+    }
+
+    #[test]
+    fn the_radix_heap_pops_exactly_what_a_binary_heap_pops() {
+        // A simulation-like stream: pops interleaved with pushes at or after the current time, many ties.
+        let mut q = EventQueue::default();
+        let mut reference: BinaryHeap<Event> = BinaryHeap::new();
+        let mut seq = 0u64;
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rand = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut now = 0u64;
+        for step in 0..200_000u32 {
+            let pushes = if step < 1000 { 2 } else { (rand() % 3) as u32 };
+            for _ in 0..pushes {
+                let t = now + [0, 1, 7, 1000, 1 << 40][(rand() % 5) as usize] + rand() % 3;
+                q.push(t, EventKind::PortArrival, step);
+                reference.push(Event { time: t, seq, kind: EventKind::PortArrival, arg: step });
+                seq += 1;
+            }
+            match (q.pop(), reference.pop()) {
+                (Some(a), Some(b)) => {
+                    assert_eq!((a.time, a.seq, a.arg), (b.time, b.seq, b.arg));
+                    now = a.time;
+                }
+                (None, None) => {}
+                (a, b) => panic!("{a:?} vs {b:?}"),
+            }
+            assert_eq!(q.len(), reference.len());
+        }
     }
 }

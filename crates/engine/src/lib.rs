@@ -20,18 +20,39 @@ pub use results::SimResults;
 pub use sim::Sim;
 pub use spec::SimSpec;
 
-/// Run one spec to completion (or its time limit).
+/// How far a run has come, handed to the watcher of `run_watched` every 2^20 events.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub now_ps: u64,
+    pub stop_ps: Option<u64>,
+    pub events: u64,
+    pub flows_done: u64,
+    pub flows: u64,
+}
+
+/// Run one spec to completion (or its time limit). `interrupted` returning true stops the run: the results so
+/// far come back with `stopped_by = "interrupted"`.
 pub fn run(spec: &SimSpec, interrupted: &mut dyn FnMut() -> bool) -> Result<SimResults, EngineError> {
-    Sim::new(spec)?.run(interrupted)
+    Sim::new(spec)?.run(&mut |_: &Progress| interrupted())
+}
+
+/// `run` with a watcher that sees the progress now and then and may stop the run (returning true).
+pub fn run_watched(spec: &SimSpec, watch: &mut dyn FnMut(&Progress) -> bool) -> Result<SimResults, EngineError> {
+    Sim::new(spec)?.run(watch)
 }
 
 /// Parse a JSON spec, run it, and return the JSON results.
 pub fn run_json(spec_json: &str, interrupted: &mut dyn FnMut() -> bool) -> Result<String, EngineError> {
+    run_json_watched(spec_json, &mut |_: &Progress| interrupted())
+}
+
+/// `run_json` with a watcher (see `run_watched`).
+pub fn run_json_watched(spec_json: &str, watch: &mut dyn FnMut(&Progress) -> bool) -> Result<String, EngineError> {
     let de = &mut serde_json::Deserializer::from_str(spec_json);
     let spec: SimSpec = serde_path_to_error::deserialize(de).map_err(|e| {
         let loc = error::Loc::parse(&e.path().to_string());
         EngineError::Parse { loc, msg: e.into_inner().to_string() }
     })?;
-    let results = run(&spec, interrupted)?;
+    let results = run_watched(&spec, watch)?;
     Ok(serde_json::to_string(&results).expect("results always serialize"))
 }

@@ -1,6 +1,13 @@
 //! Routing tables: for every node and destination host, the group of equal-cost next-hop ports on hop-count
-//! shortest paths. Computed once per run by a breadth-first search from each host; hosts never forward,
-//! so no path passes through a host. Identical groups are stored once.
+//! shortest paths; hosts never forward, so no path passes through a host. Identical groups are stored once.
+//!
+//! `build` runs one breadth-first search per *attachment switch* (the one switch a single-homed host hangs
+//! from), not per host: every host behind a switch is reached through it, so a switch's next hops towards
+//! any of them are its next hops towards that switch, and only the attachment switch itself (a port per host)
+//! and hosts (their one uplink) differ. In a k-ary fat-tree that is k^2/2 searches instead of k^3/4, and the
+//! temporary table is switches x attachment switches instead of nodes x hosts. Hosts with several links (a
+//! general graph) get a search of their own, as `build_per_host` does for every host; tests check that both
+//! give the same groups.
 //!
 //! Each node's row (group id per destination host) is stored run-length encoded over the host index: hosts
 //! are numbered rack by rack, so a fat-tree switch's row is a handful of runs (a core switch: one per pod).
@@ -23,8 +30,151 @@ pub struct Routes {
 }
 
 impl Routes {
-    /// `out_ports[n]` lists (port, far node) for node n; `hosts` maps host index -> node id.
+    /// Routes of the network, with one search per attachment switch (see the module comment).
     pub fn build(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Routes {
+        let n = kinds.len();
+        // The switch each single-homed host hangs from (None: several links, or none, or a host neighbour).
+        let attach: Vec<Option<u32>> = hosts
+            .iter()
+            .map(|&h| match out_ports[h as usize].as_slice() {
+                [(_, v)] if kinds[*v as usize] == NodeKind::Switch => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let mut groups = GroupStore::default();
+        // Per attachment switch: group id of every node towards it (NO_ROUTE: unreachable or itself).
+        let mut tor_index: HashMap<u32, usize> = HashMap::new();
+        let mut toward_tor: Vec<Vec<u32>> = Vec::new();
+        let mut dist = vec![u32::MAX; n];
+        let (mut frontier, mut next, mut group) = (Vec::new(), Vec::new(), Vec::new());
+        for &t in attach.iter().flatten() {
+            if tor_index.contains_key(&t) {
+                continue;
+            }
+            bfs(kinds, out_ports, t, &mut dist, &mut frontier, &mut next);
+            let mut row = vec![NO_ROUTE; n];
+            for node in 0..n {
+                if node == t as usize || dist[node] == u32::MAX || kinds[node] != NodeKind::Switch {
+                    continue;
+                }
+                group.clear();
+                for &(port, v) in &out_ports[node] {
+                    if kinds[v as usize] == NodeKind::Switch && dist[v as usize] + 1 == dist[node] {
+                        group.push(port);
+                    }
+                }
+                if !group.is_empty() {
+                    row[node] = groups.id(&group);
+                }
+            }
+            // A host (as a source) goes up the links to its nearest switches towards t.
+            for &hn in hosts {
+                let best = out_ports[hn as usize]
+                    .iter()
+                    .filter(|&&(_, v)| kinds[v as usize] == NodeKind::Switch)
+                    .map(|&(_, v)| dist[v as usize])
+                    .min()
+                    .unwrap_or(u32::MAX);
+                if best == u32::MAX {
+                    continue;
+                }
+                group.clear();
+                for &(port, v) in &out_ports[hn as usize] {
+                    if kinds[v as usize] == NodeKind::Switch && dist[v as usize] == best {
+                        group.push(port);
+                    }
+                }
+                row[hn as usize] = groups.id(&group);
+            }
+            tor_index.insert(t, toward_tor.len());
+            toward_tor.push(row);
+        }
+        // Multi-homed (or unattached) destination hosts: a search of their own, as the reference does.
+        let mut own: HashMap<usize, Vec<u32>> = HashMap::new();
+        for (h, &dst) in hosts.iter().enumerate() {
+            if attach[h].is_some() {
+                continue;
+            }
+            bfs(kinds, out_ports, dst, &mut dist, &mut frontier, &mut next);
+            let mut row = vec![NO_ROUTE; n];
+            for node in 0..n {
+                if node == dst as usize || dist[node] == u32::MAX {
+                    continue;
+                }
+                group.clear();
+                for &(port, v) in &out_ports[node] {
+                    let transit_ok = v == dst || kinds[v as usize] == NodeKind::Switch;
+                    if transit_ok && dist[v as usize] + 1 == dist[node] {
+                        group.push(port);
+                    }
+                }
+                if !group.is_empty() {
+                    row[node] = groups.id(&group);
+                }
+            }
+            own.insert(h, row);
+        }
+        // Each node's row over destination hosts, run-length encoded as the reference stores it. Hosts come in
+        // blocks of consecutive indices behind one attachment switch (a rack); a node other than that switch
+        // and those hosts has one group for the whole block, so the work is nodes x blocks, not nodes x hosts.
+        let mut blocks: Vec<(u32, u32, Option<u32>)> = Vec::new(); // (first host, end, attachment switch)
+        for (h, a) in attach.iter().enumerate() {
+            match blocks.last_mut() {
+                Some(b) if a.is_some() && b.2 == *a && b.1 == h as u32 => b.1 += 1,
+                _ => blocks.push((h as u32, h as u32 + 1, *a)),
+            }
+        }
+        let mut host_index = vec![u32::MAX; n];
+        for (h, &node) in hosts.iter().enumerate() {
+            host_index[node as usize] = h as u32;
+        }
+        let mut run_offsets = Vec::with_capacity(n + 1);
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        run_offsets.push(0);
+        let push = |runs: &mut Vec<(u32, u32)>, start: usize, h: u32, g: u32| {
+            if runs.len() == start || runs.last().is_some_and(|r| r.1 != g) {
+                runs.push((h, g));
+            }
+        };
+        for node in 0..n {
+            let start = runs.len();
+            for &(first, end, a) in &blocks {
+                match a {
+                    Some(t) if node != t as usize && !(first..end).contains(&host_index[node]) => {
+                        push(&mut runs, start, first, toward_tor[tor_index[&t]][node]);
+                    }
+                    Some(t) => {
+                        for h in first..end {
+                            let dst = hosts[h as usize] as usize;
+                            let g = if node == dst {
+                                NO_ROUTE
+                            } else if node == t as usize {
+                                // the attachment switch: its port to this host
+                                let port = out_ports[node].iter().find(|&&(_, v)| v as usize == dst).map(|&(p, _)| p);
+                                port.map_or(NO_ROUTE, |p| groups.id(&[p]))
+                            } else {
+                                toward_tor[tor_index[&t]][node]
+                            };
+                            push(&mut runs, start, h, g);
+                        }
+                    }
+                    None => {
+                        for h in first..end {
+                            let g = if node == hosts[h as usize] as usize { NO_ROUTE } else { own[&(h as usize)][node] };
+                            push(&mut runs, start, h, g);
+                        }
+                    }
+                }
+            }
+            run_offsets.push(runs.len() as u32);
+        }
+        let (offsets, ports) = groups.into_parts();
+        Routes { run_offsets, runs, offsets, ports }
+    }
+
+    /// The reference builder: one breadth-first search per destination host. `out_ports[n]` lists (port, far
+    /// node) for node n; `hosts` maps host index -> node id. Quadratic in the network; kept for the tests.
+    pub fn build_per_host(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Routes {
         let n = kinds.len();
         let mut table = vec![NO_ROUTE; n * hosts.len()]; // node-major, compressed into runs below
         let mut group_ids: HashMap<Vec<u32>, u32> = HashMap::new();
@@ -120,3 +270,147 @@ impl Routes {
         self.runs.len()
     }
 }
+
+/// Distinct groups of ports, each stored once, numbered in order of first appearance.
+#[derive(Default)]
+struct GroupStore {
+    ids: HashMap<Vec<u32>, u32>,
+    offsets: Vec<u32>,
+    ports: Vec<u32>,
+}
+
+impl GroupStore {
+    fn id(&mut self, group: &[u32]) -> u32 {
+        if let Some(&g) = self.ids.get(group) {
+            return g;
+        }
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.ports.extend_from_slice(group);
+        self.offsets.push(self.ports.len() as u32);
+        let g = (self.offsets.len() - 2) as u32;
+        self.ids.insert(group.to_vec(), g);
+        g
+    }
+
+    fn into_parts(mut self) -> (Vec<u32>, Vec<u32>) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        (self.offsets, self.ports)
+    }
+}
+
+/// Hop counts from `src` to every node (u32::MAX: unreachable); hosts other than `src` are reached but never
+/// expanded, since they do not carry transit traffic.
+fn bfs(
+    kinds: &[NodeKind],
+    out_ports: &[Vec<(u32, u32)>],
+    src: u32,
+    dist: &mut [u32],
+    frontier: &mut Vec<u32>,
+    next: &mut Vec<u32>,
+) {
+    dist.iter_mut().for_each(|d| *d = u32::MAX);
+    dist[src as usize] = 0;
+    frontier.clear();
+    frontier.push(src);
+    let mut level = 0;
+    while !frontier.is_empty() {
+        level += 1;
+        next.clear();
+        for &u in frontier.iter() {
+            if u != src && kinds[u as usize] == NodeKind::Host {
+                continue;
+            }
+            for &(_, v) in &out_ports[u as usize] {
+                if dist[v as usize] == u32::MAX {
+                    dist[v as usize] = level;
+                    next.push(v);
+                }
+            }
+        }
+        std::mem::swap(frontier, next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// k-ary fat-tree as (kinds, out_ports, hosts), links in the order the Python generator makes them.
+    fn fat_tree(k: u32) -> (Vec<NodeKind>, Vec<Vec<(u32, u32)>>, Vec<u32>) {
+        let half = k / 2;
+        let hosts_n = k * half * half;
+        let edges = k * half;
+        let aggs = k * half;
+        let cores = half * half;
+        let n = (hosts_n + edges + aggs + cores) as usize;
+        let mut kinds = vec![NodeKind::Switch; n];
+        kinds[..hosts_n as usize].iter_mut().for_each(|x| *x = NodeKind::Host);
+        let mut links = Vec::new();
+        let e0 = hosts_n;
+        let a0 = e0 + edges;
+        let c0 = a0 + aggs;
+        for h in 0..hosts_n {
+            links.push((h, e0 + h / half));
+        }
+        for p in 0..k {
+            for e in 0..half {
+                for a in 0..half {
+                    links.push((e0 + p * half + e, a0 + p * half + a));
+                }
+            }
+        }
+        for p in 0..k {
+            for a in 0..half {
+                for c in 0..half {
+                    links.push((a0 + p * half + a, c0 + a * half + c));
+                }
+            }
+        }
+        let mut out_ports = vec![Vec::new(); n];
+        for (i, &(a, b)) in links.iter().enumerate() {
+            out_ports[a as usize].push((2 * i as u32, b));
+            out_ports[b as usize].push((2 * i as u32 + 1, a));
+        }
+        (kinds, out_ports, (0..hosts_n).collect())
+    }
+
+    fn same(a: &Routes, b: &Routes, nodes: usize, hosts: usize) {
+        for node in 0..nodes as u32 {
+            for h in 0..hosts as u32 {
+                assert_eq!(a.next_hops(node, h), b.next_hops(node, h), "node {node} host {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn per_switch_searches_give_the_reference_groups_on_fat_trees() {
+        for k in [4, 6, 8, 10, 12, 16] {
+            let (kinds, out_ports, hosts) = fat_tree(k);
+            let fast = Routes::build(&kinds, &out_ports, &hosts);
+            let reference = Routes::build_per_host(&kinds, &out_ports, &hosts);
+            same(&fast, &reference, kinds.len(), hosts.len());
+            assert_eq!(fast.group_count(), reference.group_count(), "k={k}");
+        }
+    }
+
+    #[test]
+    fn multi_homed_hosts_fall_back_to_their_own_search() {
+        // h0 - s0 - s1 - h1, and h1 also linked to s0: h1 is dual-homed.
+        let kinds = vec![NodeKind::Host, NodeKind::Host, NodeKind::Switch, NodeKind::Switch];
+        let links = [(0u32, 2u32), (2, 3), (3, 1), (1, 2)];
+        let mut out_ports = vec![Vec::new(); 4];
+        for (i, &(a, b)) in links.iter().enumerate() {
+            out_ports[a as usize].push((2 * i as u32, b));
+            out_ports[b as usize].push((2 * i as u32 + 1, a));
+        }
+        let hosts = vec![0, 1];
+        let fast = Routes::build(&kinds, &out_ports, &hosts);
+        let reference = Routes::build_per_host(&kinds, &out_ports, &hosts);
+        same(&fast, &reference, 4, 2);
+    }
+}
+

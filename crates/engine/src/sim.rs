@@ -144,8 +144,9 @@ impl<'a> Sim<'a> {
         })
     }
 
-    /// Run to completion (or to `stop_ps`). `interrupted` is polled now and then; returning true stops the run.
-    pub fn run(mut self, interrupted: &mut dyn FnMut() -> bool) -> Result<SimResults, EngineError> {
+    /// Run to completion (or to `stop_ps`). `watch` sees the progress every 2^20 events; returning true stops
+    /// the run, whose results so far come back with `stopped_by = "interrupted"`.
+    pub fn run(mut self, watch: &mut dyn FnMut(&crate::Progress) -> bool) -> Result<SimResults, EngineError> {
         let started = Instant::now();
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
@@ -160,8 +161,18 @@ impl<'a> Sim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
-            if self.events_done.is_multiple_of(INTERRUPT_EVERY) && interrupted() {
-                return Err(EngineError::Interrupted);
+            if self.events_done.is_multiple_of(INTERRUPT_EVERY) {
+                let progress = crate::Progress {
+                    now_ps: self.now,
+                    stop_ps: self.spec.stop_ps,
+                    events: self.events_done,
+                    flows_done: self.flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64,
+                    flows: self.flows.len() as u64,
+                };
+                if watch(&progress) {
+                    stopped_by = "interrupted";
+                    break;
+                }
             }
             match ev.kind {
                 EventKind::PortArrival => self.port_arrival(ev.arg),

@@ -91,11 +91,29 @@ where
 }
 
 /// Run one simulation. `spec_json` follows docs/engine-spec.md; returns the results as JSON text.
-/// The GIL is released while the engine runs.
+/// The GIL is released while the engine runs. `progress`, if given, is called about once a second with
+/// (simulated ps, stop ps or None, events, flows done, flows). Ctrl-C stops the run and returns the results
+/// so far, with `summary.stopped_by = "interrupted"`: the caller decides whether to keep them.
 #[pyfunction]
-fn run(py: Python<'_>, spec_json: &str) -> PyResult<String> {
+#[pyo3(signature = (spec_json, progress=None))]
+fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
     let spec = spec_json.to_owned();
-    guarded(py, move |interrupted| Ok(greendcn_engine::run_json(&spec, interrupted)?))
+    guarded(py, move |interrupted| {
+        let mut last = std::time::Instant::now();
+        let mut watch = |p: &greendcn_engine::Progress| {
+            if let Some(cb) = &progress {
+                if last.elapsed() >= std::time::Duration::from_secs(1) {
+                    last = std::time::Instant::now();
+                    // A progress callback that fails must not stop the run: the report is a courtesy.
+                    Python::attach(|py| {
+                        let _ = cb.call1(py, (p.now_ps, p.stop_ps, p.events, p.flows_done, p.flows));
+                    });
+                }
+            }
+            interrupted()
+        };
+        Ok(greendcn_engine::run_json_watched(&spec, &mut watch)?)
+    })
 }
 
 /// Panics inside the guarded path on purpose, so tests can check that a panic becomes NativePanic.

@@ -68,7 +68,7 @@ def simulate_cmd(
     limit = None if max_memory is None else parse_size_bytes(max_memory, "--max-memory")
     sc = load_scenario(scenario, set_ or None)
     try:
-        res = simulate(sc, seed=seed, flows=flows, max_memory_bytes=limit)
+        res = simulate(sc, seed=seed, flows=flows, max_memory_bytes=limit, partial_on_interrupt=True)
     except InputError as e:
         # Fields checked while building the run (workload against topology, engine limits) name the scenario
         # file as the loader's checks do; errors in the flows file already name that file.
@@ -77,6 +77,10 @@ def simulate_cmd(
         raise type(e)(f"{scenario.name}: {e}", hint=e.hint) from None
     _print_summary(res)
     write_json(json_out, res.to_json())
+    if res.summary.get("incomplete"):
+        print(f"interrupted at {res.summary['sim_time_s']:.6g} s simulated: the results above are incomplete "
+              "(summary.incomplete in --json)", file=sys.stderr)
+        raise typer.Exit(130)
 
 
 def demo_cmd(

@@ -7,6 +7,7 @@ error names what to change in the scenario file, and keeps the engine's own loca
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .. import _native
@@ -38,10 +39,13 @@ def scenario_loc(engine_loc: Loc) -> Loc:
     return tuple(engine_loc)
 
 
-def run_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    """Run one simulation. Raises EngineInputError for a spec the engine refuses, EngineCrash for an engine bug."""
+def run_spec(spec: dict[str, Any], progress: Callable[..., object] | None = None) -> dict[str, Any]:
+    """Run one simulation. Raises EngineInputError for a spec the engine refuses, EngineCrash for an engine bug.
+
+    `progress(now_ps, stop_ps, events, flows_done, flows)` is called about once a second. Ctrl-C stops the run
+    and returns what was measured, with `summary.stopped_by == "interrupted"`."""
     try:
-        text = _native.run(json.dumps(spec))
+        text = _native.run(json.dumps(spec), progress)
     except _native.SpecError as e:
         message, engine_loc, msg = e.args
         loc = scenario_loc(engine_loc)

@@ -1,10 +1,11 @@
 """Size guards of a simulation: before anything is built, estimate what a scenario will cost and refuse, in well
 under a second, one that cannot fit this machine, with an `error:` naming the size and the estimate.
 
-The estimate follows today's engine (our measurements, 2-core development machine): routing is built from a
-breadth-first search per destination host over a nodes x hosts table of 4-byte entries; each flow costs about
-6 kB across Python and the engine (a 1-million-row flow list peaked at 5.5 GiB); the interpreter with numpy,
-pandas and the engine starts near 150 MB. When the engine's routing changes, `estimate_run_bytes` changes with it.
+The estimate follows today's engine (our measurements, 2-core development machine): routing is built from one
+breadth-first search per rack (attachment switch) over a nodes x racks table of 4-byte entries, then stored as
+runs per node (crates/engine/src/routing.rs); each flow costs about 6 kB across Python and the engine (a
+1-million-row flow list peaked at 5.5 GiB); the interpreter with numpy, pandas and the engine starts near 150 MB.
+When the engine's routing changes, `estimate_run_bytes` changes with it.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ BASE_BYTES = 150 * 2**20
 BYTES_PER_FLOW = 6_000
 BYTES_PER_NODE_OR_LINK = 400  # Python Node/Link objects, the engine's ports and per-node counters
 ROUTE_ENTRY_BYTES = 4
-# Breadth-first searches of routing setup cost hosts x (nodes + links) steps: about 6e7 per second on one core
-# of the development machine (a k=48 fat-tree, 3.1e9 steps, took 55 s). Above MAX_SETUP_STEPS (about ten
-# minutes) the run is refused; above NOTE_SETUP_STEPS (about ten seconds) the wait is announced on stderr.
+# Routing setup costs racks x (nodes + links) search steps plus nodes x racks to store the runs: about 6e7 per
+# second on one core of the development machine (a k=48 fat-tree, 1.6e8 steps, took 2.2 s of engine setup).
+# Above MAX_SETUP_STEPS (about ten minutes) the run is refused; above NOTE_SETUP_STEPS (about ten seconds) the
+# wait is announced on stderr.
 SETUP_STEPS_PER_S = 6e7
 MAX_SETUP_STEPS = 4 * 10**10
 NOTE_SETUP_STEPS = 6 * 10**8
@@ -38,14 +40,19 @@ class RunSize:
     switches: int
     links: int
     flows: int
+    racks: int = 0  # attachment switches (edge switches, leaves); 0: count every host as its own
+
+    @property
+    def searches(self) -> int:
+        return self.racks or self.hosts
 
     @property
     def nodes(self) -> int:
         return self.hosts + self.switches
 
 
-def topology_size(topo: Any) -> tuple[int, int, int]:
-    """(hosts, switches, links) a `Topology` will have, from its parameters alone (nothing is built)."""
+def topology_size(topo: Any) -> tuple[int, int, int, int]:
+    """(hosts, switches, links, racks) a `Topology` will have, from its parameters alone (nothing is built)."""
     if topo.kind == "fattree":
         k = topo.k
         half = k // 2
@@ -54,9 +61,9 @@ def topology_size(topo: Any) -> tuple[int, int, int]:
         hosts = edges * per_edge
         switches = 2 * edges + half * half
         links = hosts + edges * half + edges * half
-        return hosts, switches, links
+        return hosts, switches, links, edges
     hosts = topo.leaves * topo.hosts_per_leaf
-    return hosts, topo.leaves + topo.spines, hosts + topo.leaves * topo.spines
+    return hosts, topo.leaves + topo.spines, hosts + topo.leaves * topo.spines, topo.leaves
 
 
 def workload_flow_count(sc: Any, hosts: int) -> int:
@@ -82,7 +89,7 @@ def count_csv_rows(path: str | os.PathLike[str]) -> int:
 
 
 def estimate_run_bytes(size: RunSize) -> int:
-    table = size.nodes * size.hosts * ROUTE_ENTRY_BYTES
+    table = size.nodes * size.searches * ROUTE_ENTRY_BYTES * 3  # the search table, then the runs (8 B, ~half)
     return (BASE_BYTES + table + (size.nodes + size.links) * BYTES_PER_NODE_OR_LINK
             + size.flows * BYTES_PER_FLOW)
 
@@ -118,14 +125,14 @@ def check_run_size(size: RunSize, max_memory_bytes: int | None = None, where: st
                          f"({_gib(limit)})", hint="choose a smaller topology or fewer flows"
                          + ("" if max_memory_bytes is None else ", or raise --max-memory"),
                          loc=(where.split(".")[0],))
-    steps = size.hosts * (size.nodes + size.links)
+    steps = size.searches * (2 * size.nodes + size.links)
     if steps > MAX_SETUP_STEPS:
         raise InputError(f"{where}: {what}: routing setup alone would take about "
                          f"{steps / SETUP_STEPS_PER_S / 60:.3g} min on one core ({steps:.3g} search steps)",
                          hint="choose a smaller topology", loc=(where.split(".")[0],))
     if steps > NOTE_SETUP_STEPS and where == "topology":
-        print(f"note: building routes for {size.hosts:,} hosts takes about {steps / SETUP_STEPS_PER_S:.0f} s "
-              "before the run starts", file=sys.stderr, flush=True)
+        print(f"note: building routes for {size.hosts:,} hosts in {size.searches:,} racks takes about "
+              f"{steps / SETUP_STEPS_PER_S:.0f} s before the run starts", file=sys.stderr, flush=True)
     if not math.isfinite(estimate):
         raise InputError(f"{where}: size cannot be estimated", hint="check the topology parameters")
     return estimate

@@ -72,13 +72,16 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
 def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None = None,
              flows: str | Path | list[Flow] | None = None,
              overrides: list[str] | dict[str, Any] | None = None,
-             max_memory_bytes: int | None = None) -> SimResult:
+             max_memory_bytes: int | None = None, progress: bool = True,
+             partial_on_interrupt: bool = False) -> SimResult:
     """Simulate a scenario (object, raw dict or TOML path) once.
 
     `seed` replaces `run.seed`; `flows` (a CSV path or a list of Flow) replaces the workload; `overrides`
     are `--set` style dotted keys, validated like the file. Before anything is built, the run's memory is
     estimated (`sim.limits`) and a run that needs more than `max_memory_bytes` (default: the memory available
-    now) is refused.
+    now) is refused. A run longer than a few seconds reports its simulated time and finished flows on stderr
+    (`progress=False` silences it). Ctrl-C raises KeyboardInterrupt, or, with `partial_on_interrupt`, returns
+    what was measured so far with `summary["incomplete"] = True`.
 
     >>> res = simulate({"routing": {"scheme": "rps"},
     ...                 "workload": {"kind": "static", "long_flows": 1, "long_size": "1MB"}}, seed=2)
@@ -95,15 +98,15 @@ def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None 
     seed = sc.run.seed if seed is None else seed
     if seed < 0:
         raise InputError(f"seed must be >= 0, got {seed}", hint="give a non-negative integer seed")
-    hosts, switches, links = topology_size(sc.topology)
-    check_run_size(RunSize(hosts, switches, links, 0), max_memory_bytes, "topology")
+    hosts, switches, links, racks = topology_size(sc.topology)
+    check_run_size(RunSize(hosts, switches, links, 0, racks), max_memory_bytes, "topology")
     if flows is None:
         n_flows = workload_flow_count(sc, hosts)
     elif isinstance(flows, (str, Path)):
         n_flows = count_csv_rows(flows)
     else:
         n_flows = len(flows)
-    check_run_size(RunSize(hosts, switches, links, n_flows), max_memory_bytes, "workload")
+    check_run_size(RunSize(hosts, switches, links, n_flows, racks), max_memory_bytes, "workload")
     net = build_topology(sc.topology)
     if flows is None:
         flow_list = build_workload(sc, net, seed)
@@ -115,10 +118,40 @@ def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None 
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
     _warn_if_long(sc, flow_list)
     models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
-    out = run_spec(build_spec(sc, net, flow_list, seed))
+    out = run_spec(build_spec(sc, net, flow_list, seed), _Progress() if progress else None)
+    if out["summary"].get("stopped_by") == "interrupted":
+        if not partial_on_interrupt:
+            raise KeyboardInterrupt("simulation interrupted")
+        out["summary"]["incomplete"] = True
     res = _results(sc, net, flow_list, seed, out)
     res.energy = run_energy(out, models)
     return res
+
+
+class _Progress:
+    """Progress on stderr for runs longer than a few seconds: simulated time (against the stop time, when there
+    is one) and finished flows; a line every ten seconds, or one updated line on a terminal."""
+
+    DELAY_S, EVERY_S = 3.0, 10.0
+
+    def __init__(self) -> None:
+        import time
+
+        self.t0 = time.monotonic()
+        self.last = -self.EVERY_S
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, now_ps: int, stop_ps: int | None, events: int, flows_done: int, flows: int) -> None:
+        import time
+
+        t = time.monotonic() - self.t0
+        if t < self.DELAY_S or (not self.tty and t - self.last < self.EVERY_S):
+            return
+        self.last = t
+        until = f" of {stop_ps / 1e9:.3f} ms" if stop_ps else ""
+        line = (f"simulating: {now_ps / 1e9:.3f} ms simulated{until}, {events / 1e6:.1f} M events, flows done "
+                f"{flows_done}/{flows}, {t:.0f} s (Ctrl-C stops with the results so far)")
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
 
 
 # Our measurement of the engine on the 2-core development machine: about 10 M packet-hops per second.
