@@ -8,7 +8,7 @@ PYTHON ?= python3
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml') Cargo.toml
 export PYTHONHASHSEED := 0
 
-.PHONY: help build demo test test-rust test-python bench lint clean
+.PHONY: help build demo test test-rust test-python bench lint validate clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -40,9 +40,27 @@ test-python: build ## Python tests
 bench: build ## run the benchmarks and print figures with units
 	$(PY) benchmarks/run.py
 
+# The ns-3 cross-check (docs/reproduce-rps.md): ns-3 from PyPI in its own virtualenv, our program against it.
+NS3_VENV ?= .venv-ns3
+NS3_BIN := $(NS3_VENV)/ns3_network
+
+$(NS3_VENV)/.ns3-ok:
+	$(PYTHON) -m venv $(NS3_VENV)
+	$(NS3_VENV)/bin/python -m pip install -q "ns3==3.44.post0"
+	touch $@
+
+$(NS3_BIN): $(NS3_VENV)/.ns3-ok validate/ns3_network.cc
+	NS=$$($(NS3_VENV)/bin/python -c "import importlib.util as u; print(list(u.find_spec('ns3').submodule_search_locations)[0])") && \
+	  $${CXX:-g++} -O2 -std=c++20 -I$$NS/include -o $@ validate/ns3_network.cc -L$$NS/lib64 -Wl,-rpath,$$NS/lib64 \
+	  -lns3.44-core -lns3.44-network -lns3.44-internet -lns3.44-point-to-point -lns3.44-applications \
+	  -lns3.44-traffic-control
+
+validate: build $(NS3_BIN) ## seed 003's scenarios in greendcn and ns-3 side by side (not part of make test)
+	$(PY) validate/run.py --ns3-binary $(NS3_BIN) $(VALIDATE_ARGS)
+
 lint: build ## ruff and clippy
 	$(VENV)/bin/ruff check python tests benchmarks
 	cargo clippy --workspace --all-targets -q -- -D warnings
 
-clean: ## remove build products and the virtualenv
-	rm -rf $(VENV) target
+clean: ## remove build products and the virtualenvs
+	rm -rf $(VENV) $(NS3_VENV) target

@@ -120,7 +120,7 @@ impl<'a> Sim<'a> {
         let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
         let mut events = EventQueue::default();
         for (i, f) in spec.flows.iter().enumerate() {
-            events.push(f.start_ps, EventKind::FlowStart, i as u32);
+            events.push(f.start_ps + f.handshake_ps, EventKind::FlowStart, i as u32);
         }
         Ok(Sim {
             spec,

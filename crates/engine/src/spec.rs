@@ -87,6 +87,11 @@ pub struct FlowSpec {
     /// Sending rate of a UDP constant-bit-rate source (bits on the wire per second); ignored for TCP.
     #[serde(default)]
     pub rate_bps: Option<u64>,
+    /// Time from the flow's start to its first data packet: a connection handshake's round trip when the
+    /// scenario models one (our model: the unloaded path's SYN/SYN-ACK time, computed in Python); the flow's
+    /// completion time still counts from `start_ps`.
+    #[serde(default)]
+    pub handshake_ps: u64,
 }
 
 fn default_transport() -> Transport {

@@ -152,7 +152,7 @@ fn time_limit_leaves_packets_in_flight_and_still_conserves() {
 fn udp_cbr_source_sends_at_its_rate() {
     let (nodes, links) = pair(GBPS, 10 * US, None);
     let f = FlowSpec { id: 0, src: 0, dst: 1, size_bytes: 1_472_000, start_ps: 0, transport: Transport::Udp,
-                       rate_bps: Some(100_000_000) };
+                       rate_bps: Some(100_000_000), handshake_ps: 0 };
     let r = go(&base(nodes, links, vec![f], Routing::Single));
     conserved(&r);
     let f = &r.flows[0];
@@ -267,3 +267,13 @@ fn single_path_first_takes_the_lowest_numbered_equal_cost_port_at_every_switch()
     assert_eq!(used, want);
 }
 
+
+#[test]
+fn a_handshake_delays_the_first_data_packet_and_counts_in_the_completion_time() {
+    let (nodes, links) = pair(GBPS, 10 * US, None);
+    let plain = go(&base(nodes.clone(), links.clone(), vec![tcp(1, 0, 100_000, 0)], Routing::Single));
+    let mut flows = vec![tcp(1, 0, 100_000, 0)];
+    flows[0].handshake_ps = 41 * US;
+    let shaken = go(&base(nodes, links, flows, Routing::Single));
+    assert_eq!(shaken.flows[0].fct_ps.unwrap(), plain.flows[0].fct_ps.unwrap() + 41 * US);
+}

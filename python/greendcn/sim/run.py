@@ -58,7 +58,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         "routing": sc.routing.scheme,
         "single_path": sc.routing.single_path,
         **net.to_spec(),
-        "flows": [f.to_spec() for f in flows],
+        "flows": _flow_specs(sc, net, flows),
         "tcp": {"mss": t.mss, "header_bytes": t.header_bytes, "initial_window": t.initial_window,
                 "min_rto_ps": t.min_rto, "initial_rto_ps": t.initial_rto, "max_rto_ps": t.max_rto,
                 "dupack_threshold": t.dupack_threshold, "max_window_bytes": t.max_window,
@@ -67,6 +67,51 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         "stop_ps": sc.run.stop_time,
         **({"stats_window_ps": sc.power.window} if sc.power.window else {}),
     }
+
+
+def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
+    """One round trip of a header-only packet on the first shortest path from src to dst, unloaded: per link,
+    its propagation delay plus the serialization of `header_bytes`, there and back (our handshake model)."""
+    from collections import deque
+
+    parent: dict[int, int] = {src: -1}
+    via: dict[int, int] = {}
+    links_of: list[list[int]] = [[] for _ in net.nodes]
+    for i, link in enumerate(net.links):
+        links_of[link.a].append(i)
+        links_of[link.b].append(i)
+    queue = deque([src])
+    while queue and dst not in parent:
+        u = queue.popleft()
+        if u != src and net.nodes[u].kind == "host":
+            continue
+        for i in links_of[u]:
+            v = net.links[i].b if net.links[i].a == u else net.links[i].a
+            if v not in parent:
+                parent[v], via[v] = u, i
+                queue.append(v)
+    if dst not in parent:
+        return 0
+    one_way, node = 0, dst
+    while node != src:
+        link = net.links[via[node]]
+        one_way += link.delay_ps + math.ceil(header_bytes * 8 * PS_PER_S / link.rate_bps)
+        node = parent[node]
+    return 2 * one_way
+
+
+def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str, Any]]:
+    specs = [f.to_spec() for f in flows]
+    if sc.tcp.handshake:
+        header = sc.tcp.header_bytes + sc.topology.frame_overhead
+        cache: dict[tuple[int, int], int] = {}
+        for spec, f in zip(specs, flows):
+            if f.transport == "tcp":
+                key = (f.src, f.dst)
+                if key not in cache:
+                    cache[key] = handshake_ps(net, f.src, f.dst, header)
+                spec["handshake_ps"] = cache[key]
+    return specs
 
 
 def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None = None,

@@ -120,6 +120,9 @@ class Tcp(_Model):
     max_window: SizeBytes = "128KB"  # type: ignore[assignment]
     delayed_ack: bool = True
     delayed_ack_timeout: TimePs = "1ms"  # type: ignore[assignment]
+    # Our default: no handshake (as 0.1). true: the first data packet leaves one unloaded round trip of
+    # header-only packets after the start (a SYN and SYN-ACK; not simulated as packets), as ns-3's TCP opens.
+    handshake: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> Tcp:

@@ -16,7 +16,7 @@ pub fn link(a: u32, b: u32, rate_bps: u64, delay_ps: u64, queue: Option<QueueLim
 }
 
 pub fn tcp(dst: u32, src: u32, size: u64, id: u64) -> FlowSpec {
-    FlowSpec { id, src, dst, size_bytes: size, start_ps: 0, transport: Transport::Tcp, rate_bps: None }
+    FlowSpec { id, src, dst, size_bytes: size, start_ps: 0, transport: Transport::Tcp, rate_bps: None, handshake_ps: 0 }
 }
 
 pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, routing: Routing) -> SimSpec {
