@@ -99,3 +99,31 @@ def test_the_example_in_the_format_doc_is_valid():
     block = re.search(r"```toml\n(.*?)```", text, re.DOTALL).group(1)
     s = scenario_from_dict(tomllib.loads(block))
     assert s.routing.scheme == "rps" and s.workload.kind == "random" and s.run.stop_time == 10 * 10**12
+
+
+def test_tcp_options_for_the_ns3_cross_check_are_validated_and_named():
+    from greendcn.core.errors import InputError
+    from greendcn.sim.reproduce.rps import seed003_scenario
+    from greendcn.sim.scenario import scenario_from_dict
+
+    raw = seed003_scenario("static")
+    raw["tcp"].update(handshake=True, slow_start_segments_per_ack=1)
+    sc = scenario_from_dict(raw)
+    assert sc.tcp.handshake and sc.tcp.slow_start_segments_per_ack == 1
+    raw["tcp"]["slow_start_segments_per_ack"] = 0
+    with pytest.raises(InputError, match=r"tcp\.slow_start_segments_per_ack"):
+        scenario_from_dict(raw)
+
+
+def test_one_segment_per_ack_slows_slow_start_and_a_handshake_adds_one_round_trip():
+    from greendcn.sim import simulate
+
+    base = {"topology": {"k": 4, "link_rate": "1Gbps", "link_delay": "25us", "queue": "1000pkt"},
+            "workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S15", "size": "200KB"}]}}
+    fct = {}
+    for name, tcp in {"plain": {}, "handshake": {"handshake": True},
+                      "one_per_ack": {"slow_start_segments_per_ack": 1}}.items():
+        fct[name] = simulate({**base, "tcp": tcp}, progress=False).flows["fct_s"].iloc[0]
+    # S0 -> S15 crosses 6 links of 25 us; a 52-byte header takes 0.416 us at 1 Gbps: 2 x 6 x 25.416 us
+    assert fct["handshake"] - fct["plain"] == pytest.approx(2 * 6 * (25e-6 + 416e-12 * 1000), rel=1e-6)
+    assert fct["one_per_ack"] > fct["plain"] + 100e-6  # at least one more round trip of slow start

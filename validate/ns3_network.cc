@@ -4,7 +4,10 @@
 //   NETWORK  "node NAME host|switch" lines, then "link A B RATE_BPS DELAY_PS QUEUE_PACKETS" lines, in
 //            greendcn's order, so each node's interfaces are numbered as greendcn numbers its ports;
 //   FLOWS    CSV "id,src,dst,size_bytes,start_s" with node names.
-// Output: CSV "id,fct_s,bytes_received" on stdout (fct_s empty when the flow did not finish).
+// Output: CSV "id,fct_s,bytes_received,retransmits,ooo_arrivals" on stdout (fct_s empty when the flow did not
+// finish). retransmits: data segments the source sent beyond one per distinct sequence number; ooo_arrivals:
+// data segments reaching the destination below the highest sequence number seen there (ns-3 does not mark
+// retransmissions, so they are included; greendcn counts first transmissions only, docs/out-of-order.md).
 // Settings that greendcn has and ns-3 is given: NewReno, MSS, initial window, receive buffer (window cap),
 // delayed ACKs, minimum RTO, duplicate-ACK threshold, 1000-packet drop-tail device queues (no queue disc),
 // global routing: the first equal-cost route ("single") or a random one per packet ("rps").
@@ -21,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,9 +47,71 @@ struct FlowState
     uint64_t received = 0;
     double start = 0;
     double fct = -1;
+    uint64_t sent = 0;
+    std::set<uint32_t> seqs;
+    bool seen = false;
+    uint32_t maxSeq = 0;
+    uint64_t ooo = 0;
 };
 
 std::vector<FlowState> g_flows;
+constexpr uint16_t kFirstPort = 10000;
+
+// The flow a data segment belongs to, by its destination port; -1 for ACKs and other traffic.
+int
+FlowOf(Ptr<const Packet> packet, TcpHeader& tcp)
+{
+    Ptr<Packet> copy = packet->Copy();
+    if (copy->RemoveHeader(tcp) == 0 || copy->GetSize() == 0)
+    {
+        return -1;
+    }
+    int flow = int(tcp.GetDestinationPort()) - kFirstPort;
+    return (flow >= 0 && flow < int(g_flows.size())) ? flow : -1;
+}
+
+void
+OnSend(const Ipv4Header& ip, Ptr<const Packet> packet, uint32_t)
+{
+    if (ip.GetProtocol() != 6)
+    {
+        return;
+    }
+    TcpHeader tcp;
+    int f = FlowOf(packet, tcp);
+    if (f >= 0)
+    {
+        g_flows[f].sent++;
+        g_flows[f].seqs.insert(tcp.GetSequenceNumber().GetValue());
+    }
+}
+
+void
+OnDeliver(const Ipv4Header& ip, Ptr<const Packet> packet, uint32_t)
+{
+    if (ip.GetProtocol() != 6)
+    {
+        return;
+    }
+    TcpHeader tcp;
+    int f = FlowOf(packet, tcp);
+    if (f < 0)
+    {
+        return;
+    }
+    uint32_t seq = tcp.GetSequenceNumber().GetValue();
+    FlowState& s = g_flows[f];
+    if (s.seen && seq < s.maxSeq)
+    {
+        s.ooo++;
+    }
+    if (!s.seen || seq > s.maxSeq)
+    {
+        s.maxSeq = seq;
+    }
+    s.seen = true;
+}
+
 
 void
 OnRx(uint32_t flow, Ptr<const Packet> packet, const Address&)
@@ -167,7 +233,16 @@ main(int argc, char* argv[])
         specs.push_back({(uint32_t)std::stoul(f[0]), f[1], f[2], std::stoull(f[3]), std::stod(f[4])});
     }
     g_flows.resize(specs.size());
-    uint16_t port = 10000;
+    for (uint32_t n = 0; n < nodes.GetN(); ++n)
+    {
+        if (isHost[n])
+        {
+            Ptr<Ipv4L3Protocol> ip = nodes.Get(n)->GetObject<Ipv4L3Protocol>();
+            ip->TraceConnectWithoutContext("SendOutgoing", MakeCallback(&OnSend));
+            ip->TraceConnectWithoutContext("LocalDeliver", MakeCallback(&OnDeliver));
+        }
+    }
+    uint16_t port = kFirstPort;
     for (size_t i = 0; i < specs.size(); ++i)
     {
         const FlowSpec& s = specs[i];
@@ -187,7 +262,7 @@ main(int argc, char* argv[])
     }
     Simulator::Stop(Seconds(stopS));
     Simulator::Run();
-    std::cout << "id,fct_s,bytes_received\n";
+    std::cout << "id,fct_s,bytes_received,retransmits,ooo_arrivals\n";
     for (size_t i = 0; i < specs.size(); ++i)
     {
         std::cout << specs[i].id << ",";
@@ -196,7 +271,8 @@ main(int argc, char* argv[])
             std::cout.precision(12);
             std::cout << g_flows[i].fct;
         }
-        std::cout << "," << g_flows[i].received << "\n";
+        std::cout << "," << g_flows[i].received << "," << g_flows[i].sent - g_flows[i].seqs.size() << ","
+                  << g_flows[i].ooo << "\n";
     }
     Simulator::Destroy();
     return 0;

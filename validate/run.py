@@ -3,7 +3,8 @@
 For each scenario (static, random), long-flow count N, seed and routing (single path, spraying), greendcn builds
 the k=4 fat-tree and the flows; the same network (nodes and links in greendcn's order) and flows go to ns-3
 through validate/ns3_network.cc, compiled against the `ns3` wheel. Printed per (scenario, routing, N): mean
-short-flow FCT and mean long-flow throughput in both simulators, and their ratio; `--json` writes every run.
+short-flow FCT and mean long-flow throughput in both simulators and their ratio, and the runs' retransmissions
+and out-of-order arrivals in both; `--json` writes every flow of every run (FCT, retransmissions, reordering).
 
 Usage: python validate/run.py --ns3-binary BIN [--seeds 10] [--quick] [--json out.json]
 """
@@ -43,17 +44,17 @@ def write_flows(net, flows, path: Path) -> None:
     path.write_text("\n".join(rows) + "\n")
 
 
-def run_ns3(binary: str, network: Path, flows: Path, routing: str, seed: int, sc) -> dict[int, float | None]:
+def run_ns3(binary: str, network: Path, flows: Path, routing: str, seed: int, sc) -> dict[int, dict]:
     t = sc.tcp
     args = [binary, f"--network={network}", f"--flows={flows}", f"--routing={routing}", f"--mss={t.mss}",
             f"--iw={t.initial_window}", f"--window={t.max_window}", f"--dupacks={t.dupack_threshold}",
             f"--minrto={t.min_rto / 1e12}", f"--delack={'true' if t.delayed_ack else 'false'}", f"--seed={seed}"]
     out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=3600).stdout
-    fct: dict[int, float | None] = {}
+    result: dict[int, dict] = {}
     for line in out.strip().splitlines()[1:]:
-        fid, f, _rx = line.split(",")
-        fct[int(fid)] = float(f) if f else None
-    return fct
+        fid, f, _rx, retx, ooo = line.split(",")
+        result[int(fid)] = {"fct_s": float(f) if f else None, "retransmits": int(retx), "ooo": int(ooo)}
+    return result
 
 
 def one(binary: str, kind: str, n_long: int, seed: int, scheme: str, long_size: str, tmp: Path,
@@ -61,6 +62,7 @@ def one(binary: str, kind: str, n_long: int, seed: int, scheme: str, long_size: 
     raw = seed003_scenario(kind, long_flows=n_long, long_size=long_size)
     raw["routing"] = {"scheme": scheme, "single_path": "first"}
     raw["tcp"]["handshake"] = handshake  # ns-3 opens every connection with one
+    raw["tcp"]["slow_start_segments_per_ack"] = 1  # ns-3's NewReno grows one segment per ACK
     sc = scenario_from_dict(raw)
     net = build_topology(sc.topology)
     flows = build_workload(sc, net, seed)
@@ -70,8 +72,11 @@ def one(binary: str, kind: str, n_long: int, seed: int, scheme: str, long_size: 
     theirs = run_ns3(binary, tmp / "network.txt", tmp / "flows.csv", scheme, seed, sc)
     rows = []
     for f, r in zip(flows, ours.flows.sort_values("id").itertuples()):
+        t = theirs.get(f.id, {})
         rows.append({"id": f.id, "class": f.cls, "size_bytes": f.size_bytes, "greendcn_fct_s": r.fct_s,
-                     "ns3_fct_s": theirs.get(f.id)})
+                     "ns3_fct_s": t.get("fct_s"), "greendcn_retransmits": int(r.retransmits),
+                     "ns3_retransmits": t.get("retransmits"), "greendcn_ooo_packets": int(r.ooo_packets),
+                     "ns3_ooo_arrivals": t.get("ooo")})
     return {"scenario": kind, "routing": scheme, "n_long": n_long, "seed": seed, "flows": rows}
 
 
@@ -92,6 +97,11 @@ def summarize(runs: list[dict]) -> list[dict]:
             ours_l, ns3_l = (np.nanmean([x[i] for x in long_]) for i in (0, 1))
             row.update({"long_Mbps_greendcn": ours_l / 1e6, "long_Mbps_ns3": ns3_l / 1e6,
                         "long_ratio": ours_l / ns3_l})
+        fl = [f for r in sel for f in r["flows"]]
+        row.update({"retx_greendcn": sum(f["greendcn_retransmits"] for f in fl),
+                    "retx_ns3": sum(f["ns3_retransmits"] or 0 for f in fl),
+                    "ooo_greendcn": sum(f["greendcn_ooo_packets"] for f in fl),
+                    "ooo_ns3": sum(f["ns3_ooo_arrivals"] or 0 for f in fl)})
         table.append(row)
     return table
 

@@ -116,6 +116,9 @@ pub struct TcpSpec {
     pub max_window_bytes: u64,
     pub delayed_ack: bool,
     pub delayed_ack_timeout_ps: u64,
+    /// Slow start grows the window by the bytes an ACK acknowledges, at most this many segments per ACK
+    /// (RFC 3465's L; 2 by default; ns-3's NewReno grows one segment per ACK, which is 1 here).
+    pub slow_start_segments_per_ack: u32,
 }
 
 impl Default for TcpSpec {
@@ -131,6 +134,7 @@ impl Default for TcpSpec {
             max_window_bytes: 1 << 30,
             delayed_ack: false,
             delayed_ack_timeout_ps: 1_000_000_000,
+            slow_start_segments_per_ack: 2,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! data and whose requests (segments to send, timers to arm) it carries out. Byte sequence numbers start at 0;
 //! there is no handshake: a flow starts sending its initial window at its start time.
 //!
-//! Sender: slow start with appropriate byte counting (at most 2 MSS per ACK, RFC 3465), congestion avoidance
+//! Sender: slow start with appropriate byte counting (at most L MSS per ACK, RFC 3465; L = 2 by default, 1 for
+//! ns-3's one segment per ACK), congestion avoidance
 //! of one MSS per window of acknowledged bytes, fast retransmit on `dupack_threshold` duplicate ACKs, NewReno
 //! fast recovery with partial ACKs (RFC 6582, "careful" entry: not again until the ACK passes `recover`),
 //! RFC 6298 retransmission timer with exponential back-off, go-back-N after a timeout.
@@ -174,7 +175,7 @@ impl TcpSender {
                     self.partial_acks += 1;
                 }
             } else if self.cwnd < self.ssthresh {
-                self.cwnd += acked.min(2 * mss);
+                self.cwnd += acked.min(cfg.slow_start_segments_per_ack as u64 * mss);
             } else {
                 self.ca_acked += acked;
                 if self.ca_acked >= self.cwnd {

@@ -46,6 +46,9 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
     if t.initial_window == 0 {
         return bad("tcp.initial_window", "must be at least 1 segment");
     }
+    if t.slow_start_segments_per_ack == 0 {
+        return bad("tcp.slow_start_segments_per_ack", "must be at least 1");
+    }
     if t.dupack_threshold == 0 {
         return bad("tcp.dupack_threshold", "must be at least 1");
     }

@@ -123,6 +123,9 @@ class Tcp(_Model):
     # Our default: no handshake (as 0.1). true: the first data packet leaves one unloaded round trip of
     # header-only packets after the start (a SYN and SYN-ACK; not simulated as packets), as ns-3's TCP opens.
     handshake: bool = False
+    # Slow start grows the window by the bytes each ACK acknowledges, at most this many segments per ACK: 2 is
+    # RFC 3465's limit (our default, as 0.1); 1 is one segment per ACK, as ns-3's NewReno grows.
+    slow_start_segments_per_ack: int = Field(2, ge=1)
 
     @model_validator(mode="after")
     def _check(self) -> Tcp:
