@@ -58,8 +58,9 @@ $(NS3_BIN): $(NS3_VENV)/.ns3-ok validate/ns3_network.cc
 validate: build $(NS3_BIN) ## seed 003's scenarios in greendcn and ns-3 side by side (not part of make test)
 	$(PY) validate/run.py --ns3-binary $(NS3_BIN) $(VALIDATE_ARGS)
 
-lint: build ## ruff and clippy
-	$(VENV)/bin/ruff check python tests benchmarks
+lint: build ## ruff (lints and formatting) and clippy
+	$(VENV)/bin/ruff check python tests benchmarks validate
+	$(VENV)/bin/ruff format --check python tests benchmarks validate
 	cargo clippy --workspace --all-targets -q -- -D warnings
 
 clean: ## remove build products and the virtualenvs

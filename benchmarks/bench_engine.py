@@ -46,8 +46,13 @@ print(json.dumps(s))
 
 def run_case(overrides: list[str], timeout_s: float = 900, scenario: Path = SCENARIO) -> dict | None:
     try:
-        out = subprocess.run([sys.executable, "-c", _CHILD, str(scenario), *overrides], capture_output=True,
-                             text=True, timeout=timeout_s, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(scenario), *overrides],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=True,
+        )
     except subprocess.TimeoutExpired:
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -56,24 +61,32 @@ def run_case(overrides: list[str], timeout_s: float = 900, scenario: Path = SCEN
 def main(argv: list[str] | None = None) -> None:
     import os
 
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:]) or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    print(f"scenario: {SCENARIO.relative_to(ROOT)} (single path, 1000-packet queues, MSS 1448, 128 KB window)")
-    for name, overrides in ([] if quick else SETUP_CASES):
+    quick = (
+        "--quick" in (argv if argv is not None else sys.argv[1:])
+        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
+    )
+    print(
+        f"scenario: {SCENARIO.relative_to(ROOT)} (single path, 1000-packet queues, MSS 1448, 128 KB window)"
+    )
+    for name, overrides in [] if quick else SETUP_CASES:
         s = run_case(overrides, scenario=SETUP_SCENARIO)
         if s is None:
             print(f"{name}: did not finish within the time limit")
             continue
         print(f"{name}: total {s['total_wall_s']:.2f} s, peak memory {s['peak_rss_mb']:.0f} MB", flush=True)
-    for name, overrides in (QUICK_CASES if quick else CASES):
+    for name, overrides in QUICK_CASES if quick else CASES:
         s = run_case(overrides)
         if s is None:
             print(f"{name}: did not finish within the time limit")
             continue
         wall = s["wall_s"]
-        print(f"{name}: engine wall {wall:.2f} s, simulated {s['sim_time_s'] * 1e3:.2f} ms, events {s['events']}, "
-              f"{s['events'] / wall / 1e6:.2f} M events/s, packet-hops {s['packet_hops']}, "
-              f"{s['packet_hops'] / wall / 1e6:.2f} M packet-hops/s, peak memory {s['peak_rss_mb']:.0f} MB, "
-              f"flows completed {s['completed']}/{s['flows']}, total wall {s['total_wall_s']:.2f} s", flush=True)
+        print(
+            f"{name}: engine wall {wall:.2f} s, simulated {s['sim_time_s'] * 1e3:.2f} ms, events {s['events']}, "
+            f"{s['events'] / wall / 1e6:.2f} M events/s, packet-hops {s['packet_hops']}, "
+            f"{s['packet_hops'] / wall / 1e6:.2f} M packet-hops/s, peak memory {s['peak_rss_mb']:.0f} MB, "
+            f"flows completed {s['completed']}/{s['flows']}, total wall {s['total_wall_s']:.2f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ OUT = HERE.parent / "out" / "bench"
 # not decode: the simplest and fastest version, the kindest to Python. Beside it the form with named groups and
 # lazy `.*?` that tutorials and many scripts use.
 SIMPLE = re.compile(rb'(\S+) (\S+) (\S+) \[([^\]]+)\] "([^"]*)" (\d{3}) (\S+) "([^"]*)" "([^"]*)"')
-NAMED = re.compile(rb'(?P<host>\S+) \S+ (?P<user>\S+) \[(?P<time>.*?)\] "(?P<request>.*?)" (?P<status>\d{3}) '
-                   rb'(?P<size>\S+) "(?P<referrer>.*?)" "(?P<agent>.*?)"')
+NAMED = re.compile(
+    rb'(?P<host>\S+) \S+ (?P<user>\S+) \[(?P<time>.*?)\] "(?P<request>.*?)" (?P<status>\d{3}) '
+    rb'(?P<size>\S+) "(?P<referrer>.*?)" "(?P<agent>.*?)"'
+)
 
 
 def _inputs(lines: int) -> tuple[Path, Path]:
@@ -84,8 +86,12 @@ def _python_loop(path: Path, regex: re.Pattern[bytes]) -> tuple[int, int]:
 
 
 def _zcat_wc(path: Path) -> int:
-    out = subprocess.run(["bash", "-c", 'set -o pipefail; zcat "$1" | wc -l', "_", str(path)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["bash", "-c", 'set -o pipefail; zcat "$1" | wc -l', "_", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(out.stdout)
 
 
@@ -115,10 +121,14 @@ def main() -> None:
     assert simple[2] == (lines, lines) and named[2] == (lines, lines), (simple[2], named[2])
     assert r_gz.stats.kept == st.kept and len(r_gz.sightings) == len(r.sightings)
     users, uas = r.sightings.user.nunique(), r.sightings.ua.nunique()
-    print(f"input: {lines:,} combined lines, {plain_mb:,.0f} MB plain, {packed_mb:,.0f} MB gzip -6; {uas:,} distinct "
-          f"user agents, {users:,} users, {len(r.sightings):,} sightings (distinct user/UA/month keys); seed {SEED}")
-    print(f"one core (CPU {core}), files in the page cache, best of {repeat}; scans include building the DataFrame; "
-          "CPU = this process and its children")
+    print(
+        f"input: {lines:,} combined lines, {plain_mb:,.0f} MB plain, {packed_mb:,.0f} MB gzip -6; {uas:,} distinct "
+        f"user agents, {users:,} users, {len(r.sightings):,} sightings (distinct user/UA/month keys); seed {SEED}"
+    )
+    print(
+        f"one core (CPU {core}), files in the page cache, best of {repeat}; scans include building the DataFrame; "
+        "CPU = this process and its children"
+    )
     cases = [
         ("greendcn scan, plain", plain_scan),
         ("greendcn scan, gzip", gzip_scan),
@@ -127,8 +137,10 @@ def main() -> None:
         ("zcat | wc -l", zcat),
     ]
     for name, (wall, cpu, _) in cases:
-        print(f"  {name:36s} wall {wall:7.2f} s  {lines / wall / 1e6:6.2f} M lines/s  {plain_mb / wall:6.0f} MB/s"
-              f"   CPU {cpu:7.2f} s")
+        print(
+            f"  {name:36s} wall {wall:7.2f} s  {lines / wall / 1e6:6.2f} M lines/s  {plain_mb / wall:6.0f} MB/s"
+            f"   CPU {cpu:7.2f} s"
+        )
     print(f"  greendcn scan, gzip: {packed_mb / gzip_scan[0]:.0f} MB/s of compressed input")
     ratios = {
         "plain_vs_simple_regex": simple[0] / plain_scan[0],
@@ -138,22 +150,45 @@ def main() -> None:
         "cpu_plain_vs_named_regex": named[1] / plain_scan[1],
         "cpu_gzip_vs_zcat_wc": zcat[1] / gzip_scan[1],
     }
-    print(f"ratios (wall; CPU): plain scan vs simple-regex loop {ratios['plain_vs_simple_regex']:.1f}x; "
-          f"{ratios['cpu_plain_vs_simple_regex']:.1f}x (target >= 5x)")
-    print(f"                    plain scan vs named-group loop {ratios['plain_vs_named_regex']:.1f}x; "
-          f"{ratios['cpu_plain_vs_named_regex']:.1f}x (target >= 5x)")
-    print(f"                    gzip scan vs zcat | wc -l      {ratios['gzip_vs_zcat_wc']:.2f}x; "
-          f"{ratios['cpu_gzip_vs_zcat_wc']:.2f}x (target >= 1x)")
+    print(
+        f"ratios (wall; CPU): plain scan vs simple-regex loop {ratios['plain_vs_simple_regex']:.1f}x; "
+        f"{ratios['cpu_plain_vs_simple_regex']:.1f}x (target >= 5x)"
+    )
+    print(
+        f"                    plain scan vs named-group loop {ratios['plain_vs_named_regex']:.1f}x; "
+        f"{ratios['cpu_plain_vs_named_regex']:.1f}x (target >= 5x)"
+    )
+    print(
+        f"                    gzip scan vs zcat | wc -l      {ratios['gzip_vs_zcat_wc']:.2f}x; "
+        f"{ratios['cpu_gzip_vs_zcat_wc']:.2f}x (target >= 1x)"
+    )
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory of this process (Python, pandas and the scans): {rss_mb:,.0f} MB")
     result = {
-        "lines": lines, "plain_mb": plain_mb, "gzip_mb": packed_mb, "distinct_uas": int(uas),
-        "users": int(users), "sightings": len(r.sightings), "repeat": repeat, "core": core,
-        **{f"{name}_wall_s": c[0] for name, c in zip(("scan_plain", "scan_gzip", "python_simple", "python_named",
-                                                         "zcat_wc"), (plain_scan, gzip_scan, simple, named, zcat))},
-        **{f"{name}_cpu_s": c[1] for name, c in zip(("scan_plain", "scan_gzip", "python_simple", "python_named",
-                                                        "zcat_wc"), (plain_scan, gzip_scan, simple, named, zcat))},
-        **ratios, "peak_rss_mb": rss_mb,
+        "lines": lines,
+        "plain_mb": plain_mb,
+        "gzip_mb": packed_mb,
+        "distinct_uas": int(uas),
+        "users": int(users),
+        "sightings": len(r.sightings),
+        "repeat": repeat,
+        "core": core,
+        **{
+            f"{name}_wall_s": c[0]
+            for name, c in zip(
+                ("scan_plain", "scan_gzip", "python_simple", "python_named", "zcat_wc"),
+                (plain_scan, gzip_scan, simple, named, zcat),
+            )
+        },
+        **{
+            f"{name}_cpu_s": c[1]
+            for name, c in zip(
+                ("scan_plain", "scan_gzip", "python_simple", "python_named", "zcat_wc"),
+                (plain_scan, gzip_scan, simple, named, zcat),
+            )
+        },
+        **ratios,
+        "peak_rss_mb": rss_mb,
     }
     (OUT / "lifetime_scan.json").write_text(json.dumps(result, indent=2) + "\n")
 

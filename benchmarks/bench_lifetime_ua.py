@@ -52,14 +52,18 @@ def main() -> None:
     rs_us = _per_ua_us(lambda u: parse(u, rs), uas)
     re_us = _per_ua_us(lambda u: parse(u, re_), uas[:300])
     print(f"ua-parser 1.0.2 + ua-parser-rs 0.1.5: {rs_us:.1f} us per distinct UA ({len(uas)} UAs)")
-    print(f"ua-parser 1.0.2 pure re resolver:    {re_us:.1f} us per distinct UA (300 UAs); "
-          f"{re_us / rs_us:.0f}x the Rust resolver")
+    print(
+        f"ua-parser 1.0.2 pure re resolver:    {re_us:.1f} us per distinct UA (300 UAs); "
+        f"{re_us / rs_us:.0f}x the Rust resolver"
+    )
     frame = pd.DataFrame({"ua": uas})
     classify(frame.head(5))  # load the tables and build the lookups outside the timing
     t0 = time.perf_counter()
     classify(frame)
-    print(f"classify() end to end (parse + table lookups + censoring): "
-          f"{(time.perf_counter() - t0) / len(uas) * 1e6:.1f} us per distinct UA")
+    print(
+        f"classify() end to end (parse + table lookups + censoring): "
+        f"{(time.perf_counter() - t0) / len(uas) * 1e6:.1f} us per distinct UA"
+    )
     try:
         from device_detector import DeviceDetector
     except ImportError:

@@ -16,6 +16,8 @@ def main() -> None:
         t1 = time.perf_counter()
         st = slice_stats(sched)
         stats_s = time.perf_counter() - t1
-        print(f"108 racks x 6 switches, {moves} scored moves: search + slice paths {search_s:.2f} s "
-              f"(slice paths alone {stats_s:.2f} s), mean hops {st['mean_hops'].mean():.3f}, "
-              f"max hops {int(st['max_hops'].max())}, {moves / search_s if moves else 0:.0f} moves/s")
+        print(
+            f"108 racks x 6 switches, {moves} scored moves: search + slice paths {search_s:.2f} s "
+            f"(slice paths alone {stats_s:.2f} s), mean hops {st['mean_hops'].mean():.3f}, "
+            f"max hops {int(st['max_hops'].max())}, {moves / search_s if moves else 0:.0f} moves/s"
+        )

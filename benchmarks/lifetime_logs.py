@@ -16,10 +16,34 @@ MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 GENERATOR_VERSION = 2  # bump when the output changes, so that cached files are made anew
 
 _ANDROID_MODELS = [
-    "SM-G991B", "SM-G996B", "SM-S901B", "SM-S911B", "SM-S918B", "SM-A525F", "SM-A536B", "SM-A546B", "SM-A145R",
-    "SM-G781B", "SM-N986B", "SM-F936B", "Pixel 5", "Pixel 6", "Pixel 6a", "Pixel 7", "Pixel 7 Pro", "Pixel 8",
-    "moto g(60)", "moto g84 5G", "Redmi Note 10 Pro", "Redmi Note 12", "M2101K6G", "CPH2305", "RMX3363",
-    "ONEPLUS A6013", "LE2123", "K",
+    "SM-G991B",
+    "SM-G996B",
+    "SM-S901B",
+    "SM-S911B",
+    "SM-S918B",
+    "SM-A525F",
+    "SM-A536B",
+    "SM-A546B",
+    "SM-A145R",
+    "SM-G781B",
+    "SM-N986B",
+    "SM-F936B",
+    "Pixel 5",
+    "Pixel 6",
+    "Pixel 6a",
+    "Pixel 7",
+    "Pixel 7 Pro",
+    "Pixel 8",
+    "moto g(60)",
+    "moto g84 5G",
+    "Redmi Note 10 Pro",
+    "Redmi Note 12",
+    "M2101K6G",
+    "CPH2305",
+    "RMX3363",
+    "ONEPLUS A6013",
+    "LE2123",
+    "K",
 ]
 _IOS = [f"{m}_{n}" for m, ns in ((15, range(8)), (16, range(8)), (17, range(6)), (18, range(7))) for n in ns]
 _WINDOWS = ["Windows NT 10.0; Win64; x64", "Windows NT 6.1; Win64; x64", "Windows NT 10.0; WOW64"]
@@ -34,44 +58,66 @@ def _chrome(rng: random.Random) -> str:
 def _one_ua(rng: random.Random) -> str:
     k = rng.random()
     if k < 0.30:
-        return (f"Mozilla/5.0 (Linux; Android {rng.randint(9, 14)}; {rng.choice(_ANDROID_MODELS)}) "
-                f"AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{_chrome(rng)} Mobile Safari/537.36")
+        return (
+            f"Mozilla/5.0 (Linux; Android {rng.randint(9, 14)}; {rng.choice(_ANDROID_MODELS)}) "
+            f"AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{_chrome(rng)} Mobile Safari/537.36"
+        )
     if k < 0.36:
-        return (f"Mozilla/5.0 (Linux; Android {rng.randint(9, 14)}; {rng.choice(_ANDROID_MODELS)}; wv) "
-                f"AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/{_chrome(rng)} Mobile Safari/537.36")
+        return (
+            f"Mozilla/5.0 (Linux; Android {rng.randint(9, 14)}; {rng.choice(_ANDROID_MODELS)}; wv) "
+            f"AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/{_chrome(rng)} Mobile Safari/537.36"
+        )
     if k < 0.40:
-        return (f"Mozilla/5.0 (Linux; Android {rng.randint(10, 14)}; {rng.choice(_ANDROID_MODELS)}) "
-                f"AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/{rng.randint(17, 24)}.0 "
-                f"Chrome/{_chrome(rng)} Mobile Safari/537.36")
+        return (
+            f"Mozilla/5.0 (Linux; Android {rng.randint(10, 14)}; {rng.choice(_ANDROID_MODELS)}) "
+            f"AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/{rng.randint(17, 24)}.0 "
+            f"Chrome/{_chrome(rng)} Mobile Safari/537.36"
+        )
     if k < 0.62:
         v = rng.choice(_IOS)
         device = rng.choice(["iPhone; CPU iPhone OS", "iPad; CPU OS"])
-        return (f"Mozilla/5.0 ({device} {v} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-                f"Version/{v.split('_')[0]}.{v.split('_')[1]} Mobile/15E148 Safari/604.1")
+        return (
+            f"Mozilla/5.0 ({device} {v} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+            f"Version/{v.split('_')[0]}.{v.split('_')[1]} Mobile/15E148 Safari/604.1"
+        )
     if k < 0.80:
         browser = rng.random()
         win = rng.choice(_WINDOWS)
         if browser < 0.6:
-            return (f"Mozilla/5.0 ({win}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{_chrome(rng)} "
-                    f"Safari/537.36")
+            return (
+                f"Mozilla/5.0 ({win}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{_chrome(rng)} "
+                f"Safari/537.36"
+            )
         if browser < 0.85:
             c = _chrome(rng)
-            return (f"Mozilla/5.0 ({win}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{c} Safari/537.36 "
-                    f"Edg/{c.split('.')[0]}.0.{rng.randint(1000, 2500)}.{rng.randint(0, 99)}")
+            return (
+                f"Mozilla/5.0 ({win}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{c} Safari/537.36 "
+                f"Edg/{c.split('.')[0]}.0.{rng.randint(1000, 2500)}.{rng.randint(0, 99)}"
+            )
         ff = rng.randint(100, 133)
         return f"Mozilla/5.0 ({win}; rv:{ff}.0) Gecko/20100101 Firefox/{ff}.0"
     if k < 0.92:
         mac = rng.choice(_MACOS)
         if rng.random() < 0.5:
-            return (f"Mozilla/5.0 (Macintosh; Intel Mac OS X {mac}) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-                    f"Version/{rng.randint(14, 17)}.{rng.randint(0, 6)} Safari/605.1.15")
-        return (f"Mozilla/5.0 (Macintosh; Intel Mac OS X {mac}) AppleWebKit/537.36 (KHTML, like Gecko) "
-                f"Chrome/{_chrome(rng)} Safari/537.36")
+            return (
+                f"Mozilla/5.0 (Macintosh; Intel Mac OS X {mac}) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                f"Version/{rng.randint(14, 17)}.{rng.randint(0, 6)} Safari/605.1.15"
+            )
+        return (
+            f"Mozilla/5.0 (Macintosh; Intel Mac OS X {mac}) AppleWebKit/537.36 (KHTML, like Gecko) "
+            f"Chrome/{_chrome(rng)} Safari/537.36"
+        )
     platform = rng.choice(["android", "ios"])
-    model = rng.choice(_ANDROID_MODELS) if platform == "android" else f"iPhone{rng.randint(10, 16)},{rng.randint(1, 8)}"
-    return (f"MoodleMobile/{rng.randint(3, 4)}.{rng.randint(0, 9)}.{rng.randint(0, 3)} "
-            f"(device_id={rng.getrandbits(64):016x}; model={model}; os={platform}; "
-            f"os_version={rng.randint(10, 17)})")
+    model = (
+        rng.choice(_ANDROID_MODELS)
+        if platform == "android"
+        else f"iPhone{rng.randint(10, 16)},{rng.randint(1, 8)}"
+    )
+    return (
+        f"MoodleMobile/{rng.randint(3, 4)}.{rng.randint(0, 9)}.{rng.randint(0, 3)} "
+        f"(device_id={rng.getrandbits(64):016x}; model={model}; os={platform}; "
+        f"os_version={rng.randint(10, 17)})"
+    )
 
 
 def ua_pool(n: int, rng: random.Random) -> list[str]:
@@ -82,9 +128,16 @@ def ua_pool(n: int, rng: random.Random) -> list[str]:
     return list(seen)
 
 
-_PATHS = ["/login/index.php", "/login/logout.php", "/my/", "/course/view.php?id={}", "/mod/quiz/view.php?id={}",
-          "/mod/assign/view.php?id={}", "/pluginfile.php/{}/mod_resource/content/1/notes.pdf",
-          "/lib/ajax/service.php?sesskey=x&info=core_fetch_notifications"]
+_PATHS = [
+    "/login/index.php",
+    "/login/logout.php",
+    "/my/",
+    "/course/view.php?id={}",
+    "/mod/quiz/view.php?id={}",
+    "/mod/assign/view.php?id={}",
+    "/pluginfile.php/{}/mod_resource/content/1/notes.pdf",
+    "/lib/ajax/service.php?sesskey=x&info=core_fetch_notifications",
+]
 
 
 def write_log(path: Path, lines: int, uas: int, users: int, seed: int) -> None:
@@ -119,13 +172,17 @@ def write_log(path: Path, lines: int, uas: int, users: int, seed: int) -> None:
                     sessions.pop(k)
                 t = start + (base + j) * span // lines
                 local = time.gmtime(t - 5 * 3600)
-                stamp = (f"{local.tm_mday:02d}/{MONTHS[local.tm_mon - 1]}/{local.tm_year}:"
-                         f"{local.tm_hour:02d}:{local.tm_min:02d}:{local.tm_sec:02d} -0500")
+                stamp = (
+                    f"{local.tm_mday:02d}/{MONTHS[local.tm_mon - 1]}/{local.tm_year}:"
+                    f"{local.tm_hour:02d}:{local.tm_min:02d}:{local.tm_sec:02d} -0500"
+                )
                 req = rng.choice(_PATHS).format(rng.randint(2, 9999))
                 status = 200 if alive and rng.random() < 0.93 else rng.choice((303, 304, 404, 500))
-                buf.append(f"10.{u >> 8 & 255}.{u & 255}.{rng.randint(1, 254)} - s{u:06d} [{stamp}] "
-                           f'"GET {req} HTTP/1.1" {status} {rng.randint(200, 90000)} '
-                           f'"https://lms.example.edu/my/" "{ua}"\n')
+                buf.append(
+                    f"10.{u >> 8 & 255}.{u & 255}.{rng.randint(1, 254)} - s{u:06d} [{stamp}] "
+                    f'"GET {req} HTTP/1.1" {status} {rng.randint(200, 90000)} '
+                    f'"https://lms.example.edu/my/" "{ua}"\n'
+                )
             out.write("".join(buf))
     os.replace(tmp, path)
 

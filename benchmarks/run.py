@@ -19,8 +19,10 @@ def main(argv: list[str]) -> int:
     files = sorted(HERE.glob("bench_*.py"))
     if wanted:
         files = [f for f in files if f.stem.removeprefix("bench_") in wanted]
-    print(f"# machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
-          f"{len(__import__('os').sched_getaffinity(0))} cores, Python {platform.python_version()}")
+    print(
+        f"# machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
+        f"{len(__import__('os').sched_getaffinity(0))} cores, Python {platform.python_version()}"
+    )
     failed = 0
     for f in files:
         print(f"\n## {f.stem.removeprefix('bench_')}", flush=True)

@@ -23,11 +23,19 @@ _NETNS_TESTS = {"test_tdma_cli.py::test_probe_runs_over_veth_and_writes_json"}
 _SLOW_TESTS = {"test_host_veth.py::test_controller_follows_real_traffic"}
 
 
-def run_greendcn(*args: object, cwd: str | Path | None = None, timeout: float = 600,
-                 input: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_greendcn(
+    *args: object, cwd: str | Path | None = None, timeout: float = 600, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `greendcn ARGS...` in a fresh interpreter (as the installed command would) and capture its output."""
-    return subprocess.run([sys.executable, "-m", "greendcn.cli", *map(str, args)], capture_output=True, text=True,
-                          check=False, timeout=timeout, cwd=cwd, input=input)
+    return subprocess.run(
+        [sys.executable, "-m", "greendcn.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+        cwd=cwd,
+        input=input,
+    )
 
 
 def assert_clean_error(out: subprocess.CompletedProcess[str], *words: str, status: int = 1) -> None:

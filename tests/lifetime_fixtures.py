@@ -11,11 +11,29 @@ from greendcn.lifetime.sightings import CLASS_COLUMNS, classified_sightings
 DAY = 86400
 
 _DEFAULTS = {
-    "user": "u1", "ua": "", "app_device_id": "", "ch_model": "", "ch_platform_version": "", "month": None,
-    "first_s": None, "last_s": None, "hits": 1,
-    "is_app": False, "platform": "android", "device_class": "smartphone", "browser": "", "browser_version": "",
-    "browser_release": None, "os": "", "os_version": "", "os_release_lo": None, "os_release_hi": None,
-    "device_key": "", "device_name": "", "device_release_lo": None, "device_release_hi": None,
+    "user": "u1",
+    "ua": "",
+    "app_device_id": "",
+    "ch_model": "",
+    "ch_platform_version": "",
+    "month": None,
+    "first_s": None,
+    "last_s": None,
+    "hits": 1,
+    "is_app": False,
+    "platform": "android",
+    "device_class": "smartphone",
+    "browser": "",
+    "browser_version": "",
+    "browser_release": None,
+    "os": "",
+    "os_version": "",
+    "os_release_lo": None,
+    "os_release_hi": None,
+    "device_key": "",
+    "device_name": "",
+    "device_release_lo": None,
+    "device_release_hi": None,
     "censor_reason": "",
 }
 _DATES = ["browser_release", "os_release_lo", "os_release_hi", "device_release_lo", "device_release_hi"]
@@ -46,16 +64,34 @@ def classify_rows(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame.from_records(rows)
     for c in _DATES:
         frame[c] = pd.to_datetime(frame[c]).astype("datetime64[s]")
-    sightings = frame[["user", "ua", "app_device_id", "ch_model", "ch_platform_version", "month", "first_s",
-                       "last_s", "hits"]].astype({"first_s": "int64", "last_s": "int64", "hits": "int64"})
+    sightings = frame[
+        [
+            "user",
+            "ua",
+            "app_device_id",
+            "ch_model",
+            "ch_platform_version",
+            "month",
+            "first_s",
+            "last_s",
+            "hits",
+        ]
+    ].astype({"first_s": "int64", "last_s": "int64", "hits": "int64"})
     classes = frame[CLASS_COLUMNS]
     return classified_sightings(sightings, classifier=lambda f: classes.loc[f.index])
 
 
 def phone(user: str, key: str, release: str, at: str, **kw) -> dict:
     """A sighting of a dated phone model."""
-    return sighting(user=user, device_key=key, device_name=key, device_release_lo=release,
-                    device_release_hi=release, at=at, **kw)
+    return sighting(
+        user=user,
+        device_key=key,
+        device_name=key,
+        device_release_lo=release,
+        device_release_hi=release,
+        at=at,
+        **kw,
+    )
 
 
 def small_devices() -> pd.DataFrame:
@@ -84,8 +120,16 @@ def small_devices() -> pd.DataFrame:
         ("ios", "Apple", "iPhone15,4", "iPhone 15", "smartphone", "2023-09-22", "17.0", 26),
         ("ipados", "Apple", "iPad12,1", "iPad (9th generation)", "tablet", "2021-09-24", "15.0", 26),
     ]
-    cols = ["platform", "brand", "ua_token", "name", "device_class", "release_date", "launch_os_version",
-            "last_os_major"]
+    cols = [
+        "platform",
+        "brand",
+        "ua_token",
+        "name",
+        "device_class",
+        "release_date",
+        "launch_os_version",
+        "last_os_major",
+    ]
     frame = pd.DataFrame(rows, columns=cols)
     frame["model"] = frame["ua_token"]
     frame["source"] = "test fixture"
@@ -97,8 +141,14 @@ def small_browsers(start: str = "2014-01-01", end: str = "2026-12-31") -> pd.Dat
     Safari majors each September with minors every two months."""
     t0, t1 = pd.Timestamp(start), pd.Timestamp(end)
     rows = []
-    for browser, first, step_days in (("chrome_android", 33, 42), ("webview_android", 33, 42), ("chrome", 33, 42),
-                                      ("edge", 79, 42), ("firefox", 27, 28), ("firefox_android", 27, 28)):
+    for browser, first, step_days in (
+        ("chrome_android", 33, 42),
+        ("webview_android", 33, 42),
+        ("chrome", 33, 42),
+        ("edge", 79, 42),
+        ("firefox", 27, 28),
+        ("firefox_android", 27, 28),
+    ):
         t, v = t0, first
         while t <= t1:
             rows.append((browser, str(v), t.strftime("%Y-%m-%d"), "retired"))
@@ -120,15 +170,30 @@ def small_browsers(start: str = "2014-01-01", end: str = "2026-12-31") -> pd.Dat
 
 def small_os_releases() -> pd.DataFrame:
     """Android majors (public release dates) and iOS from the test calendar."""
-    android = [("6", "2015-10-05"), ("7", "2016-08-22"), ("8", "2017-08-21"), ("9", "2018-08-06"),
-               ("10", "2019-09-03"), ("11", "2020-09-08"), ("12", "2021-10-04"), ("13", "2022-08-15"),
-               ("14", "2023-10-04"), ("15", "2024-10-15"), ("16", "2025-06-10")]
+    android = [
+        ("6", "2015-10-05"),
+        ("7", "2016-08-22"),
+        ("8", "2017-08-21"),
+        ("9", "2018-08-06"),
+        ("10", "2019-09-03"),
+        ("11", "2020-09-08"),
+        ("12", "2021-10-04"),
+        ("13", "2022-08-15"),
+        ("14", "2023-10-04"),
+        ("15", "2024-10-15"),
+        ("16", "2025-06-10"),
+    ]
     b = small_browsers()
     ios = b[b["browser"] == "safari_ios"]
-    frame = pd.concat([
-        pd.DataFrame({"os": "android", "version": [v for v, _ in android], "release_date": [d for _, d in android]}),
-        pd.DataFrame({"os": "ios", "version": ios["version"], "release_date": ios["release_date"]}),
-    ], ignore_index=True)
+    frame = pd.concat(
+        [
+            pd.DataFrame(
+                {"os": "android", "version": [v for v, _ in android], "release_date": [d for _, d in android]}
+            ),
+            pd.DataFrame({"os": "ios", "version": ios["version"], "release_date": ios["release_date"]}),
+        ],
+        ignore_index=True,
+    )
     return frame
 
 

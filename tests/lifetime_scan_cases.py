@@ -7,10 +7,14 @@ import json
 import random
 from datetime import datetime, timedelta, timezone
 
-UA_ANDROID = ("Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 "
-              "Mobile Safari/537.36")
-UA_IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-             "Version/17.1 Mobile/15E148 Safari/604.1")
+UA_ANDROID = (
+    "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 "
+    "Mobile Safari/537.36"
+)
+UA_IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.1 Mobile/15E148 Safari/604.1"
+)
 UA_APP = "Moodle/4.3.0 (device_id=9f2c; model=SM-G991B; os=android; os_version=14)"
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -28,10 +32,19 @@ def clf_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def combined_line(user: str, unix_s: int, ua: str, *, offset_min: int = 0, request: str = "GET / HTTP/1.1",
-                  status: int = 200) -> str:
-    return (f'10.1.2.3 - {clf_escape(user)} [{clf_time(unix_s, offset_min)}] "{clf_escape(request)}" {status} 1043 '
-            f'"https://lms.example.edu/" "{clf_escape(ua)}"')
+def combined_line(
+    user: str,
+    unix_s: int,
+    ua: str,
+    *,
+    offset_min: int = 0,
+    request: str = "GET / HTTP/1.1",
+    status: int = 200,
+) -> str:
+    return (
+        f'10.1.2.3 - {clf_escape(user)} [{clf_time(unix_s, offset_min)}] "{clf_escape(request)}" {status} 1043 '
+        f'"https://lms.example.edu/" "{clf_escape(ua)}"'
+    )
 
 
 def csv_cell(s: str) -> str:
@@ -49,7 +62,9 @@ def tricky_combined() -> bytes:
         combined_line("alice", BOUNDARY + 3600, UA_ANDROID, offset_min=+330),
         combined_line("bob", BOUNDARY - 1, UA_IPHONE, offset_min=+60),
         combined_line("bob", BOUNDARY, UA_IPHONE, offset_min=-600),
-        combined_line('q"uote', BOUNDARY, 'Agent "with" quotes \\ and backslash', request='GET /a"b HTTP/1.1'),
+        combined_line(
+            'q"uote', BOUNDARY, 'Agent "with" quotes \\ and backslash', request='GET /a"b HTTP/1.1'
+        ),
         combined_line("carol", BOUNDARY + 86400 * 40, UA_APP),
         combined_line("dave", BOUNDARY, "caf\\xc3\\xa9 agent"),  # a literal backslash-x sequence
         combined_line("-", BOUNDARY, UA_ANDROID),
@@ -102,8 +117,8 @@ def tricky_combined() -> bytes:
 def tricky_csv() -> bytes:
     rows = [
         "when,who,agent,model,platform_version,event,code,device",
-        f"2023-10-31T22:30:00-04:00,alice,{csv_cell(UA_ANDROID)},\"\"\"Pixel 7\"\"\",\"\"\"14.0.0\"\"\",login,200,",
-        f"2023-11-01T02:30:00Z,alice,{csv_cell(UA_ANDROID)},\"\"\"Pixel 7\"\"\",\"\"\"14.0.0\"\"\",login,200,",
+        f'2023-10-31T22:30:00-04:00,alice,{csv_cell(UA_ANDROID)},"""Pixel 7""","""14.0.0""",login,200,',
+        f'2023-11-01T02:30:00Z,alice,{csv_cell(UA_ANDROID)},"""Pixel 7""","""14.0.0""",login,200,',
         f"1698800000.75,bob,{csv_cell(UA_IPHONE)},,,logout,302,-",
         f"1698800000,bob,{csv_cell(UA_APP)},,,login,200,9f2c",
         '2023-11-01 00:00:00+0530,carol,"Agent, with ""quotes""",,,login,200,',
@@ -126,17 +141,33 @@ def tricky_csv() -> bytes:
     return ("\r\n".join(rows) + "\r\n\r\n").encode() + b"2023-11-01T00:00:00Z,y,\xff agent,,,login,200,\n"
 
 
-TRICKY_CSV_COLUMNS = {"time": "when", "user": "who", "ua": "agent", "ch_model": "model",
-                      "ch_platform_version": "platform_version", "status": "code", "app_device_id": "device"}
+TRICKY_CSV_COLUMNS = {
+    "time": "when",
+    "user": "who",
+    "ua": "agent",
+    "ch_model": "model",
+    "ch_platform_version": "platform_version",
+    "status": "code",
+    "app_device_id": "device",
+}
 
 
 def tricky_jsonl() -> bytes:
     lines = [
-        json.dumps({"user": "alice", "time": "2023-10-31T23:30:00-04:00", "ua": UA_ANDROID, "event": "login"}),
+        json.dumps(
+            {"user": "alice", "time": "2023-10-31T23:30:00-04:00", "ua": UA_ANDROID, "event": "login"}
+        ),
         json.dumps({"user": "alice", "time": 1698800000.999, "ua": UA_ANDROID, "status": 200}),
-        json.dumps({"user": 1234, "time": 1698800000, "ua": "A \"quoted\" é 😀 agent"}),
-        json.dumps({"user": "bob", "time": "1698800000", "ua": UA_IPHONE, "ch_model": '"iPhone"',
-                    "nested": {"a": [1, 2, {"b": None}], "c": "x"}}),
+        json.dumps({"user": 1234, "time": 1698800000, "ua": 'A "quoted" é 😀 agent'}),
+        json.dumps(
+            {
+                "user": "bob",
+                "time": "1698800000",
+                "ua": UA_IPHONE,
+                "ch_model": '"iPhone"',
+                "nested": {"a": [1, 2, {"b": None}], "c": "x"},
+            }
+        ),
         '{"user":"bob","user":"bo2","time":1698800000,"ua":"dup keys"}',
         '{"user":"bob","time":1698800000,"ua":"A","app_device_id":null,"status":"302"}',
         '{"user":"bob","time":1.6988e9,"ua":"exp"}',
@@ -180,7 +211,26 @@ def tricky_jsonl() -> bytes:
 def mutate(lines: list[str], n: int, seed: int) -> list[str]:
     """`n` lines made by random small edits of `lines`, biased towards the characters parsers care about."""
     rng = random.Random(seed)
-    alphabet = ['"', "\\", " ", "[", "]", ",", "{", "}", ":", "-", "x", "0", "\t", "\r", "é", "\\x", "\\u", '""']
+    alphabet = [
+        '"',
+        "\\",
+        " ",
+        "[",
+        "]",
+        ",",
+        "{",
+        "}",
+        ":",
+        "-",
+        "x",
+        "0",
+        "\t",
+        "\r",
+        "é",
+        "\\x",
+        "\\u",
+        '""',
+    ]
     out = []
     for _ in range(n):
         s = rng.choice(lines)
@@ -190,9 +240,9 @@ def mutate(lines: list[str], n: int, seed: int) -> list[str]:
             if op < 0.4:
                 s = s[:i] + rng.choice(alphabet) + s[i:]
             elif op < 0.8:
-                s = s[:i] + s[i + rng.randint(1, 3):]
+                s = s[:i] + s[i + rng.randint(1, 3) :]
             else:
-                s = s[:i] + rng.choice(alphabet) + s[i + 1:]
+                s = s[:i] + rng.choice(alphabet) + s[i + 1 :]
         out.append(s.replace("\n", ""))
     return out
 

@@ -14,19 +14,22 @@ STATIC = ROOT / "scenarios" / "seed003-static.toml"
 run_cli = run_greendcn
 
 
-@pytest.mark.parametrize("sets, field", [
-    (["topology.k=5"], "topology.k"),
-    (["topology.link_rate=-1Gbps"], "topology.link_rate"),
-    (["topology.link_rate=1000"], "topology.link_rate"),
-    (["topology.nonsense=1"], "topology.nonsense"),
-    (["routing.scheme=spray"], "routing.scheme"),
-    (["workload.kind=random", "workload.long_flows=0", "workload.short_flows=0"], "workload"),
-    (["workload.destination=S99"], "workload.destination"),
-    # cross-field checks name the scenario's key, not the engine's (tcp.min_rto, not min_rto_ps)
-    (["tcp.min_rto=0"], "tcp.min_rto"),
-    (["tcp.max_rto=1ms"], "tcp.max_rto"),
-    (["tcp.max_window=1000B"], "tcp.max_window"),
-])
+@pytest.mark.parametrize(
+    "sets, field",
+    [
+        (["topology.k=5"], "topology.k"),
+        (["topology.link_rate=-1Gbps"], "topology.link_rate"),
+        (["topology.link_rate=1000"], "topology.link_rate"),
+        (["topology.nonsense=1"], "topology.nonsense"),
+        (["routing.scheme=spray"], "routing.scheme"),
+        (["workload.kind=random", "workload.long_flows=0", "workload.short_flows=0"], "workload"),
+        (["workload.destination=S99"], "workload.destination"),
+        # cross-field checks name the scenario's key, not the engine's (tcp.min_rto, not min_rto_ps)
+        (["tcp.min_rto=0"], "tcp.min_rto"),
+        (["tcp.max_rto=1ms"], "tcp.max_rto"),
+        (["tcp.max_window=1000B"], "tcp.max_window"),
+    ],
+)
 def test_bad_overrides_give_one_clear_error(sets, field):
     args = ["simulate", STATIC]
     for s in sets:
@@ -64,8 +67,20 @@ def test_missing_scenario_file_is_a_clean_error(tmp_path):
 
 
 def test_simulate_prints_a_summary_and_writes_json(tmp_path):
-    out = run_cli("simulate", STATIC, "--seed", "3", "--set", "workload.long_flows=2",
-                  "--set", "workload.long_size=500KB", "--set", "routing.scheme=rps", "--json", tmp_path / "r.json")
+    out = run_cli(
+        "simulate",
+        STATIC,
+        "--seed",
+        "3",
+        "--set",
+        "workload.long_flows=2",
+        "--set",
+        "workload.long_size=500KB",
+        "--set",
+        "routing.scheme=rps",
+        "--json",
+        tmp_path / "r.json",
+    )
     assert out.returncode == 0, out.stderr
     assert "long" in out.stdout and "short" in out.stdout and "packet-hops" in out.stdout
     doc = json.loads((tmp_path / "r.json").read_text())
@@ -82,7 +97,9 @@ def test_flows_file_replaces_the_workload(tmp_path):
     assert out.returncode == 0, out.stderr
     flows = json.loads((tmp_path / "r.json").read_text())["flows"]
     assert [(x["src"], x["dst"], x["class"], x["start_s"]) for x in flows] == [
-        ("S0", "S15", "mouse", 0.0), ("S5", "S9", "elephant", 0.001)]
+        ("S0", "S15", "mouse", 0.0),
+        ("S5", "S9", "elephant", 0.001),
+    ]
 
 
 def test_demo_prints_single_and_rps_side_by_side(tmp_path):
@@ -90,8 +107,11 @@ def test_demo_prints_single_and_rps_side_by_side(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = json.loads((tmp_path / "d.json").read_text())["rows"]
     assert [(r["scenario"], r["routing"]) for r in rows] == [
-        ("seed003-static", "single"), ("seed003-static", "rps"), ("seed003-random", "single"),
-        ("seed003-random", "rps")]
+        ("seed003-static", "single"),
+        ("seed003-static", "rps"),
+        ("seed003-random", "single"),
+        ("seed003-random", "rps"),
+    ]
     assert all(r["short_ooo_%"] == 0 for r in rows if r["routing"] == "single")
     assert "seed003-random" in out.stdout
     # Energy beside throughput: the k=4 tree's 20 switches at the default SN2700's constant 90.5 W (seed 001
@@ -106,8 +126,18 @@ def test_demo_prints_single_and_rps_side_by_side(tmp_path):
 def test_two_runs_in_separate_processes_write_identical_json_apart_from_wall_s(tmp_path):
     docs = []
     for name in ("a.json", "b.json"):
-        out = run_cli("simulate", ROOT / "scenarios" / "seed003-random.toml", "--seed", "5", "--set",
-                      "routing.scheme=rps", "--set", "workload.long_size=1MB", "--json", tmp_path / name)
+        out = run_cli(
+            "simulate",
+            ROOT / "scenarios" / "seed003-random.toml",
+            "--seed",
+            "5",
+            "--set",
+            "routing.scheme=rps",
+            "--set",
+            "workload.long_size=1MB",
+            "--json",
+            tmp_path / name,
+        )
         assert out.returncode == 0, out.stderr
         doc = json.loads((tmp_path / name).read_text())
         assert doc["summary"].pop("wall_s") > 0

@@ -13,9 +13,16 @@ US = 10**6
 
 def two_hosts(**extra):
     nodes = [{"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"}, {"name": "sw", "kind": "switch"}]
-    links = [{"a": 0, "b": 2, "rate_bps": GBPS, "delay_ps": 10 * US}, {"a": 1, "b": 2, "rate_bps": GBPS, "delay_ps": 10 * US}]
-    spec = {"routing": "single", "nodes": nodes, "links": links,
-            "flows": [{"id": 7, "src": 0, "dst": 1, "size_bytes": 1_000_000}]}
+    links = [
+        {"a": 0, "b": 2, "rate_bps": GBPS, "delay_ps": 10 * US},
+        {"a": 1, "b": 2, "rate_bps": GBPS, "delay_ps": 10 * US},
+    ]
+    spec = {
+        "routing": "single",
+        "nodes": nodes,
+        "links": links,
+        "flows": [{"id": 7, "src": 0, "dst": 1, "size_bytes": 1_000_000}],
+    }
     spec.update(extra)
     return spec
 
@@ -47,9 +54,12 @@ def test_same_spec_same_results_apart_from_wall_time():
 
 @pytest.mark.parametrize(
     "change,field",
-    [({"routing": "sprinkle"}, "routing"), ({"bogus": 1}, "bogus"),
-     ({"flows": [{"id": 0, "src": 0, "dst": 2, "size_bytes": 10}]}, "flows[0].dst"),
-     ({"flows": [{"id": 0, "src": 0, "dst": 1, "size_bytes": 0}]}, "flows[0].size_bytes")],
+    [
+        ({"routing": "sprinkle"}, "routing"),
+        ({"bogus": 1}, "bogus"),
+        ({"flows": [{"id": 0, "src": 0, "dst": 2, "size_bytes": 10}]}, "flows[0].dst"),
+        ({"flows": [{"id": 0, "src": 0, "dst": 1, "size_bytes": 0}]}, "flows[0].size_bytes"),
+    ],
 )
 def test_bad_specs_raise_input_errors_naming_the_field(change, field):
     with pytest.raises(EngineInputError, match=field.replace("[", r"\[").replace("]", r"\]")):
@@ -58,14 +68,25 @@ def test_bad_specs_raise_input_errors_naming_the_field(change, field):
 
 @pytest.mark.parametrize(
     "change,engine_loc,scenario_loc",
-    [({"flows": [{"id": 0, "src": 0, "dst": 1, "size_bytes": 0}]}, ("flows", 0, "size_bytes"),
-      ("workload", "flows", 0, "size")),
-     ({"stats_window_ps": 0}, ("stats_window_ps",), ("power", "window")),
-     ({"routing": "sprinkle"}, ("routing",), ("routing", "scheme")),
-     ({"tcp": {"min_rto_ps": 0}}, ("tcp",), ("tcp",)),
-     ({"links": [{"a": 0, "b": 2, "rate_bps": 0, "delay_ps": 1}]}, ("links", 0, "rate_bps"), ("topology",))],
+    [
+        (
+            {"flows": [{"id": 0, "src": 0, "dst": 1, "size_bytes": 0}]},
+            ("flows", 0, "size_bytes"),
+            ("workload", "flows", 0, "size"),
+        ),
+        ({"stats_window_ps": 0}, ("stats_window_ps",), ("power", "window")),
+        ({"routing": "sprinkle"}, ("routing",), ("routing", "scheme")),
+        ({"tcp": {"min_rto_ps": 0}}, ("tcp",), ("tcp",)),
+        (
+            {"links": [{"a": 0, "b": 2, "rate_bps": 0, "delay_ps": 1}]},
+            ("links", 0, "rate_bps"),
+            ("topology",),
+        ),
+    ],
 )
-def test_engine_errors_carry_the_field_location_as_data_and_the_scenario_key(change, engine_loc, scenario_loc):
+def test_engine_errors_carry_the_field_location_as_data_and_the_scenario_key(
+    change, engine_loc, scenario_loc
+):
     with pytest.raises(EngineInputError) as e:
         run_spec(two_hosts(**change))
     assert e.value.engine_loc == engine_loc
@@ -75,7 +96,9 @@ def test_engine_errors_carry_the_field_location_as_data_and_the_scenario_key(cha
 
 def test_the_binding_s_error_types_are_not_the_package_s():
     # One name, one class: the compiled module's exceptions are converted at the door (greendcn.sim.engine).
-    assert _native.SpecError is not EngineInputError and _native.SpecError.__name__ != EngineInputError.__name__
+    assert (
+        _native.SpecError is not EngineInputError and _native.SpecError.__name__ != EngineInputError.__name__
+    )
     assert _native.NativePanic.__name__ != EngineCrash.__name__
 
 
@@ -92,7 +115,7 @@ def test_the_output_example_in_the_engine_spec_doc_has_the_engine_s_keys():
     from pathlib import Path
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "engine-spec.md").read_text()
-    output = text[text.index("## Output"):]
+    output = text[text.index("## Output") :]
     doc = json.loads(re.search(r"```json\n(.*?)```", output, re.DOTALL).group(1))
     r = run_spec(two_hosts())
     assert set(doc) == set(r)

@@ -186,7 +186,17 @@ def test_a_refused_control_leaves_no_state_file(tmp_path):
     """Bad options are refused before the cpufreq actuator records anything, so a corrected command runs."""
     root = build_tree(tmp_path / "t", table1_machine())
     before = snapshot(root)
-    common = ("control", "--root", str(root), "--port", "enp3s0f0:4", "--interval", "50ms", "--dwell", "100ms")
+    common = (
+        "control",
+        "--root",
+        str(root),
+        "--port",
+        "enp3s0f0:4",
+        "--interval",
+        "50ms",
+        "--dwell",
+        "100ms",
+    )
     for bad in (("--low-rate", "2Gbps"), ("--duration", "soon"), ("--netns", "a b"), ("--direction", "up")):
         r = run(*common, *bad)
         assert r.returncode == 1 and "hint:" in r.stderr, (bad, r.stderr)

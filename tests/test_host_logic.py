@@ -25,9 +25,13 @@ def test_actuators_are_built_from_their_option_strings(sys_root, tmp_path):
     act, changer = build_actuator("cpufreq", sys_root, ports, None, state_path=tmp_path / "s.json")
     assert isinstance(act, CpufreqActuator) and changer is not None
     assert not (tmp_path / "s.json").exists()  # nothing written until the caller begins
-    assert isinstance(build_actuator("none", sys_root, ports, None, state_path=tmp_path / "x")[0], LogActuator)
-    assert isinstance(build_actuator(f"file:{tmp_path}/r.json", sys_root, ports, None,
-                                     state_path=tmp_path / "x")[0], FileActuator)
+    assert isinstance(
+        build_actuator("none", sys_root, ports, None, state_path=tmp_path / "x")[0], LogActuator
+    )
+    assert isinstance(
+        build_actuator(f"file:{tmp_path}/r.json", sys_root, ports, None, state_path=tmp_path / "x")[0],
+        FileActuator,
+    )
     with pytest.raises(InputError, match="--actuator: 'magic'"):
         build_actuator("magic", sys_root, ports, None, state_path=tmp_path / "x")
     with pytest.raises(InputError, match="CPU 999 does not exist"):
@@ -55,7 +59,9 @@ def test_the_commands_json_is_the_package_functions_json(sys_root, tmp_path):
     out = run_greendcn("host", "layout", "--root", sys_root.root, "--json", tmp_path / "l.json")
     assert out.returncode == 0, out.stderr
     assert json.loads((tmp_path / "l.json").read_text()) == json.loads(json.dumps(topology_json(topo)))
-    out = run_greendcn("host", "plan", "--root", sys_root.root, "--port", "enp3s0f0", "--json", tmp_path / "p.json")
+    out = run_greendcn(
+        "host", "plan", "--root", sys_root.root, "--port", "enp3s0f0", "--json", tmp_path / "p.json"
+    )
     assert out.returncode == 0, out.stderr
     expected = plan_json(make_plan(topo, ["enp3s0f0"], 2), topo, sys_root.root)
     assert json.loads((tmp_path / "p.json").read_text()) == json.loads(json.dumps(expected))

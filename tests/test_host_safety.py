@@ -101,17 +101,24 @@ def rewrite(state: Path, change, keep_checksum_valid=True) -> None:
     state.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda d: d["entries"].append({"path": "sys/devices/system/cpu/cpufreq/policy0/scaling_governor",
-                                    "previous": "x"}), "listed twice"),
-    (lambda d: d["entries"][0].pop("path"), "exactly 'path' and 'previous'"),
-    (lambda d: d.pop("root"), "'root' is missing"),
-    (lambda d: d.update(entries={"a": 1}), "'entries' is missing or not a list"),
-    (lambda d: d["entries"][0].update(previous=7), "must be text"),
-    (lambda d: d["entries"][0].update(path="etc/passwd"), "not a cpufreq setting"),
-    (lambda d: d["entries"][0].update(path="../../etc/x/scaling_governor"), "not a cpufreq setting"),
-    (lambda d: d.update(created_dirs=["/etc"]), "does not hold the state file"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            lambda d: d["entries"].append(
+                {"path": "sys/devices/system/cpu/cpufreq/policy0/scaling_governor", "previous": "x"}
+            ),
+            "listed twice",
+        ),
+        (lambda d: d["entries"][0].pop("path"), "exactly 'path' and 'previous'"),
+        (lambda d: d.pop("root"), "'root' is missing"),
+        (lambda d: d.update(entries={"a": 1}), "'entries' is missing or not a list"),
+        (lambda d: d["entries"][0].update(previous=7), "must be text"),
+        (lambda d: d["entries"][0].update(path="etc/passwd"), "not a cpufreq setting"),
+        (lambda d: d["entries"][0].update(path="../../etc/x/scaling_governor"), "not a cpufreq setting"),
+        (lambda d: d.update(created_dirs=["/etc"]), "does not hold the state file"),
+    ],
+)
 def test_a_tampered_state_file_is_refused_whole_and_nothing_is_written(tmp_path, change, words):
     sys_root, state, _before = applied(tmp_path)
     rewrite(state, change)
@@ -128,8 +135,12 @@ def test_an_entry_linked_out_of_the_root_is_refused(tmp_path):
     evil = sys_root.path("sys/devices/system/cpu/cpufreq/policy99")
     evil.symlink_to(victim.parent)
     victim.rename(victim.parent / "scaling_governor")
-    rewrite(state, lambda d: d["entries"].append(
-        {"path": "sys/devices/system/cpu/cpufreq/policy99/scaling_governor", "previous": "pwned\n"}))
+    rewrite(
+        state,
+        lambda d: d["entries"].append(
+            {"path": "sys/devices/system/cpu/cpufreq/policy99/scaling_governor", "previous": "pwned\n"}
+        ),
+    )
     with pytest.raises(InputError, match="outside the root"):
         revert(sys_root, state)
     assert (victim.parent / "scaling_governor").read_text() == "outside\n"
@@ -196,6 +207,7 @@ def test_random_applies_kills_and_reverts_end_byte_identical(tmp_path, monkeypat
                     if budget[0] < 0:
                         raise Killed
                     return real(*args, **kwargs)
+
                 return op
 
             monkeypatch.setattr(apply_module.os, "write", counted(real_write))
@@ -224,9 +236,28 @@ def test_termination_of_control_restores_like_ctrl_c(tmp_path, sig):
     before = snapshot(root)
     state = tmp_path / "s.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "greendcn.cli", "host", "control", "--root", str(root), "--port", "enp3s0f0:4",
-         "--interval", "50ms", "--dwell", "100ms", "--state", str(state), "-v"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "greendcn.cli",
+            "host",
+            "control",
+            "--root",
+            str(root),
+            "--port",
+            "enp3s0f0:4",
+            "--interval",
+            "50ms",
+            "--dwell",
+            "100ms",
+            "--state",
+            str(state),
+            "-v",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not state.exists() or snapshot(root) == before:  # running, and the core moved to powersave

@@ -171,4 +171,6 @@ def test_fake_files_have_the_modes_of_this_machines_sysfs(tmp_path):
 def test_intel_pstate_tree_has_scaling_setspeed(tmp_path):
     # The cpufreq core gives every policy scaling_setspeed; only the userspace governor puts a number in it.
     topo_root = build_tree(tmp_path / "t", table1_machine("intel_pstate"))
-    assert (topo_root / "sys/devices/system/cpu/cpufreq/policy0/scaling_setspeed").read_text() == "<unsupported>\n"
+    assert (
+        topo_root / "sys/devices/system/cpu/cpufreq/policy0/scaling_setspeed"
+    ).read_text() == "<unsupported>\n"

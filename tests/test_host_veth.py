@@ -146,10 +146,24 @@ def test_without_namespaces_the_end_to_end_test_fails_with_the_reason(tmp_path):
     """Run the end-to-end test above without CAP_NET_ADMIN and CAP_SYS_ADMIN: it must fail (never skip) and
     say why. capsh drops the capabilities for the child pytest only."""
     here = os.path.abspath(__file__)
-    argv = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
-            f"{here}::test_controller_follows_real_traffic"]
-    r = subprocess.run(["capsh", "--drop=cap_net_admin,cap_sys_admin", "--", "-c", shlex.join(argv)],
-                       check=False, capture_output=True, text=True, timeout=170, cwd=os.path.dirname(here))
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-rA",
+        "-p",
+        "no:cacheprovider",
+        f"{here}::test_controller_follows_real_traffic",
+    ]
+    r = subprocess.run(
+        ["capsh", "--drop=cap_net_admin,cap_sys_admin", "--", "-c", shlex.join(argv)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=170,
+        cwd=os.path.dirname(here),
+    )
     out = r.stdout + r.stderr
     assert r.returncode == 1, out  # pytest's code for "tests failed" (5 would be "none ran", 0 "passed")
     assert "cannot create the test's network namespace" in out and "skipped" not in out.lower(), out

@@ -50,7 +50,18 @@ READERS = {
     "switch-table": ["energy", "compare", "--nodes", "1024", "--switch-table", "{}"],
     "platform": ["energy", "router", "--platform", "{}"],
     "state": ["host", "revert", "--state", "{}", "--root", "{root}"],
-    "plan-file": ["host", "control", "--plan", "{}", "--actuator", "none", "--duration", "10ms", "--root", "{root}"],
+    "plan-file": [
+        "host",
+        "control",
+        "--plan",
+        "{}",
+        "--actuator",
+        "none",
+        "--duration",
+        "10ms",
+        "--root",
+        "{root}",
+    ],
 }
 
 
@@ -68,7 +79,9 @@ def hostile_inputs(tmp_path: Path) -> dict[str, Path]:
     files["folder"] = tmp_path / "folder"
     (tmp_path / "empty").write_text("")
     files["empty"] = tmp_path / "empty"
-    (tmp_path / "latin1.csv").write_bytes("src,dst,size_bytes,start_s\nS0,S15,200000,0\n# caf\xe9\n".encode("latin-1"))
+    (tmp_path / "latin1.csv").write_bytes(
+        "src,dst,size_bytes,start_s\nS0,S15,200000,0\n# caf\xe9\n".encode("latin-1")
+    )
     files["latin1"] = tmp_path / "latin1.csv"
     png = tmp_path / "picture.png"
     png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
@@ -109,11 +122,14 @@ def test_a_flows_csv_with_a_byte_order_mark_and_crlf_line_ends_is_read(tmp_path,
     assert "flows 2" in out
 
 
-@pytest.mark.parametrize("sets, words", [
-    (["topology.k=1000"], ["250,000,000 hosts", "GiB"]),
-    (["workload.long_flows=1000000000"], ["1,000,000,001 flows", "GiB"]),
-    (["workload.start_jitter=1e300s"], ["start_jitter", "beyond"]),
-])
+@pytest.mark.parametrize(
+    "sets, words",
+    [
+        (["topology.k=1000"], ["250,000,000 hosts", "GiB"]),
+        (["workload.long_flows=1000000000"], ["1,000,000,001 flows", "GiB"]),
+        (["workload.start_jitter=1e300s"], ["start_jitter", "beyond"]),
+    ],
+)
 def test_sizes_that_explode_are_refused_before_any_allocation(sets, words, capsys):
     argv = ["simulate", STATIC]
     for s in sets:
@@ -125,8 +141,19 @@ def test_sizes_that_explode_are_refused_before_any_allocation(sets, words, capsy
 
 
 def test_a_window_too_narrow_for_the_run_is_an_error_not_an_abort(capsys):
-    code, _out, err = run(["simulate", STATIC, "--set", "power.window=1ps", "--set", "workload.long_flows=1",
-                           "--set", "workload.long_size=100KB"], capsys)
+    code, _out, err = run(
+        [
+            "simulate",
+            STATIC,
+            "--set",
+            "power.window=1ps",
+            "--set",
+            "workload.long_flows=1",
+            "--set",
+            "workload.long_size=100KB",
+        ],
+        capsys,
+    )
     assert_clean(code, err)
     assert "power.window" in err and "windows" in err
 
@@ -144,16 +171,26 @@ def test_the_memory_limit_option_refuses_quickly(capsys):
     assert "--max-memory" in err
 
 
-@pytest.mark.parametrize("argv", [
-    ["simulate", "--bogus"], ["simulate", STATIC, "--seed", "abc"],
-    ["energy", "compare", "--bogus"], ["energy", "compare", "--max-tiers", "many"],
-    ["host", "layout", "--bogus"], ["host", "plan", "--cores-per-port", "x", "--port", "e"],
-    ["host", "tdma", "model", "--bogus"], ["host", "tdma", "model", "--duty", "nan"],
-    ["lifetime", "oldness", "--bogus"], ["lifetime", "carbon", "--lifetime-years", "nan"],
-    ["nic", "model", "--bogus"], ["nic", "model", "--cores", "inf"],
-    ["reproduce", "rps", "--bogus"], ["reproduce", "rps", "--seeds", "ten"],
-    ["no-such-command"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--bogus"],
+        ["simulate", STATIC, "--seed", "abc"],
+        ["energy", "compare", "--bogus"],
+        ["energy", "compare", "--max-tiers", "many"],
+        ["host", "layout", "--bogus"],
+        ["host", "plan", "--cores-per-port", "x", "--port", "e"],
+        ["host", "tdma", "model", "--bogus"],
+        ["host", "tdma", "model", "--duty", "nan"],
+        ["lifetime", "oldness", "--bogus"],
+        ["lifetime", "carbon", "--lifetime-years", "nan"],
+        ["nic", "model", "--bogus"],
+        ["nic", "model", "--cores", "inf"],
+        ["reproduce", "rps", "--bogus"],
+        ["reproduce", "rps", "--seeds", "ten"],
+        ["no-such-command"],
+    ],
+)
 def test_usage_errors_use_the_project_s_format_and_exit_2(argv, capsys):
     code, _out, err = run(argv, capsys)
     assert "Traceback" not in err and "╭" not in err, err
@@ -185,22 +222,29 @@ def test_a_log_with_no_readable_line_is_an_error(tmp_path, capsys):
 
 
 def test_log_lines_dated_in_the_future_are_flagged_and_left_out(tmp_path, capsys):
-    ua = ("Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) "
-          "Chrome/118.0.0.0 Mobile Safari/537.36")
+    ua = (
+        "Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/118.0.0.0 Mobile Safari/537.36"
+    )
     log = tmp_path / "access.log"
-    log.write_text(f'1.1.1.1 - ann [10/Oct/2023:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "{ua}"\n'
-                   f'1.1.1.1 - bob [10/Oct/2099:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "{ua}"\n')
+    log.write_text(
+        f'1.1.1.1 - ann [10/Oct/2023:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "{ua}"\n'
+        f'1.1.1.1 - bob [10/Oct/2099:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "{ua}"\n'
+    )
     code, out, err = run(["lifetime", "oldness", log, "--json", tmp_path / "o.json"], capsys)
     assert code == 0, err
     assert "1 sightings dated outside 1995-01 .. tomorrow (months 2099-10)" in err
     assert "2099" not in out
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--users", "1000000000"], "users"),
-    (["--end", "2099-12"], "this month"),
-    (["--start", "1980-01"], "1995-01"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--users", "1000000000"], "users"),
+        (["--end", "2099-12"], "this month"),
+        (["--start", "1980-01"], "1995-01"),
+    ],
+)
 def test_synthetic_logs_refuse_absurd_sizes_and_dates(args, words, tmp_path, capsys):
     code, _out, err = run(["lifetime", "synth", "--out", tmp_path, *args], capsys)
     assert_clean(code, err)

@@ -21,8 +21,20 @@ YEAR = 365.25
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory):
     out = tmp_path_factory.mktemp("synth")
-    r = run_greendcn("lifetime", "synth", "--out", out, "--users", "400", "--seed", "5", "--start", "2021-01",
-                     "--end", "2024-12")
+    r = run_greendcn(
+        "lifetime",
+        "synth",
+        "--out",
+        out,
+        "--users",
+        "400",
+        "--seed",
+        "5",
+        "--start",
+        "2021-01",
+        "--end",
+        "2024-12",
+    )
     assert r.returncode == 0, r.stderr
     cs, _stats = read_logs([out / "access.log"])
     return out, cs, oldness(cs), pd.read_csv(out / "truth_oldness.csv")
@@ -79,12 +91,16 @@ def test_months_all_gives_one_row_per_month_present_and_the_json_says_which(synt
     all_months = for_months(res.browser, None)
     present = sorted(res.browser_rows["month"].unique())
     assert list(all_months[all_months["platform"] == ALL_PLATFORMS]["month"]) == present
-    r = run_greendcn("lifetime", "oldness", out / "access.log", "--months", "all", "--json", tmp_path / "o.json")
+    r = run_greendcn(
+        "lifetime", "oldness", out / "access.log", "--months", "all", "--json", tmp_path / "o.json"
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["params"]["months"] == "all" and doc["months_used"] == present
     assert "seed 001 line 1608" in r.stdout and "headline" in doc
-    r = run_greendcn("lifetime", "oldness", out / "access.log", "--months", "9-11", "--json", tmp_path / "p.json")
+    r = run_greendcn(
+        "lifetime", "oldness", out / "access.log", "--months", "9-11", "--json", tmp_path / "p.json"
+    )
     doc = json.loads((tmp_path / "p.json").read_text())
     assert doc["params"]["months"] == [9, 10, 11]
     assert {m[5:] for m in doc["months_used"]} == {"09", "10", "11"}

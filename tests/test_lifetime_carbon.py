@@ -14,12 +14,16 @@ from greendcn.lifetime.carbon import YEAR_DAYS, carbon_per_year, lifetimes_from_
 def _factors() -> pd.DataFrame:
     # The figures of issue 11 (boaviztapi's ADEME data), written out here so the test does not depend on
     # the shipped table's exact values.
-    return pd.DataFrame({
-        "device_class": ["smartphone", "tablet", "laptop"],
-        "kg_co2e_lo": [84.0, 75.9, 175.0], "kg_co2e_hi": [84.0, 75.9, 181.0],
-        "fossil_mj_lo": [1110.0, 1000.0, 2360.0], "fossil_mj_hi": [1110.0, 1000.0, 2410.0],
-        "source": "test",
-    })
+    return pd.DataFrame(
+        {
+            "device_class": ["smartphone", "tablet", "laptop"],
+            "kg_co2e_lo": [84.0, 75.9, 175.0],
+            "kg_co2e_hi": [84.0, 75.9, 181.0],
+            "fossil_mj_lo": [1110.0, 1000.0, 2360.0],
+            "fossil_mj_hi": [1110.0, 1000.0, 2410.0],
+            "source": "test",
+        }
+    )
 
 
 def test_a_phone_kept_five_years_not_four():
@@ -33,8 +37,15 @@ def test_a_phone_kept_five_years_not_four():
 
 @pytest.mark.parametrize("kg,years,extra", [(84.0, 2.5, 1.0), (75.9, 6.0, 2.0), (50.0, 1.0, 0.5)])
 def test_per_year_is_kg_over_lifetime_for_any_numbers(kg, years, extra):
-    f = pd.DataFrame({"device_class": ["x"], "kg_co2e_lo": [kg], "kg_co2e_hi": [kg], "fossil_mj_lo": [1.0],
-                      "fossil_mj_hi": [1.0]})
+    f = pd.DataFrame(
+        {
+            "device_class": ["x"],
+            "kg_co2e_lo": [kg],
+            "kg_co2e_hi": [kg],
+            "fossil_mj_lo": [1.0],
+            "fossil_mj_hi": [1.0],
+        }
+    )
     row = carbon_per_year(f, {"x": years}, extend_years=[extra]).iloc[0]
     assert row["kg_co2e_per_year_lo"] == pytest.approx(kg / years)
     assert row["kg_co2e_per_year_extended_lo"] == pytest.approx(kg / (years + extra))

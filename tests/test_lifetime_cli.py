@@ -13,8 +13,14 @@ import pytest
 
 
 def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "greendcn.cli", "lifetime", *args], capture_output=True,
-                          text=True, check=False, timeout=600, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "greendcn.cli", "lifetime", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        cwd=cwd,
+    )
 
 
 def _assert_clean_error(out: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -46,18 +52,32 @@ def test_option_errors_are_clear(tmp_path):
     _assert_clean_error(run_cli("carbon", "--lifetime-years", "4", "--factors", str(bad)), "kg_co2e")
 
 
-GOOD = ('10.0.0.1 - u1 [12/Oct/2023:10:00:00 +0000] "POST /webapps/login/ HTTP/1.1" 302 123 "-" '
-        '"Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) '
-        'Chrome/117.0.5938.60 Mobile Safari/537.36"')
+GOOD = (
+    '10.0.0.1 - u1 [12/Oct/2023:10:00:00 +0000] "POST /webapps/login/ HTTP/1.1" 302 123 "-" '
+    '"Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) '
+    'Chrome/117.0.5938.60 Mobile Safari/537.36"'
+)
 
 
 def _bad_inputs(tmp_path):
     good = GOOD.encode()
-    yield "garbage", tmp_path / "garbage.log", b"\x00\x01 not a log\n%%%%\n" + good + b"\n" + b"}{" * 40 + b"\n"
+    yield (
+        "garbage",
+        tmp_path / "garbage.log",
+        b"\x00\x01 not a log\n%%%%\n" + good + b"\n" + b"}{" * 40 + b"\n",
+    )
     full = gzip.compress((good + b"\n") * 4000)
     yield "truncated gzip", tmp_path / "cut.log.gz", full[: len(full) // 2]
-    yield "1 MB line", tmp_path / "long.log", good + b"\n" + good[:-1] + b"A" * 1_000_000 + b'"\n' + good + b"\n"
-    yield "bad UTF-8", tmp_path / "utf8.log", good + b"\n" + good.replace(b"Mozilla", b"Moz\xff\xfeilla") + b"\n"
+    yield (
+        "1 MB line",
+        tmp_path / "long.log",
+        good + b"\n" + good[:-1] + b"A" * 1_000_000 + b'"\n' + good + b"\n",
+    )
+    yield (
+        "bad UTF-8",
+        tmp_path / "utf8.log",
+        good + b"\n" + good.replace(b"Mozilla", b"Moz\xff\xfeilla") + b"\n",
+    )
     yield "CRLF", tmp_path / "crlf.log", (good + b"\r\n") * 3
 
 
@@ -85,8 +105,20 @@ def synth_dirs(tmp_path_factory):
     for fmt in ("combined", "csv", "jsonl"):
         d = base / fmt
         gz = ["--gzip"] if fmt == "jsonl" else []
-        out = run_cli("synth", "--seed", "11", "--users", "150", "--out", str(d), "--format", fmt,
-                      "--client-hints", "0", *gz)
+        out = run_cli(
+            "synth",
+            "--seed",
+            "11",
+            "--users",
+            "150",
+            "--out",
+            str(d),
+            "--format",
+            fmt,
+            "--client-hints",
+            "0",
+            *gz,
+        )
         assert out.returncode == 0, out.stderr
         dirs[fmt] = d
     return dirs
@@ -110,8 +142,11 @@ def _results(path, command, *extra):
 
 @pytest.mark.parametrize("command", ["oldness", "upgrades"])
 def test_combined_csv_and_jsonl_give_identical_json(synth_dirs, command):
-    logs = {"combined": synth_dirs["combined"] / "access.log", "csv": synth_dirs["csv"] / "access.csv",
-            "jsonl": synth_dirs["jsonl"] / "access.jsonl.gz"}
+    logs = {
+        "combined": synth_dirs["combined"] / "access.log",
+        "csv": synth_dirs["csv"] / "access.csv",
+        "jsonl": synth_dirs["jsonl"] / "access.jsonl.gz",
+    }
     results = {fmt: _results(p, command) for fmt, p in logs.items()}
     stats, combined = results["combined"]
     assert stats["kept"] > 10_000
@@ -135,7 +170,9 @@ def test_upgrades_cli_prints_tables_and_draws_figures(synth_dirs, tmp_path):
 
 
 def test_carbon_from_lifetimes_and_from_logs(synth_dirs, tmp_path):
-    out = run_cli("carbon", "--lifetime-years", "4", "--class", "smartphone", "--json", str(tmp_path / "c.json"))
+    out = run_cli(
+        "carbon", "--lifetime-years", "4", "--class", "smartphone", "--json", str(tmp_path / "c.json")
+    )
     assert out.returncode == 0, out.stderr
     row = json.loads((tmp_path / "c.json").read_text())["carbon"][0]
     # 84 kg CO2e per phone is the shipped figure (issue 11); a 4-year life gives 21, one more year 16.8.

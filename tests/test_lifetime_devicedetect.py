@@ -12,10 +12,14 @@ pytest.importorskip("device_detector")  # the `devicedetector` extra; part of th
 from greendcn.lifetime.devicedetect import DeviceNamer  # noqa: E402
 from greendcn.lifetime.uaclass import classify  # noqa: E402
 
-XIAOMI = ("Mozilla/5.0 (Linux; Android 13; 2201116SG) AppleWebKit/537.36 (KHTML, like Gecko) "
-          "Chrome/118.0.0.0 Mobile Safari/537.36")
-SAMSUNG = ("Mozilla/5.0 (Linux; Android 11; SM-G991B) AppleWebKit/537.36 (KHTML, like Gecko) "
-           "Chrome/96.0.4664.45 Mobile Safari/537.36")
+XIAOMI = (
+    "Mozilla/5.0 (Linux; Android 13; 2201116SG) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/118.0.0.0 Mobile Safari/537.36"
+)
+SAMSUNG = (
+    "Mozilla/5.0 (Linux; Android 11; SM-G991B) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/96.0.4664.45 Mobile Safari/537.36"
+)
 
 
 def test_names_unknown_models_and_caches_them_on_disk(tmp_path):

@@ -20,8 +20,9 @@ from greendcn.lifetime.oldness import (
 
 
 def _browser(user, browser, version, release, at, platform="android"):
-    return sighting(user=user, browser=browser, browser_version=version, browser_release=release, at=at,
-                    platform=platform)
+    return sighting(
+        user=user, browser=browser, browser_version=version, browser_release=release, at=at, platform=platform
+    )
 
 
 def test_browser_oldness_is_taken_at_the_latest_use_in_each_month():
@@ -36,15 +37,19 @@ def test_browser_oldness_is_taken_at_the_latest_use_in_each_month():
     assert len(b) == 4
     oct_u1 = b.loc[("u1", "chrome_android", "2022-10")]
     assert oct_u1["browser_version"] == "106" and oct_u1["oldness_days"] == 23
-    assert b.loc[("u1", "chrome_android", "2022-11"), "oldness_days"] == (
-        pd.Timestamp("2022-11-03") - pd.Timestamp("2022-03-29")).days
+    assert (
+        b.loc[("u1", "chrome_android", "2022-11"), "oldness_days"]
+        == (pd.Timestamp("2022-11-03") - pd.Timestamp("2022-03-29")).days
+    )
     assert b.loc[("u2", "chrome_android", "2022-10"), "oldness_days"] == 542
     assert b.loc[("u1", "samsunginternet_android", "2022-10"), "oldness_days"] == 58
 
 
 def test_apps_and_undated_browsers_have_no_browser_oldness():
-    rows = [sighting(user="u1", is_app=True, at="2022-10-01"),
-            _browser("u1", "chrome_android", "999", None, "2022-10-02")]
+    rows = [
+        sighting(user="u1", is_app=True, at="2022-10-01"),
+        _browser("u1", "chrome_android", "999", None, "2022-10-02"),
+    ]
     assert browser_oldness(classify_rows(rows)).empty
 
 
@@ -53,8 +58,13 @@ def test_device_rows_exact_and_censored():
         phone("u1", "Samsung SM-S911B", "2023-02-17", "2023-10-10"),
         phone("u1", "Samsung SM-S911B", "2023-02-17", "2023-10-25", is_app=True, app_device_id="x1"),
         # The same user on a reduced UA: release known only to lie between the bounds.
-        sighting(user="u1", device_release_lo="2019-01-01", device_release_hi="2023-10-01",
-                 censor_reason="reduced_android", at="2023-10-12"),
+        sighting(
+            user="u1",
+            device_release_lo="2019-01-01",
+            device_release_hi="2023-10-01",
+            censor_reason="reduced_android",
+            at="2023-10-12",
+        ),
     ]
     d = device_oldness(classify_rows(rows)).set_index("device_id")
     assert len(d) == 2
@@ -67,10 +77,25 @@ def test_device_rows_exact_and_censored():
 
 def test_os_oldness_is_an_interval_when_the_ua_is_frozen():
     rows = [
-        sighting(user="u1", os="iOS", os_version="17.1", os_release_lo="2023-10-25", os_release_hi="2023-10-25",
-                 platform="ios", at="2023-11-01"),
-        sighting(user="u2", os="iOS", os_version="18.6", os_release_lo="2025-09-15", os_release_hi="2025-11-03",
-                 censor_reason="frozen_ios", platform="ios", at="2025-11-20"),
+        sighting(
+            user="u1",
+            os="iOS",
+            os_version="17.1",
+            os_release_lo="2023-10-25",
+            os_release_hi="2023-10-25",
+            platform="ios",
+            at="2023-11-01",
+        ),
+        sighting(
+            user="u2",
+            os="iOS",
+            os_version="18.6",
+            os_release_lo="2025-09-15",
+            os_release_hi="2025-11-03",
+            censor_reason="frozen_ios",
+            platform="ios",
+            at="2025-11-20",
+        ),
     ]
     o = os_oldness(classify_rows(rows)).set_index("user")
     assert not o.loc["u1", "censored"] and o.loc["u1", "oldness_lo_days"] == 7
@@ -85,8 +110,15 @@ def _interval_rows(n: int, censored_share: float, seed: int = 3) -> tuple[pd.Dat
     cens = rng.random(n) < censored_share
     lo = np.where(cens, truth - rng.integers(0, 900, n), truth)
     hi = np.where(cens, truth + rng.integers(0, 900, n), truth)
-    frame = pd.DataFrame({"platform": "android", "month": "2023-10", "oldness_lo_days": lo, "oldness_hi_days": hi,
-                          "censored": cens})
+    frame = pd.DataFrame(
+        {
+            "platform": "android",
+            "month": "2023-10",
+            "oldness_lo_days": lo,
+            "oldness_hi_days": hi,
+            "censored": cens,
+        }
+    )
     return frame, truth
 
 
@@ -114,8 +146,13 @@ def test_without_censoring_the_bounds_meet_at_the_exact_percentiles():
 def test_browser_summary_is_exact_per_platform_and_month():
     rng = np.random.default_rng(5)
     ages = rng.integers(0, 2000, 300)
-    rows = pd.DataFrame({"platform": np.where(np.arange(300) < 200, "android", "ios"),
-                         "month": np.where(np.arange(300) % 2 == 0, "2021-10", "2022-10"), "oldness_days": ages})
+    rows = pd.DataFrame(
+        {
+            "platform": np.where(np.arange(300) < 200, "android", "ios"),
+            "month": np.where(np.arange(300) % 2 == 0, "2021-10", "2022-10"),
+            "oldness_days": ages,
+        }
+    )
     s = summarize(rows).set_index(["platform", "month"])
     assert len(s) == 4
     sel = (rows["platform"] == "ios") & (rows["month"] == "2022-10")
@@ -125,18 +162,31 @@ def test_browser_summary_is_exact_per_platform_and_month():
 
 
 def test_for_month_keeps_one_month_per_year():
-    rows = pd.DataFrame({"platform": "ios", "month": ["2020-09", "2020-10", "2021-10", "2021-11"],
-                         "oldness_days": [1, 2, 3, 4]})
+    rows = pd.DataFrame(
+        {
+            "platform": "ios",
+            "month": ["2020-09", "2020-10", "2021-10", "2021-11"],
+            "oldness_days": [1, 2, 3, 4],
+        }
+    )
     s = summarize(rows)
     assert list(for_month(s, 10)["year"]) == [2020, 2021]
     assert list(for_month(s, 11)["month"]) == ["2021-11"]
 
 
 def test_oldness_bundles_the_three_kinds():
-    rows = [_browser("u1", "chrome_android", "100", "2022-03-29", "2022-10-02"),
-            phone("u1", "Google Pixel 6", "2021-10-28", "2022-10-02"),
-            sighting(user="u1", os="Android", os_version="13", os_release_lo="2022-08-15",
-                     os_release_hi="2022-08-15", at="2022-10-03")]
+    rows = [
+        _browser("u1", "chrome_android", "100", "2022-03-29", "2022-10-02"),
+        phone("u1", "Google Pixel 6", "2021-10-28", "2022-10-02"),
+        sighting(
+            user="u1",
+            os="Android",
+            os_version="13",
+            os_release_lo="2022-08-15",
+            os_release_hi="2022-08-15",
+            at="2022-10-03",
+        ),
+    ]
     res = oldness(classify_rows(rows))
     # one platform row and one all-platforms row per table
     assert len(res.browser) == len(res.device) == len(res.os) == 2
@@ -148,11 +198,26 @@ def test_oldness_bundles_the_three_kinds():
 def test_an_open_upper_release_bound_is_the_access_date():
     rows = [
         # Reduced Android: released at some point after Android's first release, before the access.
-        sighting(user="u1", device_release_lo="2008-09-23", device_release_hi=None, censor_reason="reduced_android",
-                 os="android", os_version="10", os_release_lo="2008-09-23", os_release_hi=None, at="2024-10-01"),
+        sighting(
+            user="u1",
+            device_release_lo="2008-09-23",
+            device_release_hi=None,
+            censor_reason="reduced_android",
+            os="android",
+            os_version="10",
+            os_release_lo="2008-09-23",
+            os_release_hi=None,
+            at="2024-10-01",
+        ),
         # A bound that ends after the access (a model launched days later): never younger than 0 days.
-        sighting(user="u2", platform="ios", device_release_lo="2019-09-20", device_release_hi="2024-10-05",
-                 censor_reason="iphone_no_model", at="2024-10-01"),
+        sighting(
+            user="u2",
+            platform="ios",
+            device_release_lo="2019-09-20",
+            device_release_hi="2024-10-05",
+            censor_reason="iphone_no_model",
+            at="2024-10-01",
+        ),
     ]
     cs = classify_rows(rows)
     d = device_oldness(cs).set_index("user")
@@ -167,7 +232,9 @@ def test_age_figure_draws_exact_lines_and_censored_bands(tmp_path):
     from greendcn.lifetime.figures import age_by_year
 
     rows, _ = _interval_rows(400, 0.3)
-    rows = pd.concat([rows.assign(month=f"{y}-10", platform=p) for y in (2021, 2022) for p in ("android", "ios")])
+    rows = pd.concat(
+        [rows.assign(month=f"{y}-10", platform=p) for y in (2021, 2022) for p in ("android", "ios")]
+    )
     bounds = for_month(summarize(rows))
     exact = for_month(summarize(rows.rename(columns={"oldness_lo_days": "oldness_days"})))
     for name, table in (("bands.png", bounds), ("lines.png", exact)):

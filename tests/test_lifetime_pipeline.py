@@ -24,7 +24,9 @@ def test_fields_present_from_the_first_line(tmp_path):
     assert fields_present(csv_mapped, AUTO, cols) == {"status"}
     assert fields_present(csv_mapped, "csv", {**cols, "event": "action"}) == {"event", "status"}
     js = tmp_path / "d.jsonl.gz"
-    js.write_bytes(gzip.compress((json.dumps({"user": "u", "time": "t", "ua": "x", "status": 200}) + "\n").encode()))
+    js.write_bytes(
+        gzip.compress((json.dumps({"user": "u", "time": "t", "ua": "x", "status": 200}) + "\n").encode())
+    )
     assert fields_present(js, AUTO, None) == {"status"}
     cut = tmp_path / "e.log.gz"
     cut.write_bytes(gzip.compress(b"x" * 1000)[:15])  # unreadable: judged a combined log, the scanner decides
@@ -37,12 +39,27 @@ def test_parse_filter():
 
 
 def test_merge_scans_merges_rows_with_one_key():
-    key = {"user": "u1", "ua": "x", "app_device_id": "", "ch_model": "", "ch_platform_version": "", "month": "2023-10"}
+    key = {
+        "user": "u1",
+        "ua": "x",
+        "app_device_id": "",
+        "ch_model": "",
+        "ch_platform_version": "",
+        "month": "2023-10",
+    }
     a = pd.DataFrame([{**key, "first_s": 10, "last_s": 20, "hits": 2}])
-    b = pd.DataFrame([{**key, "first_s": 5, "last_s": 15, "hits": 1}, {**key, "user": "u2", "first_s": 1,
-                                                                     "last_s": 1, "hits": 1}])
-    s, st = merge_scans([(a, {"lines_read": 3, "malformed": {"time": 1}, "formats": [["a", "csv"]]}),
-                         (b, {"lines_read": 4, "malformed": {"time": 2, "fields": 1}, "formats": [["b", "jsonl"]]})])
+    b = pd.DataFrame(
+        [
+            {**key, "first_s": 5, "last_s": 15, "hits": 1},
+            {**key, "user": "u2", "first_s": 1, "last_s": 1, "hits": 1},
+        ]
+    )
+    s, st = merge_scans(
+        [
+            (a, {"lines_read": 3, "malformed": {"time": 1}, "formats": [["a", "csv"]]}),
+            (b, {"lines_read": 4, "malformed": {"time": 2, "fields": 1}, "formats": [["b", "jsonl"]]}),
+        ]
+    )
     assert len(s) == 2
     row = s[s["user"] == "u1"].iloc[0]
     assert (row["first_s"], row["last_s"], row["hits"]) == (5, 20, 3)

@@ -25,12 +25,15 @@ def log(tmp_path, lines, name="a.log"):
 
 
 def test_the_contract_columns_types_and_order(tmp_path):
-    p = log(tmp_path, [
-        combined_line("bob", BOUNDARY + 5, UA_IPHONE),
-        combined_line("bob", BOUNDARY + 1, UA_IPHONE),
-        combined_line("amy", BOUNDARY - 5, UA_ANDROID),
-        combined_line("amy", BOUNDARY + 5, UA_ANDROID),
-    ])
+    p = log(
+        tmp_path,
+        [
+            combined_line("bob", BOUNDARY + 5, UA_IPHONE),
+            combined_line("bob", BOUNDARY + 1, UA_IPHONE),
+            combined_line("amy", BOUNDARY - 5, UA_ANDROID),
+            combined_line("amy", BOUNDARY + 5, UA_ANDROID),
+        ],
+    )
     r = scan_logs(p, progress=False)
     assert isinstance(r, ScanResult)
     s = r.sightings
@@ -39,7 +42,11 @@ def test_the_contract_columns_types_and_order(tmp_path):
         assert s[col].map(type).eq(str).all(), col
     for col in ("first_s", "last_s", "hits"):
         assert s[col].dtype == np.int64, col
-    assert s[["user", "month"]].values.tolist() == [["amy", "2023-10"], ["amy", "2023-11"], ["bob", "2023-11"]]
+    assert s[["user", "month"]].values.tolist() == [
+        ["amy", "2023-10"],
+        ["amy", "2023-11"],
+        ["bob", "2023-11"],
+    ]
     bob = s.iloc[2]
     assert (bob.first_s, bob.last_s, bob.hits) == (BOUNDARY + 1, BOUNDARY + 5, 2)
     assert (s.app_device_id == "").all() and (s.ch_model == "").all()
@@ -67,15 +74,18 @@ def test_missing_file_directory_and_empty_path_list(tmp_path):
     assert str(e.value).startswith("paths:")
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"fmt": "xml"}, "fmt"),
-    ({"columns": {"agent": "ua"}}, "columns.agent"),
-    ({"columns": {"ua": ""}}, "columns.ua"),
-    ({"statuses": ["20x"]}, "statuses"),
-    ({"statuses": [99]}, "statuses"),
-    ({"events": [1]}, "events"),
-    ({"max_line_bytes": 10}, "max_line_bytes"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"fmt": "xml"}, "fmt"),
+        ({"columns": {"agent": "ua"}}, "columns.agent"),
+        ({"columns": {"ua": ""}}, "columns.ua"),
+        ({"statuses": ["20x"]}, "statuses"),
+        ({"statuses": [99]}, "statuses"),
+        ({"events": [1]}, "events"),
+        ({"max_line_bytes": 10}, "max_line_bytes"),
+    ],
+)
 def test_bad_arguments_name_the_field(tmp_path, kwargs, field):
     p = log(tmp_path, [combined_line("a", BOUNDARY, UA_ANDROID)])
     for scanner in (scan_logs, scan_module.scan_logs_reference):

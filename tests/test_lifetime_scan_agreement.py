@@ -6,8 +6,18 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from lifetime_scan_cases import (
-    BOUNDARY, TRICKY_CSV_COLUMNS, UA_ANDROID, UA_APP, UA_IPHONE, combined_line, csv_cell, gz, mutate,
-    tricky_combined, tricky_csv, tricky_jsonl,
+    BOUNDARY,
+    TRICKY_CSV_COLUMNS,
+    UA_ANDROID,
+    UA_APP,
+    UA_IPHONE,
+    combined_line,
+    csv_cell,
+    gz,
+    mutate,
+    tricky_combined,
+    tricky_csv,
+    tricky_jsonl,
 )
 
 from greendcn.lifetime.scan import scan_logs, scan_logs_reference
@@ -172,11 +182,30 @@ def test_format_agreement_combined_csv_jsonl(tmp_path):
     for user, t, ua, dev, model, pv in RECORDS:
         # Combined logs carry no app id or client hints: only records without them go there.
         comb.append(combined_line(user.replace(" ", "_"), t, ua, offset_min=-300))
-        q = [csv_cell(v) for v in (user.replace(" ", "_"), str(t), ua, dev,
-                                   f'"{model}"' if model else "", f'"{pv}"' if pv else "")]
+        q = [
+            csv_cell(v)
+            for v in (
+                user.replace(" ", "_"),
+                str(t),
+                ua,
+                dev,
+                f'"{model}"' if model else "",
+                f'"{pv}"' if pv else "",
+            )
+        ]
         csv.append(",".join(q))
-        jl.append(json.dumps({"time": t, "ua": ua, "user": user.replace(" ", "_"), "app_device_id": dev,
-                              "ch_model": f'"{model}"' if model else None, "ch_platform_version": pv}))
+        jl.append(
+            json.dumps(
+                {
+                    "time": t,
+                    "ua": ua,
+                    "user": user.replace(" ", "_"),
+                    "app_device_id": dev,
+                    "ch_model": f'"{model}"' if model else None,
+                    "ch_platform_version": pv,
+                }
+            )
+        )
     a = both(write(tmp_path, "a.log", ("\n".join(comb) + "\n").encode()))
     b = both(write(tmp_path, "b.csv", ("\r\n".join(csv) + "\r\n").encode()))
     c = both(write(tmp_path, "c.jsonl", ("\n".join(jl) + "\n").encode()))

@@ -19,18 +19,31 @@ from greendcn.lifetime.synth import SynthParams, synthesize, write_synth
 from greendcn.lifetime.synth.write import format_lines
 
 _FAMILY = {
-    ("chrome_android", False): "Chrome Mobile", ("chrome_android", True): "Chrome",
-    ("webview_android", False): "Chrome Mobile WebView", ("webview_android", True): "Chrome Mobile WebView",
-    ("samsunginternet_android", False): "Samsung Internet", ("samsunginternet_android", True): "Samsung Internet",
-    ("firefox_android", False): "Firefox Mobile", ("firefox_android", True): "Firefox Mobile",
-    ("safari_ios", False): "Mobile Safari", ("safari_ios", True): "Mobile Safari",
-    ("chrome", False): "Chrome", ("edge", False): "Edge", ("firefox", False): "Firefox", ("safari", False): "Safari",
+    ("chrome_android", False): "Chrome Mobile",
+    ("chrome_android", True): "Chrome",
+    ("webview_android", False): "Chrome Mobile WebView",
+    ("webview_android", True): "Chrome Mobile WebView",
+    ("samsunginternet_android", False): "Samsung Internet",
+    ("samsunginternet_android", True): "Samsung Internet",
+    ("firefox_android", False): "Firefox Mobile",
+    ("firefox_android", True): "Firefox Mobile",
+    ("safari_ios", False): "Mobile Safari",
+    ("safari_ios", True): "Mobile Safari",
+    ("chrome", False): "Chrome",
+    ("edge", False): "Edge",
+    ("firefox", False): "Firefox",
+    ("safari", False): "Safari",
 }
 
 
 def _synth(users: int = 120, seed: int = 7, **kw):
-    return synthesize(seed, SynthParams(users=users, **kw), browsers=small_browsers(), devices=small_devices(),
-                      os_table=small_os_releases())
+    return synthesize(
+        seed,
+        SynthParams(users=users, **kw),
+        browsers=small_browsers(),
+        devices=small_devices(),
+        os_table=small_os_releases(),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +75,9 @@ def test_browser_uas_parse_back_to_the_intended_browser_os_and_device(log):
         elif r.platform == "ios":
             assert p.os.family == "iOS" and p.device.model == "iPhone"
             if int(r.os_version.split(".")[0]) >= 26 and "OS 18_6 like" in r.ua:  # Safari 26's frozen version
-                assert (p.os.major, p.os.minor) == ("18", "6") and p.user_agent.major == r.os_version.split(".")[0]
+                assert (p.os.major, p.os.minor) == ("18", "6") and p.user_agent.major == r.os_version.split(
+                    "."
+                )[0]
                 kinds.add("frozen")
             else:
                 assert p.os.major == r.os_version.split(".")[0], r.ua
@@ -75,8 +90,9 @@ def test_app_uas_carry_the_installation_id_and_the_model(log):
     app = log.lines[log.lines["channel"] == "app"].drop_duplicates("ua")
     assert len(app) > 20
     for r in app.itertuples(index=False):
-        m = re.fullmatch(r"LMSApp/[\d.]+ \(device_id=([0-9a-f]{16}); model=([^;]+); os=(\w+); os_version=([\d.]+)\)",
-                         r.ua)
+        m = re.fullmatch(
+            r"LMSApp/[\d.]+ \(device_id=([0-9a-f]{16}); model=([^;]+); os=(\w+); os_version=([\d.]+)\)", r.ua
+        )
         assert m, r.ua
         assert m.group(1) == r.app_device_id
         assert m.group(2) in set(log.catalog.devices["ua_token"])
@@ -118,7 +134,9 @@ def test_phones_are_bought_new_or_second_hand_as_asked():
     # The fixture table is sparse, so a new buyer sometimes gets the latest model even if older than a year.
     assert (new["age_days"] <= 365).mean() > 0.5
     second = used.loc[used["second_hand"], "age_days"]
-    assert (second > 365).mean() > 0.8 and (new["age_days"] <= 365).mean() > (used["age_days"] <= 365).mean() + 0.3
+    assert (second > 365).mean() > 0.8 and (new["age_days"] <= 365).mean() > (
+        used["age_days"] <= 365
+    ).mean() + 0.3
 
 
 def _read_back(path, fmt):
@@ -233,8 +251,15 @@ def test_no_synthetic_line_shows_a_browser_before_its_release():
     web = lines[(lines["channel"] == "web") & (lines["browser"] != "safari_ios")]
     rel = tables.browser_releases()
     rel = rel[rel["release_date"].notna()]
-    release_s = {(b, str(v)): d for b, v, d in zip(rel["browser"], rel["version"],
-                                                   pd.to_datetime(rel["release_date"]).astype("int64") // 10**9)}
-    late = [(b, v, t) for b, v, t in zip(web["browser"], web["browser_version"], web["time_s"])
-            if release_s[(b, str(v))] > t]
+    release_s = {
+        (b, str(v)): d
+        for b, v, d in zip(
+            rel["browser"], rel["version"], pd.to_datetime(rel["release_date"]).astype("int64") // 10**9
+        )
+    }
+    late = [
+        (b, v, t)
+        for b, v, t in zip(web["browser"], web["browser_version"], web["time_s"])
+        if release_s[(b, str(v))] > t
+    ]
     assert len(web) > 100 and not late, late[:5]

@@ -47,8 +47,9 @@ def test_tables_info_lists_every_shipped_table():
 def test_regeneration_from_the_mdn_fixture_reproduces_shipped_rows():
     data = json.loads(MDN_FIXTURE.read_text())
     first = tablegen.to_csv(tablegen.browser_rows(data), tablegen.BROWSER_COLUMNS)
-    assert first == tablegen.to_csv(tablegen.browser_rows(json.loads(MDN_FIXTURE.read_text())),
-                                    tablegen.BROWSER_COLUMNS)
+    assert first == tablegen.to_csv(
+        tablegen.browser_rows(json.loads(MDN_FIXTURE.read_text())), tablegen.BROWSER_COLUMNS
+    )
     shipped = set((tables.DATA_DIR / "browser_releases.csv").read_text().splitlines())
     lines = first.decode().splitlines()
     assert lines[0] == ",".join(tablegen.BROWSER_COLUMNS)
@@ -77,8 +78,16 @@ def test_carbon_factors_regenerate_byte_identically_from_the_fixture():
 
 
 def test_regen_script_offline_writes_the_same_bytes_and_stable_provenance(tmp_path):
-    cmd = [sys.executable, str(ROOT / "scripts" / "regen_tables"), "--mdn-json", str(MDN_FIXTURE),
-           "--factors", str(FACTORS_FIXTURE), "--out", str(tmp_path)]
+    cmd = [
+        sys.executable,
+        str(ROOT / "scripts" / "regen_tables"),
+        "--mdn-json",
+        str(MDN_FIXTURE),
+        "--factors",
+        str(FACTORS_FIXTURE),
+        "--out",
+        str(tmp_path),
+    ]
     env = {"SOURCE_DATE_EPOCH": "1700000000", "PATH": "/usr/bin:/bin"}
     subprocess.run(cmd, check=True, env=env, capture_output=True)
     first = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
@@ -89,12 +98,20 @@ def test_regen_script_offline_writes_the_same_bytes_and_stable_provenance(tmp_pa
     second = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert first == second  # same inputs: nothing changes, not even the provenance dates
     assert first["carbon_factors.csv"] == (tables.DATA_DIR / "carbon_factors.csv").read_bytes()
-    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "regen_tables"), "--check", "--out",
-                            str(tmp_path)], env=env, capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "regen_tables"), "--check", "--out", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert check.returncode == 0 and "MISMATCH" not in check.stdout
     (tmp_path / "ios_releases.csv").write_bytes(first["ios_releases.csv"] + b"ios,99,2099-01-01,x\n")
-    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "regen_tables"), "--check", "--out",
-                            str(tmp_path)], env=env, capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "regen_tables"), "--check", "--out", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert check.returncode == 1 and "ios_releases.csv: MISMATCH" in check.stdout
 
 
@@ -119,8 +136,14 @@ def test_loaders_type_their_columns_and_cover_the_logs_era():
     assert (d["source"].str.len() > 0).all()
     years = d["release_date"].dt.year
     assert years.min() <= 2012 and years.max() >= 2026
-    for platform, brand in [("ios", "Apple"), ("ipados", "Apple"), ("android", "Samsung"),
-                            ("android", "Google"), ("android", "OnePlus"), ("android", "Motorola")]:
+    for platform, brand in [
+        ("ios", "Apple"),
+        ("ipados", "Apple"),
+        ("android", "Samsung"),
+        ("android", "Google"),
+        ("android", "OnePlus"),
+        ("android", "Motorola"),
+    ]:
         assert ((d["platform"] == platform) & (d["brand"] == brand)).sum() > 0, (platform, brand)
     assert not d.duplicated(["platform", "brand", "ua_token"]).any()
     o = tables.os_releases()
@@ -130,7 +153,9 @@ def test_loaders_type_their_columns_and_cover_the_logs_era():
 
 def test_ios_dates_are_safari_on_ios_dates():
     b = tables.browser_releases()
-    safari = b[(b["browser"] == "safari_ios") & b["release_date"].notna()].set_index("version")["release_date"]
+    safari = b[(b["browser"] == "safari_ios") & b["release_date"].notna()].set_index("version")[
+        "release_date"
+    ]
     ios = tables.os_releases().query("os == 'ios'").set_index("version")["release_date"]
     assert len(ios) == len(safari)
     assert (ios.sort_index() == safari.sort_index()).all()
@@ -140,9 +165,11 @@ def test_device_override_replaces_and_extends(tmp_path):
     shipped = tables.devices()
     row = shipped[shipped["ua_token"] == "SM-G991"].iloc[0]
     cols = tables.TABLE_COLUMNS["devices"]
-    lines = [",".join(cols),
-             "android,Samsung,SM-G991,SM-G991,Galaxy S21 (ours),smartphone,2021-02-01,11,,our note",
-             "android,Fairphone,FP5,FP5,Fairphone 5,smartphone,2023-09-14,13,,our note"]
+    lines = [
+        ",".join(cols),
+        "android,Samsung,SM-G991,SM-G991,Galaxy S21 (ours),smartphone,2021-02-01,11,,our note",
+        "android,Fairphone,FP5,FP5,Fairphone 5,smartphone,2023-09-14,13,,our note",
+    ]
     path = tmp_path / "devices.csv"
     path.write_text("\n".join(lines) + "\n")
     merged = tables.devices(override=path)

@@ -15,37 +15,65 @@ from greendcn.lifetime.lookup import token_key
 from greendcn.lifetime.uaclass import CENSOR_REASONS, OUTPUT_COLUMNS, classify, classify_one
 from greendcn.lifetime.uaparse import make_resolver, parse
 
-CHROME_ANDROID = ("Mozilla/5.0 (Linux; Android 11; SM-G991B) AppleWebKit/537.36 (KHTML, like Gecko) "
-                  "Chrome/96.0.4664.45 Mobile Safari/537.36")
-CHROME_REDUCED = ("Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) "
-                  "Chrome/124.0.0.0 Mobile Safari/537.36")
-SAMSUNG = ("Mozilla/5.0 (Linux; Android 13; SAMSUNG SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) "
-           "SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36")
-WEBVIEW = ("Mozilla/5.0 (Linux; Android 12; Pixel 6 Build/SD1A.210817.036; wv) AppleWebKit/537.36 "
-           "(KHTML, like Gecko) Version/4.0 Chrome/94.0.4606.71 Mobile Safari/537.36")
-WEBVIEW_KITKAT = ("Mozilla/5.0 (Linux; Android 4.4.2; SM-G900F Build/KOT49H) AppleWebKit/537.36 (KHTML, like "
-                  "Gecko) Version/4.0 Chrome/30.0.0.0 Mobile Safari/537.36")
+CHROME_ANDROID = (
+    "Mozilla/5.0 (Linux; Android 11; SM-G991B) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/96.0.4664.45 Mobile Safari/537.36"
+)
+CHROME_REDUCED = (
+    "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/124.0.0.0 Mobile Safari/537.36"
+)
+SAMSUNG = (
+    "Mozilla/5.0 (Linux; Android 13; SAMSUNG SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36"
+)
+WEBVIEW = (
+    "Mozilla/5.0 (Linux; Android 12; Pixel 6 Build/SD1A.210817.036; wv) AppleWebKit/537.36 "
+    "(KHTML, like Gecko) Version/4.0 Chrome/94.0.4606.71 Mobile Safari/537.36"
+)
+WEBVIEW_KITKAT = (
+    "Mozilla/5.0 (Linux; Android 4.4.2; SM-G900F Build/KOT49H) AppleWebKit/537.36 (KHTML, like "
+    "Gecko) Version/4.0 Chrome/30.0.0.0 Mobile Safari/537.36"
+)
 FIREFOX_ANDROID = "Mozilla/5.0 (Android 14; Mobile; rv:125.0) Gecko/125.0 Firefox/125.0"
-MOTO = ("Mozilla/5.0 (Linux; Android 12; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) "
-        "Chrome/110.0.0.0 Mobile Safari/537.36")
-IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-          "Version/17.4.1 Mobile/15E148 Safari/604.1")
-IPHONE_FROZEN = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
-                 "Gecko) Version/26.0 Mobile/15E148 Safari/604.1")
-IPHONE_CRIOS_FROZEN = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, "
-                       "like Gecko) CriOS/140.0.7339.122 Mobile/15E148 Safari/604.1")
-IPHONE_REAL_18_6 = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
-                    "Gecko) Version/18.6 Mobile/15E148 Safari/604.1")
-IPAD = ("Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 "
-        "Mobile/15E148 Safari/604.1")
+MOTO = (
+    "Mozilla/5.0 (Linux; Android 12; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/110.0.0.0 Mobile Safari/537.36"
+)
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.4.1 Mobile/15E148 Safari/604.1"
+)
+IPHONE_FROZEN = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
+    "Gecko) Version/26.0 Mobile/15E148 Safari/604.1"
+)
+IPHONE_CRIOS_FROZEN = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, "
+    "like Gecko) CriOS/140.0.7339.122 Mobile/15E148 Safari/604.1"
+)
+IPHONE_REAL_18_6 = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
+    "Gecko) Version/18.6 Mobile/15E148 Safari/604.1"
+)
+IPAD = (
+    "Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 "
+    "Mobile/15E148 Safari/604.1"
+)
 # iPadOS Safari asks for the desktop site by default and then sends a Mac UA: nothing tells it from a Mac.
-IPAD_DESKTOP = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-                "Version/17.4 Safari/605.1.15")
+IPAD_DESKTOP = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.4 Safari/605.1.15"
+)
 MAC_FIREFOX = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:125.0) Gecko/20100101 Firefox/125.0"
-MAC_OLD = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_13_6) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-           "Version/13.1.2 Safari/605.1.15")
-WIN_EDGE = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-            "Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0")
+MAC_OLD = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_13_6) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/13.1.2 Safari/605.1.15"
+)
+WIN_EDGE = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0"
+)
 WIN7 = "Mozilla/5.0 (Windows NT 6.1; Win64; x64; rv:60.0) Gecko/20100101 Firefox/60.0"
 APP_IOS = "LMSApp/5.2.1 (device_id=AB12-CD; model=iPhone12,1; os=iOS; os_version=17.4)"
 APP_ANDROID = "LMSApp/5.2.1 (device_id=X9; model=SM-G991U; os=Android; os_version=13)"
@@ -93,7 +121,11 @@ def test_chrome_android_full_ua_names_the_model_and_dates_everything():
     r = one(CHROME_ANDROID)
     row = device_row("SM-G991")
     assert (r["platform"], r["device_class"], r["browser"], r["browser_version"]) == (
-        "android", "smartphone", "chrome_android", "96")
+        "android",
+        "smartphone",
+        "chrome_android",
+        "96",
+    )
     assert r["browser_release"] == browser_date("chrome_android", "96")
     assert (r["os"], r["os_version"], r["os_release_lo"]) == ("android", "11", os_date("android", "11"))
     assert r["device_key"] == "Samsung SM-G991" and r["device_name"] == row["name"]
@@ -174,7 +206,9 @@ def test_model_less_iphone_bounds_follow_the_stated_rule():
     assert r["device_release_lo"] == ph[last.isna() | (last >= 17)]["release_date"].min()
     assert r["device_release_hi"] == ph[launch <= 17]["release_date"].max()
     # the rule is not vacuous: older iPhones than the bound exist, and so do newer ones
-    assert ph["release_date"].min() < r["device_release_lo"] < r["device_release_hi"] < ph["release_date"].max()
+    assert (
+        ph["release_date"].min() < r["device_release_lo"] < r["device_release_hi"] < ph["release_date"].max()
+    )
     assert (r["browser_version"], r["os_version"]) == ("17.4", "17.4.1")
     assert r["os_release_lo"] == r["os_release_hi"] == os_date("ios", "17.4")
 
@@ -223,7 +257,9 @@ def test_macos_frozen_and_not():
     f = one(MAC_FIREFOX)
     assert f["censor_reason"] == "frozen_macos" and f["browser"] == "firefox"
     old = one(MAC_OLD)
-    assert old["censor_reason"] == "" and old["os_release_lo"] == old["os_release_hi"] == os_date("macos", "10.13")
+    assert old["censor_reason"] == "" and old["os_release_lo"] == old["os_release_hi"] == os_date(
+        "macos", "10.13"
+    )
     assert (old["browser_version"], old["browser_release"]) == ("13.1", browser_date("safari", "13.1"))
     hinted = one(MAC_OLD.replace("10_13_6", "10_15_7"), ch_platform_version='"14.4.1"')
     assert hinted["censor_reason"] == "" and hinted["os_release_hi"] == os_date("macos", "14")
@@ -246,12 +282,17 @@ def test_app_ua_fields_and_merge_with_web():
     a = parse_app_ua(APP_IOS)
     assert (a.device_id, a.model, a.os, a.os_version) == ("AB12-CD", "iPhone12,1", "iOS", "17.4")
     assert parse_app_ua(APP_IOS, name=r"OtherApp") is None
-    assert parse_app_ua("LMSApp/1.0 (model=x; junk; os_version=9; =y)").fields == {"model": "x", "os_version": "9"}
+    assert parse_app_ua("LMSApp/1.0 (model=x; junk; os_version=9; =y)").fields == {
+        "model": "x",
+        "os_version": "9",
+    }
     r = one(APP_IOS)
     row = device_row("iPhone12,1")
     assert r["is_app"] and r["browser"] == "" and r["app_device_id"] == "AB12-CD"
     assert (r["platform"], r["device_key"], r["device_name"]) == ("ios", "Apple iPhone12,1", row["name"])
-    assert r["device_release_lo"] == r["device_release_hi"] == row["release_date"] and r["censor_reason"] == ""
+    assert (
+        r["device_release_lo"] == r["device_release_hi"] == row["release_date"] and r["censor_reason"] == ""
+    )
     droid = one(APP_ANDROID, app_device_id="from-column")
     assert droid["device_key"] == one(CHROME_ANDROID)["device_key"]  # app and web sightings of one phone
     assert droid["app_device_id"] == "from-column"  # the scanner's column wins over the UA's field
@@ -285,8 +326,10 @@ def test_classify_without_ua_column_is_an_input_error():
 def test_device_table_override_reaches_the_classifier(tmp_path):
     cols = tables.TABLE_COLUMNS["devices"]
     path = tmp_path / "d.csv"
-    path.write_text(",".join(cols) + "\nandroid,Xiaomi,2201116SG,2201116SG,Redmi Note 11 Pro 5G,smartphone,"
-                    "2022-03-01,11,,our check\n")
+    path.write_text(
+        ",".join(cols) + "\nandroid,Xiaomi,2201116SG,2201116SG,Redmi Note 11 Pro 5G,smartphone,"
+        "2022-03-01,11,,our check\n"
+    )
     ua = CHROME_ANDROID.replace("SM-G991B", "2201116SG")
     assert one(ua)["device_name"] == ""
     frame = pd.DataFrame({"ua": [ua]})
@@ -296,8 +339,24 @@ def test_device_table_override_reaches_the_classifier(tmp_path):
 
 
 def test_lower_bounds_never_exceed_upper_bounds():
-    frame = pd.DataFrame({"ua": [CHROME_ANDROID, CHROME_REDUCED, SAMSUNG, WEBVIEW, IPHONE, IPHONE_FROZEN,
-                                 IPHONE_CRIOS_FROZEN, IPAD, IPAD_DESKTOP, WIN_EDGE, APP_IOS, APP_ANDROID]})
+    frame = pd.DataFrame(
+        {
+            "ua": [
+                CHROME_ANDROID,
+                CHROME_REDUCED,
+                SAMSUNG,
+                WEBVIEW,
+                IPHONE,
+                IPHONE_FROZEN,
+                IPHONE_CRIOS_FROZEN,
+                IPAD,
+                IPAD_DESKTOP,
+                WIN_EDGE,
+                APP_IOS,
+                APP_ANDROID,
+            ]
+        }
+    )
     out = classify(frame)
     for lo, hi in (("os_release_lo", "os_release_hi"), ("device_release_lo", "device_release_hi")):
         both = out[lo].notna() & out[hi].notna()

@@ -28,12 +28,26 @@ def test_power_objective_needs_power_for_a_frequency():
 
 
 def test_summary_by_class_means_ratios_and_sums_totals():
-    rows = [{"size_class": "small", "seed_default_mbps": 100.0, "seed_optimal_mbps": 110.0,
-             "model_default_mbps": 50.0, "model_tuned_mbps": 50.0, "model_default_interrupts_per_s": 1000.0,
-             "model_tuned_interrupts_per_s": 10.0},
-            {"size_class": "big", "seed_default_mbps": 0.0, "seed_optimal_mbps": 10.0,
-             "model_default_mbps": 0.0, "model_tuned_mbps": 20.0, "model_default_interrupts_per_s": 0.0,
-             "model_tuned_interrupts_per_s": 0.0}]
+    rows = [
+        {
+            "size_class": "small",
+            "seed_default_mbps": 100.0,
+            "seed_optimal_mbps": 110.0,
+            "model_default_mbps": 50.0,
+            "model_tuned_mbps": 50.0,
+            "model_default_interrupts_per_s": 1000.0,
+            "model_tuned_interrupts_per_s": 10.0,
+        },
+        {
+            "size_class": "big",
+            "seed_default_mbps": 0.0,
+            "seed_optimal_mbps": 10.0,
+            "model_default_mbps": 0.0,
+            "model_tuned_mbps": 20.0,
+            "model_default_interrupts_per_s": 0.0,
+            "model_tuned_interrupts_per_s": 0.0,
+        },
+    ]
     by = {r["size_class"]: r for r in summary_by_class(rows)}
     assert set(by) == {"small", "big", "all"}
     assert by["small"]["seed_mean_improvement_pct"] == pytest.approx(10.0)
@@ -45,8 +59,9 @@ def test_summary_by_class_means_ratios_and_sums_totals():
 
 def test_joint_tuning_returns_a_front_and_one_setting_per_nic():
     rows = load_transmissions(None)[:5]
-    res = tune_jointly(rows, host_from_options(512, "5us", "1us", "0.5us", 1.0, "1ms"), seed=0,
-                       max_latency_s=None)
+    res = tune_jointly(
+        rows, host_from_options(512, "5us", "1us", "0.5us", 1.0, "1ms"), seed=0, max_latency_s=None
+    )
     assert res["nics"] == 5 and len(res["chosen"]) == 5 and res["front"]
     # the choice rule (tuner.CHOICE_RULE): the largest throughput, within 1e-3 relative
     best = max(p["throughput_bps"] for p in res["front"])

@@ -125,11 +125,14 @@ def test_default_cutoff_separates_low_latency_from_bulk_at_15_MB():
     assert traffic_class(15_000_000) == "bulk"
 
 
-@pytest.mark.parametrize("change,field", [
-    ({"switches": 7}, "opera.switches"),
-    ({"cutoff_bytes": -1}, "opera.cutoff_bytes"),
-    ({"epsilon": 1e-6}, "opera.epsilon"),  # a 1500-byte packet takes 1.2 us at 10 Gb/s
-])
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        ({"switches": 7}, "opera.switches"),
+        ({"cutoff_bytes": -1}, "opera.cutoff_bytes"),
+        ({"epsilon": 1e-6}, "opera.epsilon"),  # a 1500-byte packet takes 1.2 us at 10 Gb/s
+    ],
+)
 def test_bad_parameters_name_their_field(change, field):
     with pytest.raises(InputError, match=field.replace(".", r"\.")) as e:
         build_opera(OperaParams(**change))
@@ -139,8 +142,20 @@ def test_bad_parameters_name_their_field(change, field):
 def test_reproduce_opera_cli_writes_the_slice_table_and_refuses_a_bad_switch_count(tmp_path):
     from conftest import assert_clean_error, run_greendcn
 
-    out = run_greendcn("reproduce", "opera", "--racks", "24", "--switches", "4", "--moves", "30",
-                       "--out", tmp_path, "--json", tmp_path / "o.json")
+    out = run_greendcn(
+        "reproduce",
+        "opera",
+        "--racks",
+        "24",
+        "--switches",
+        "4",
+        "--moves",
+        "30",
+        "--out",
+        tmp_path,
+        "--json",
+        tmp_path / "o.json",
+    )
     assert out.returncode == 0, out.stderr
     import json
 

@@ -135,11 +135,24 @@ def test_compare_optical_tor_parameters(tmp_path):
     assert doc["optical_tor"] == {"switch": "sn2700", "hosts_per_tor": 16, "uplinks_per_tor": 16}
     rotor = next(r for r in doc["records"] if r["architecture"].startswith("RotorNet"))
     assert rotor["switches"] == {"tor:sn2700": 64, "optical:selector_v1": 16}  # 64 x 16 uplinks / 64 ports
-    out = run_cli("compare", "--nodes", "1024", "--hosts-per-tor", "16", "--uplinks-per-tor", "8",
-                  "--json", "b.json", cwd=tmp_path)
+    out = run_cli(
+        "compare",
+        "--nodes",
+        "1024",
+        "--hosts-per-tor",
+        "16",
+        "--uplinks-per-tor",
+        "8",
+        "--json",
+        "b.json",
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
-    rotor = next(r for r in json.loads((tmp_path / "b.json").read_text())["records"]
-                 if r["architecture"].startswith("RotorNet"))
+    rotor = next(
+        r
+        for r in json.loads((tmp_path / "b.json").read_text())["records"]
+        if r["architecture"].startswith("RotorNet")
+    )
     assert rotor["switches"] == {"tor:wedge100bf65x": 64, "optical:selector_v1": 8}
     bad = run_cli("compare", "--hosts-per-tor", "48", "--uplinks-per-tor", "20", cwd=tmp_path)
     assert bad.returncode == 1 and "--uplinks-per-tor" in bad.stderr and "Traceback" not in bad.stderr

@@ -11,8 +11,24 @@ import pytest
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("rps")
-    proc = subprocess.run([sys.executable, "-m", "greendcn.cli", "reproduce", "rps", "--quick", "--out", str(out),
-                           "--json", str(out / "rps.json")], capture_output=True, text=True, timeout=900, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "greendcn.cli",
+            "reproduce",
+            "rps",
+            "--quick",
+            "--out",
+            str(out),
+            "--json",
+            str(out / "rps.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     # the progress bar goes to stderr, the tables to stdout
     assert "seed 003 runs" in proc.stderr and "seed 003 runs" not in proc.stdout
@@ -22,8 +38,17 @@ def quick(tmp_path_factory):
 def test_writes_figures_2_to_9_the_dupack_figure_and_csvs(quick):
     out, _, runs, stdout = quick
     names = sorted(p.name for p in out.glob("*.png"))
-    assert [n.split("_")[0] for n in names] == ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9",
-                                                 "fig"]
+    assert [n.split("_")[0] for n in names] == [
+        "fig2",
+        "fig3",
+        "fig4",
+        "fig5",
+        "fig6",
+        "fig7",
+        "fig8",
+        "fig9",
+        "fig",
+    ]
     assert all((out / n).stat().st_size > 5000 for n in names)
     assert (out / "rps.json").stat().st_size > 0
     assert runs["all_completed"].all()
@@ -82,8 +107,9 @@ def test_random_pairs_spraying_lowers_short_flow_fct_once_tcp_tolerates_reorderi
     single = _mean(findings, "short_fct_s", experiment="random", scheme="single")
     tolerant = _mean(findings, "short_fct_s", experiment="dupack", scenario="random")
     assert tolerant < single
-    assert _mean(findings, "long_throughput_bps", experiment="dupack", scenario="random") > \
-        _mean(findings, "long_throughput_bps", experiment="random", scheme="single")
+    assert _mean(findings, "long_throughput_bps", experiment="dupack", scenario="random") > _mean(
+        findings, "long_throughput_bps", experiment="random", scheme="single"
+    )
     assert _mean(findings, "spurious_retransmits", experiment="random", scheme="rps") > 0
     assert _mean(findings, "spurious_retransmits", experiment="dupack", scenario="random") == 0
 

@@ -13,8 +13,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_units_become_picoseconds_bytes_and_bits_per_second():
-    s = scenario_from_dict({"topology": {"link_rate": "10Gbps", "link_delay": "2.5us", "queue": "128KB"},
-                            "tcp": {"min_rto": "200ms", "max_window": "64KiB", "mss": "9000B"}})
+    s = scenario_from_dict(
+        {
+            "topology": {"link_rate": "10Gbps", "link_delay": "2.5us", "queue": "128KB"},
+            "tcp": {"min_rto": "200ms", "max_window": "64KiB", "mss": "9000B"},
+        }
+    )
     assert s.topology.link_rate == 10_000_000_000
     assert s.topology.link_delay == 2_500_000
     assert s.topology.queue == {"bytes": 128_000}
@@ -45,8 +49,9 @@ def test_bench_scenario_is_k8_permutation():
 
 
 def test_set_overrides_by_dotted_path_with_the_same_validation():
-    s = scenario_from_dict({}).with_overrides(["routing.scheme=rps", "tcp.min_rto=1ms", "topology.k=8",
-                                               "tcp.delayed_ack=false"])
+    s = scenario_from_dict({}).with_overrides(
+        ["routing.scheme=rps", "tcp.min_rto=1ms", "topology.k=8", "tcp.delayed_ack=false"]
+    )
     assert s.routing.scheme == "rps" and s.tcp.min_rto == 10**9 and s.topology.k == 8
     assert s.tcp.delayed_ack is False
     with pytest.raises(InputError, match=r"topology\.k"):
@@ -60,21 +65,26 @@ def test_parse_set_reads_toml_values_and_keeps_text():
         parse_set("routing.scheme")
 
 
-@pytest.mark.parametrize("raw, field", [
-    ({"topology": {"k": 5}}, "topology.k"),
-    ({"topology": {"linkrate": "1Gbps"}}, "topology.linkrate"),
-    ({"topology": {"link_rate": "-1Gbps"}}, "topology.link_rate"),
-    ({"topology": {"link_rate": 1000000000}}, "topology.link_rate"),
-    ({"topology": {"link_delay": "25"}}, "topology.link_delay"),
-    ({"topology": {"queue": "many"}}, "topology.queue"),
-    ({"topology": {"oversubscription": 1.25}}, "topology.oversubscription"),
-    ({"routing": {"scheme": "spray"}}, "routing.scheme"),
-    ({"tcp": {"dupack_threshold": 0}}, "tcp.dupack_threshold"),
-    ({"workload": {"kind": "bursty"}}, "workload.kind"),
-    ({"workload": {"kind": "random", "long_flows": -1}}, "workload.long_flows"),
-    ({"workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1MB", "colour": 1}]}},
-     "workload.flows[0].colour"),
-])
+@pytest.mark.parametrize(
+    "raw, field",
+    [
+        ({"topology": {"k": 5}}, "topology.k"),
+        ({"topology": {"linkrate": "1Gbps"}}, "topology.linkrate"),
+        ({"topology": {"link_rate": "-1Gbps"}}, "topology.link_rate"),
+        ({"topology": {"link_rate": 1000000000}}, "topology.link_rate"),
+        ({"topology": {"link_delay": "25"}}, "topology.link_delay"),
+        ({"topology": {"queue": "many"}}, "topology.queue"),
+        ({"topology": {"oversubscription": 1.25}}, "topology.oversubscription"),
+        ({"routing": {"scheme": "spray"}}, "routing.scheme"),
+        ({"tcp": {"dupack_threshold": 0}}, "tcp.dupack_threshold"),
+        ({"workload": {"kind": "bursty"}}, "workload.kind"),
+        ({"workload": {"kind": "random", "long_flows": -1}}, "workload.long_flows"),
+        (
+            {"workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1MB", "colour": 1}]}},
+            "workload.flows[0].colour",
+        ),
+    ],
+)
 def test_bad_input_names_its_field_with_a_hint(raw, field):
     with pytest.raises(InputError) as info:
         scenario_from_dict(raw)
@@ -118,11 +128,16 @@ def test_tcp_options_for_the_ns3_cross_check_are_validated_and_named():
 def test_one_segment_per_ack_slows_slow_start_and_a_handshake_adds_one_round_trip():
     from greendcn.sim import simulate
 
-    base = {"topology": {"k": 4, "link_rate": "1Gbps", "link_delay": "25us", "queue": "1000pkt"},
-            "workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S15", "size": "200KB"}]}}
+    base = {
+        "topology": {"k": 4, "link_rate": "1Gbps", "link_delay": "25us", "queue": "1000pkt"},
+        "workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S15", "size": "200KB"}]},
+    }
     fct = {}
-    for name, tcp in {"plain": {}, "handshake": {"handshake": True},
-                      "one_per_ack": {"slow_start_segments_per_ack": 1}}.items():
+    for name, tcp in {
+        "plain": {},
+        "handshake": {"handshake": True},
+        "one_per_ack": {"slow_start_segments_per_ack": 1},
+    }.items():
         fct[name] = simulate({**base, "tcp": tcp}, progress=False).flows["fct_s"].iloc[0]
     # S0 -> S15 crosses 6 links of 25 us; a 52-byte header takes 0.416 us at 1 Gbps: 2 x 6 x 25.416 us
     assert fct["handshake"] - fct["plain"] == pytest.approx(2 * 6 * (25e-6 + 416e-12 * 1000), rel=1e-6)

@@ -17,9 +17,23 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_ctrl_c_keeps_the_results_so_far_marked_incomplete(tmp_path):
     out_json = tmp_path / "r.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "greendcn.cli", "simulate", str(ROOT / "scenarios" / "bench-k8-permutation.toml"),
-         "--set", "topology.k=24", "--set", "workload.size=10MB", "--json", str(out_json)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "greendcn.cli",
+            "simulate",
+            str(ROOT / "scenarios" / "bench-k8-permutation.toml"),
+            "--set",
+            "topology.k=24",
+            "--set",
+            "workload.size=10MB",
+            "--json",
+            str(out_json),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         seen = ""
         while "simulating:" not in seen:

@@ -29,8 +29,20 @@ def without_wall(doc):
 
 def test_tables_have_the_promised_columns_in_seconds_and_bits_per_second():
     res = simulate(small("static", long_flows=2))
-    for col in ["id", "src", "dst", "size_bytes", "start_s", "fct_s", "throughput_bps", "retransmits",
-                "spurious_retransmits", "ooo_packets", "packets_received", "class"]:
+    for col in [
+        "id",
+        "src",
+        "dst",
+        "size_bytes",
+        "start_s",
+        "fct_s",
+        "throughput_bps",
+        "retransmits",
+        "spurious_retransmits",
+        "ooo_packets",
+        "packets_received",
+        "class",
+    ]:
         assert col in res.flows.columns
     assert set(res.flows["class"]) == {"long", "short"}
     assert res.flows["fct_s"].notna().all()
@@ -73,8 +85,10 @@ def test_spraying_puts_about_a_quarter_of_a_flow_on_each_of_the_four_paths():
     # One 2 MB flow S0 -> S15 (1382 data packets). Each path is two independent fair coin flips (E0, then
     # A0/A1), so each agg->core link carries a Binomial(n, 1/4) share: sd = sqrt(.25 x .75 / 1382) = 1.2 %.
     # We allow +-5 points (over 4 sd): fails only if spraying is not uniform.
-    raw = {"routing": {"scheme": "rps"},
-           "workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S15", "size": "2MB", "class": "long"}]}}
+    raw = {
+        "routing": {"scheme": "rps"},
+        "workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S15", "size": "2MB", "class": "long"}]},
+    }
     res = simulate(raw, seed=11)
     up = res.links[res.links["from"].isin(["A0", "A1"]) & res.links["to"].str.startswith("C")]
     assert sorted(zip(up["from"], up["to"])) == [("A0", "C0"), ("A0", "C1"), ("A1", "C2"), ("A1", "C3")]
@@ -116,16 +130,28 @@ def test_run_metrics_follow_the_issue_definitions():
 
 
 def test_leafspine_permutation_under_ecmp_completes():
-    res = simulate({"topology": {"kind": "leafspine", "leaves": 3, "spines": 2, "hosts_per_leaf": 2},
-                    "routing": {"scheme": "ecmp"}, "workload": {"kind": "permutation", "size": "200KB"}})
+    res = simulate(
+        {
+            "topology": {"kind": "leafspine", "leaves": 3, "spines": 2, "hosts_per_leaf": 2},
+            "routing": {"scheme": "ecmp"},
+            "workload": {"kind": "permutation", "size": "200KB"},
+        }
+    )
     assert len(res.flows) == 6 and res.flows["fct_s"].notna().all()
     spines = res.nodes[res.nodes["name"].str.startswith("P")]
     assert len(spines) == 2 and spines["packets_forwarded"].sum() > 0
 
 
 def test_a_fat_tree_file_can_switch_to_leafspine_by_override():
-    res = simulate(ROOT / "scenarios" / "seed003-static.toml", overrides=[
-        "topology.kind=leafspine", "topology.leaves=3", "topology.hosts_per_leaf=2", "workload.long_size=300KB"])
+    res = simulate(
+        ROOT / "scenarios" / "seed003-static.toml",
+        overrides=[
+            "topology.kind=leafspine",
+            "topology.leaves=3",
+            "topology.hosts_per_leaf=2",
+            "workload.long_size=300KB",
+        ],
+    )
     assert list(res.flows["dst"].unique()) == ["S5"]  # the static scenario's destination is the last host
     assert res.flows["fct_s"].notna().all()
 
@@ -143,8 +169,23 @@ def test_stop_time_leaves_flows_unfinished_with_no_fct():
 def test_an_inline_udp_flow_is_sent_at_its_constant_rate():
     # 1 MB of UDP payload at 100 Mbps: 680 datagrams of 1500 bytes on the wire, so about 81.6 ms; one
     # datagram of slack (0.12 ms) plus the 150 us path covers rounding and propagation.
-    res = simulate({"workload": {"kind": "flows", "flows": [
-        {"src": "S0", "dst": "S15", "size": "1MB", "transport": "udp", "rate": "100Mbps", "class": "cbr"}]}})
+    res = simulate(
+        {
+            "workload": {
+                "kind": "flows",
+                "flows": [
+                    {
+                        "src": "S0",
+                        "dst": "S15",
+                        "size": "1MB",
+                        "transport": "udp",
+                        "rate": "100Mbps",
+                        "class": "cbr",
+                    }
+                ],
+            }
+        }
+    )
     f = res.flows.iloc[0]
     wire_s = -(-1_000_000 // 1472) * 1500 * 8 / 100e6
     assert f["transport"] == "udp" and f["bytes_received"] == 1_000_000
@@ -155,7 +196,14 @@ def test_a_udp_flow_without_a_rate_names_the_field():
     from greendcn.core.errors import InputError
 
     with pytest.raises(InputError, match=r"workload\.flows\[0\]\.rate"):
-        simulate({"workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": "1MB", "transport": "udp"}]}})
+        simulate(
+            {
+                "workload": {
+                    "kind": "flows",
+                    "flows": [{"src": 0, "dst": 1, "size": "1MB", "transport": "udp"}],
+                }
+            }
+        )
 
 
 def test_docstring_examples_run():
@@ -180,6 +228,12 @@ def test_ecmp_keeps_each_flow_on_one_path_and_spreads_flows_over_cores():
 def test_one_way_delay_s0_to_s15_in_the_engine_is_150us_plus_serialization():
     # seed 003 line 58: 25 us per link, 150 us one way between pods on idle links. One 1-byte UDP datagram
     # (29 bytes on the wire with its 28 header bytes) crosses the 6 links store-and-forward: 6 x (25 us + 232 ns).
-    res = simulate({"workload": {"kind": "flows", "flows": [
-        {"src": "S0", "dst": "S15", "size": "1B", "transport": "udp", "rate": "1Gbps"}]}})
+    res = simulate(
+        {
+            "workload": {
+                "kind": "flows",
+                "flows": [{"src": "S0", "dst": "S15", "size": "1B", "transport": "udp", "rate": "1Gbps"}],
+            }
+        }
+    )
     assert res.flows.iloc[0]["fct_s"] == pytest.approx(6 * (25e-6 + 29 * 8 / 1e9), rel=0, abs=1e-12)

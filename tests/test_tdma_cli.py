@@ -13,8 +13,28 @@ runner = CliRunner()
 
 def test_model_prints_the_issue_goodput_and_writes_json(tmp_path):
     out = tmp_path / "m.json"
-    r = runner.invoke(app, ["model", "--rate", "100Gbps", "--pace", "25Gbps", "--period", "500us", "--duty", "0.5",
-                            "--guard", "5us", "--prealloc", "3us", "--d0", "3us", "--json", str(out)])
+    r = runner.invoke(
+        app,
+        [
+            "model",
+            "--rate",
+            "100Gbps",
+            "--pace",
+            "25Gbps",
+            "--period",
+            "500us",
+            "--duty",
+            "0.5",
+            "--guard",
+            "5us",
+            "--prealloc",
+            "3us",
+            "--d0",
+            "3us",
+            "--json",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(out.read_text())
     assert abs(data["goodput_bps"] - 12.25e9) < 1.0
@@ -30,8 +50,24 @@ def test_model_thesis_table_lists_sources():
 
 def test_probe_runs_over_veth_and_writes_json(tmp_path):
     out, fit = tmp_path / "p.json", tmp_path / "fit.json"
-    r = runner.invoke(app, ["probe", "--period", "500us", "--duty", "0.5", "--guard", "5us", "--duration", "100ms",
-                            "--json", str(out), "--fit", str(fit)])
+    r = runner.invoke(
+        app,
+        [
+            "probe",
+            "--period",
+            "500us",
+            "--duty",
+            "0.5",
+            "--guard",
+            "5us",
+            "--duration",
+            "100ms",
+            "--json",
+            str(out),
+            "--fit",
+            str(fit),
+        ],
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(out.read_text())
     m = data["metrics"]
@@ -43,7 +79,9 @@ def test_probe_runs_over_veth_and_writes_json(tmp_path):
 
 
 def test_sweep_writes_csv_and_png(tmp_path):
-    r = runner.invoke(app, ["sweep", "guard", "--values", "0us,60us", "--duration", "60ms", "--out", str(tmp_path)])
+    r = runner.invoke(
+        app, ["sweep", "guard", "--values", "0us,60us", "--duration", "60ms", "--out", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     table = pd.read_csv(tmp_path / "tdma_sweep_guard.csv")
     assert list(table["guard"]) == [0, 60_000]
@@ -83,8 +121,26 @@ def test_model_reads_an_exported_fit(tmp_path):
 
 def test_search_runs_a_short_binary_search(tmp_path):
     out = tmp_path / "s.json"
-    r = runner.invoke(app, ["search", "--period", "1ms", "--target", "0.05", "--low", "0us", "--high", "200us",
-                            "--resolution", "50us", "--duration", "40ms", "--json", str(out)])
+    r = runner.invoke(
+        app,
+        [
+            "search",
+            "--period",
+            "1ms",
+            "--target",
+            "0.05",
+            "--low",
+            "0us",
+            "--high",
+            "200us",
+            "--resolution",
+            "50us",
+            "--duration",
+            "40ms",
+            "--json",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(out.read_text())
     assert 2 <= len(data["steps"]) <= 4  # both ends, then at most two halvings of 200 us down to 50 us
@@ -107,8 +163,12 @@ def test_probe_pins_the_sender_to_the_chosen_cpu(tmp_path):
 
 def test_a_sweep_refuses_every_bad_value_before_its_first_run(tmp_path):
     # 0.5 alone would run; 1.5 must be refused first, so nothing is written to --out.
-    for args, field in ((["duty", "--values", "abc"], "duty"), (["vhosts", "--values", "1.5"], "vhosts"),
-                        (["duty", "--values", "0.5,1.5"], "duty"), (["guard", "--values", "0us,300us"], "guard")):
+    for args, field in (
+        (["duty", "--values", "abc"], "duty"),
+        (["vhosts", "--values", "1.5"], "vhosts"),
+        (["duty", "--values", "0.5,1.5"], "duty"),
+        (["guard", "--values", "0us,300us"], "guard"),
+    ):
         r = runner.invoke(app, ["sweep", *args, "--out", str(tmp_path / "o")])
         assert isinstance(r.exception, InputError), (args, r.output)
         assert field in str(r.exception) and r.exception.hint

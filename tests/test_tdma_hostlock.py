@@ -29,8 +29,12 @@ def lock_file(tmp_path, monkeypatch):
 
 
 def _holder(lock_file, tmp_path):
-    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock_file), str(tmp_path / "released")],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(lock_file), str(tmp_path / "released")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout.readline().strip() == "held"
     return child
 
@@ -57,8 +61,10 @@ def test_a_second_run_waits_for_the_first(lock_file, tmp_path, capsys):
 def test_waiting_is_announced_and_times_out(lock_file, tmp_path, capsys):
     child = _holder(lock_file, tmp_path)
     try:
-        with pytest.raises(GreendcnError, match="another TDMA probe run") as e, \
-                hostlock.exclusive_host(timeout_s=0.2):
+        with (
+            pytest.raises(GreendcnError, match="another TDMA probe run") as e,
+            hostlock.exclusive_host(timeout_s=0.2),
+        ):
             pass
         assert "wait" in e.value.hint
         err = capsys.readouterr().err
@@ -80,8 +86,9 @@ except BlockingIOError:
 
 
 def _seen_from_another_process(lock_file) -> str:
-    out = subprocess.run([sys.executable, "-c", TRY_LOCK, str(lock_file)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", TRY_LOCK, str(lock_file)], capture_output=True, text=True, check=True
+    )
     return out.stdout.strip()
 
 

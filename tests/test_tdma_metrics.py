@@ -80,8 +80,9 @@ def test_synthetic_sender_leak_has_the_computed_value():
 
 
 def test_preallocation_moves_the_window_early():
-    s = Schedule(period_ns=200_000, uptime_ns=100_000, guard_ns=10_000, prealloc_ns=5_000, slots=3,
-                 start_ns=1_000_000)
+    s = Schedule(
+        period_ns=200_000, uptime_ns=100_000, guard_ns=10_000, prealloc_ns=5_000, slots=3, start_ns=1_000_000
+    )
     m = measure(simulate_sender(s, 1_000, 10, LagLaw(d0_s=5e-6)), s)
     assert m.lateness_ns["max"] == 0  # the first packet arrives exactly as the uptime starts
     assert m.data_down == 0

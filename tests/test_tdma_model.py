@@ -106,7 +106,9 @@ def test_bad_inputs_name_the_field():
 def test_aligned_sender_leaks_the_computed_tail():
     # Uptime 50 us, guard 5 us: a 45 us window. One burst of 8 x 7 us starts as the window opens, so its
     # packets finish at 7, 14, ..., 56 us and only the last (56 > 50) reaches downtime: 1 of 8.
-    aligned = TdmaLink(1.0, 100e-6, 50e-6, 5e-6, 0.0, 1000, 8, LagLaw(), packet_time_s=7e-6, phase_spread_s=1e-12)
+    aligned = TdmaLink(
+        1.0, 100e-6, 50e-6, 5e-6, 0.0, 1000, 8, LagLaw(), packet_time_s=7e-6, phase_spread_s=1e-12
+    )
     assert aligned.leak_share() == pytest.approx(1 / 8)
     # Without alignment the burst may start anywhere in its 56 us interval, and the leak is larger.
     loose = TdmaLink(1.0, 100e-6, 50e-6, 5e-6, 0.0, 1000, 8, LagLaw(), packet_time_s=7e-6)
@@ -121,7 +123,17 @@ def test_model_leak_matches_a_simulated_sender():
 
     s = Schedule(period_ns=200_000, uptime_ns=100_000, guard_ns=10_000, slots=2000, start_ns=10**9)
     m = measure(simulate_sender(s, 3_000, 8, LagLaw(d0_s=5e-6, jitter_mean_s=2e-6), seed=4), s)
-    model = TdmaLink(1.0, 200e-6, 100e-6, 10e-6, 0.0, 1000, 8, LagLaw(d0_s=2e-6, jitter_mean_s=2e-6),
-                     packet_time_s=3e-6, phase_spread_s=1e-12)
+    model = TdmaLink(
+        1.0,
+        200e-6,
+        100e-6,
+        10e-6,
+        0.0,
+        1000,
+        8,
+        LagLaw(d0_s=2e-6, jitter_mean_s=2e-6),
+        packet_time_s=3e-6,
+        phase_spread_s=1e-12,
+    )
     assert m.data_down > 500
     assert model.leak_share() == pytest.approx(m.downtime_share, rel=0.12)

@@ -13,6 +13,7 @@ def synthetic_measure(law: LagLaw, seed: int = 0):
     def run(guard_ns: int) -> tuple[int, int]:
         m = measure(simulate_sender(S.with_(guard_ns=guard_ns), 1_000, 10, law, seed=seed), S)
         return m.data_down, m.data_received
+
     return run
 
 

@@ -137,13 +137,20 @@ def test_relay_delivers_through_the_middle_host():
 def test_without_net_admin_it_fails_with_the_reason(tmp_path):
     # The typer app is called directly (where the root CLI mounts it may change); the error is printed the
     # way greendcn's entry point prints it.
-    code = ("import sys; from greendcn.core.errors import GreendcnError; from greendcn.host.tdma.cli import app\n"
-            "try: app(['probe', '--duration', '20ms'], standalone_mode=False)\n"
-            "except GreendcnError as e: print('error:', e, '\\nhint:', e.hint, file=sys.stderr); sys.exit(1)")
+    code = (
+        "import sys; from greendcn.core.errors import GreendcnError; from greendcn.host.tdma.cli import app\n"
+        "try: app(['probe', '--duration', '20ms'], standalone_mode=False)\n"
+        "except GreendcnError as e: print('error:', e, '\\nhint:', e.hint, file=sys.stderr); sys.exit(1)"
+    )
     script = tmp_path / "probe_without_caps.py"
     script.write_text(code)
-    r = subprocess.run(["capsh", "--drop=cap_net_admin,cap_sys_admin", "--", "-c", f"{sys.executable} {script}"],
-                       check=False, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        ["capsh", "--drop=cap_net_admin,cap_sys_admin", "--", "-c", f"{sys.executable} {script}"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1, r.stderr
     assert "CAP_NET_ADMIN" in r.stderr and "hint:" in r.stderr and "Traceback" not in r.stderr
 

@@ -10,8 +10,9 @@ def test_k4_counts_and_names_follow_seed003():
     net = fattree(4)
     names = [n.name for n in net.nodes]
     assert names[:16] == [f"S{i}" for i in range(16)]
-    assert {f"E{i}" for i in range(8)} | {f"A{i}" for i in range(8)} | {f"C{i}" for i in range(4)} \
-        == set(names[16:])
+    assert {f"E{i}" for i in range(8)} | {f"A{i}" for i in range(8)} | {f"C{i}" for i in range(4)} == set(
+        names[16:]
+    )
     assert len(net.links) == 16 + 16 + 16  # host-edge, edge-agg, agg-core
 
 

@@ -3,7 +3,13 @@
 import pytest
 
 from greendcn.core.errors import InputError
-from greendcn.core.units import parse_packet_rate_pps, parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
+from greendcn.core.units import (
+    parse_packet_rate_pps,
+    parse_queue,
+    parse_rate_bps,
+    parse_size_bytes,
+    parse_time_ps,
+)
 
 
 def test_times_parse_to_picoseconds():
@@ -27,8 +33,15 @@ def test_rates_sizes_and_queues():
 
 @pytest.mark.parametrize(
     "func,text",
-    [(parse_time_ps, "25"), (parse_time_ps, "25 furlongs"), (parse_rate_bps, "-1Gbps"), (parse_rate_bps, "10"),
-     (parse_queue, "0pkt"), (parse_queue, "1.5pkt"), (parse_size_bytes, True)],
+    [
+        (parse_time_ps, "25"),
+        (parse_time_ps, "25 furlongs"),
+        (parse_rate_bps, "-1Gbps"),
+        (parse_rate_bps, "10"),
+        (parse_queue, "0pkt"),
+        (parse_queue, "1.5pkt"),
+        (parse_size_bytes, True),
+    ],
 )
 def test_bad_quantities_are_refused_with_the_field_name(func, text):
     with pytest.raises(InputError, match="topology.link_rate"):

@@ -47,17 +47,22 @@ def test_flows_csv_by_name_and_index_with_class(tmp_path):
     p.write_text("src,dst,size_bytes,start_s,class\nS0,S15,200000,0,short\n3,12,1000000,0.001,long\n")
     flows = read_flows_csv(p, NET)
     assert [(f.src, f.dst, f.size_bytes, f.start_ps, f.cls) for f in flows] == [
-        (0, 15, 200_000, 0, "short"), (3, 12, 1_000_000, 10**9, "long")]
+        (0, 15, 200_000, 0, "short"),
+        (3, 12, 1_000_000, 10**9, "long"),
+    ]
 
 
-@pytest.mark.parametrize("body, needle", [
-    ("src,dst,size_bytes,start_s\nS0,S16,1000,0\n", "S16"),
-    ("src,dst,size_bytes,start_s\nS0,99,1000,0\n", "99"),
-    ("src,dst,size_bytes\nS0,S1,1000\n", "start_s"),
-    ("src,dst,size_bytes,start_s\nS0,S1,1MB,0\n", "size_bytes"),
-    ("src,dst,size_bytes,start_s\nS0,S0,1000,0\n", "same host"),
-    ("src,dst,size_bytes,start_s\n", "no flows"),
-])
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ("src,dst,size_bytes,start_s\nS0,S16,1000,0\n", "S16"),
+        ("src,dst,size_bytes,start_s\nS0,99,1000,0\n", "99"),
+        ("src,dst,size_bytes\nS0,S1,1000\n", "start_s"),
+        ("src,dst,size_bytes,start_s\nS0,S1,1MB,0\n", "size_bytes"),
+        ("src,dst,size_bytes,start_s\nS0,S0,1000,0\n", "same host"),
+        ("src,dst,size_bytes,start_s\n", "no flows"),
+    ],
+)
 def test_bad_flows_csv_names_the_line_or_column(tmp_path, body, needle):
     p = tmp_path / "f.csv"
     p.write_text(body)
@@ -66,7 +71,9 @@ def test_bad_flows_csv_names_the_line_or_column(tmp_path, body, needle):
 
 
 def test_inline_flow_to_missing_host_names_the_field():
-    sc = scenario_from_dict({"workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S20", "size": "1MB"}]}})
+    sc = scenario_from_dict(
+        {"workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S20", "size": "1MB"}]}}
+    )
     with pytest.raises(InputError, match=r"workload\.flows\[0\]\.dst"):
         build_workload(sc, NET, 1)
 

@@ -46,9 +46,19 @@ def write_flows(net, flows, path: Path) -> None:
 
 def run_ns3(binary: str, network: Path, flows: Path, routing: str, seed: int, sc) -> dict[int, dict]:
     t = sc.tcp
-    args = [binary, f"--network={network}", f"--flows={flows}", f"--routing={routing}", f"--mss={t.mss}",
-            f"--iw={t.initial_window}", f"--window={t.max_window}", f"--dupacks={t.dupack_threshold}",
-            f"--minrto={t.min_rto / 1e12}", f"--delack={'true' if t.delayed_ack else 'false'}", f"--seed={seed}"]
+    args = [
+        binary,
+        f"--network={network}",
+        f"--flows={flows}",
+        f"--routing={routing}",
+        f"--mss={t.mss}",
+        f"--iw={t.initial_window}",
+        f"--window={t.max_window}",
+        f"--dupacks={t.dupack_threshold}",
+        f"--minrto={t.min_rto / 1e12}",
+        f"--delack={'true' if t.delayed_ack else 'false'}",
+        f"--seed={seed}",
+    ]
     out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=3600).stdout
     result: dict[int, dict] = {}
     for line in out.strip().splitlines()[1:]:
@@ -57,8 +67,16 @@ def run_ns3(binary: str, network: Path, flows: Path, routing: str, seed: int, sc
     return result
 
 
-def one(binary: str, kind: str, n_long: int, seed: int, scheme: str, long_size: str, tmp: Path,
-        handshake: bool = True) -> dict:
+def one(
+    binary: str,
+    kind: str,
+    n_long: int,
+    seed: int,
+    scheme: str,
+    long_size: str,
+    tmp: Path,
+    handshake: bool = True,
+) -> dict:
     raw = seed003_scenario(kind, long_flows=n_long, long_size=long_size)
     raw["routing"] = {"scheme": scheme, "single_path": "first"}
     raw["tcp"]["handshake"] = handshake  # ns-3 opens every connection with one
@@ -73,10 +91,19 @@ def one(binary: str, kind: str, n_long: int, seed: int, scheme: str, long_size: 
     rows = []
     for f, r in zip(flows, ours.flows.sort_values("id").itertuples()):
         t = theirs.get(f.id, {})
-        rows.append({"id": f.id, "class": f.cls, "size_bytes": f.size_bytes, "greendcn_fct_s": r.fct_s,
-                     "ns3_fct_s": t.get("fct_s"), "greendcn_retransmits": int(r.retransmits),
-                     "ns3_retransmits": t.get("retransmits"), "greendcn_ooo_packets": int(r.ooo_packets),
-                     "ns3_ooo_arrivals": t.get("ooo")})
+        rows.append(
+            {
+                "id": f.id,
+                "class": f.cls,
+                "size_bytes": f.size_bytes,
+                "greendcn_fct_s": r.fct_s,
+                "ns3_fct_s": t.get("fct_s"),
+                "greendcn_retransmits": int(r.retransmits),
+                "ns3_retransmits": t.get("retransmits"),
+                "greendcn_ooo_packets": int(r.ooo_packets),
+                "ns3_ooo_arrivals": t.get("ooo"),
+            }
+        )
     return {"scenario": kind, "routing": scheme, "n_long": n_long, "seed": seed, "flows": rows}
 
 
@@ -85,23 +112,46 @@ def summarize(runs: list[dict]) -> list[dict]:
     keys = sorted({(r["scenario"], r["routing"], r["n_long"]) for r in runs})
     for kind, scheme, n in keys:
         sel = [r for r in runs if (r["scenario"], r["routing"], r["n_long"]) == (kind, scheme, n)]
-        short = [(f["greendcn_fct_s"], f["ns3_fct_s"]) for r in sel for f in r["flows"] if f["class"] == "short"]
-        long_ = [(f["size_bytes"] * 8 / f["greendcn_fct_s"] if f["greendcn_fct_s"] else np.nan,
-                  f["size_bytes"] * 8 / f["ns3_fct_s"] if f["ns3_fct_s"] else np.nan)
-                 for r in sel for f in r["flows"] if f["class"] == "long"]
+        short = [
+            (f["greendcn_fct_s"], f["ns3_fct_s"]) for r in sel for f in r["flows"] if f["class"] == "short"
+        ]
+        long_ = [
+            (
+                f["size_bytes"] * 8 / f["greendcn_fct_s"] if f["greendcn_fct_s"] else np.nan,
+                f["size_bytes"] * 8 / f["ns3_fct_s"] if f["ns3_fct_s"] else np.nan,
+            )
+            for r in sel
+            for f in r["flows"]
+            if f["class"] == "long"
+        ]
         ours_s, ns3_s = (np.nanmean([x[i] if x[i] is not None else np.nan for x in short]) for i in (0, 1))
-        row = {"scenario": kind, "routing": scheme, "N": n, "seeds": len(sel),
-               "short_fct_ms_greendcn": ours_s * 1e3, "short_fct_ms_ns3": ns3_s * 1e3,
-               "short_fct_ratio": ours_s / ns3_s}
+        row = {
+            "scenario": kind,
+            "routing": scheme,
+            "N": n,
+            "seeds": len(sel),
+            "short_fct_ms_greendcn": ours_s * 1e3,
+            "short_fct_ms_ns3": ns3_s * 1e3,
+            "short_fct_ratio": ours_s / ns3_s,
+        }
         if long_:
             ours_l, ns3_l = (np.nanmean([x[i] for x in long_]) for i in (0, 1))
-            row.update({"long_Mbps_greendcn": ours_l / 1e6, "long_Mbps_ns3": ns3_l / 1e6,
-                        "long_ratio": ours_l / ns3_l})
+            row.update(
+                {
+                    "long_Mbps_greendcn": ours_l / 1e6,
+                    "long_Mbps_ns3": ns3_l / 1e6,
+                    "long_ratio": ours_l / ns3_l,
+                }
+            )
         fl = [f for r in sel for f in r["flows"]]
-        row.update({"retx_greendcn": sum(f["greendcn_retransmits"] for f in fl),
-                    "retx_ns3": sum(f["ns3_retransmits"] or 0 for f in fl),
-                    "ooo_greendcn": sum(f["greendcn_ooo_packets"] for f in fl),
-                    "ooo_ns3": sum(f["ns3_ooo_arrivals"] or 0 for f in fl)})
+        row.update(
+            {
+                "retx_greendcn": sum(f["greendcn_retransmits"] for f in fl),
+                "retx_ns3": sum(f["ns3_retransmits"] or 0 for f in fl),
+                "ooo_greendcn": sum(f["greendcn_ooo_packets"] for f in fl),
+                "ooo_ns3": sum(f["ns3_ooo_arrivals"] or 0 for f in fl),
+            }
+        )
         table.append(row)
     return table
 
@@ -118,20 +168,31 @@ def main() -> int:
     ns = (1, 5) if a.quick else (1, 2, 3, 4, 5)
     long_size = "1MB" if a.quick else "10MB"
     runs = []
-    cases = [(k, n, s, r) for k in ("static", "random") for n in ns for r in ("single", "rps")
-             for s in range(1, seeds + 1) if not (k == "static" and s > 1)]  # static flows do not depend on seed
+    cases = [
+        (k, n, s, r)
+        for k in ("static", "random")
+        for n in ns
+        for r in ("single", "rps")
+        for s in range(1, seeds + 1)
+        if not (k == "static" and s > 1)
+    ]  # static flows do not depend on seed
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory() as d:
         for i, (kind, n, seed, scheme) in enumerate(cases, 1):
             runs.append(one(a.ns3_binary, kind, n, seed, scheme, long_size, Path(d), not a.no_handshake))
-            print(f"\r{i}/{len(cases)} runs, {time.monotonic() - t0:.0f} s", end="", file=sys.stderr, flush=True)
+            print(
+                f"\r{i}/{len(cases)} runs, {time.monotonic() - t0:.0f} s", end="", file=sys.stderr, flush=True
+            )
     print(file=sys.stderr)
     table = summarize(runs)
     cols = list(table[0])
     print("  ".join(cols))
     for row in table:
-        print("  ".join(f"{row.get(c):.4g}" if isinstance(row.get(c), float) else str(row.get(c, "-"))
-                        for c in cols))
+        print(
+            "  ".join(
+                f"{row.get(c):.4g}" if isinstance(row.get(c), float) else str(row.get(c, "-")) for c in cols
+            )
+        )
     if a.json:
         a.json.write_text(json.dumps({"summary": table, "runs": runs}, indent=1, default=float))
     return 0

@@ -17,13 +17,13 @@ _moved.install()  # old import paths (greendcn.scenario, ...) keep working for o
 __version__ = "0.1.0"
 
 __all__ = [
-           "EngineCrash",
-           "EngineInputError",
-           "GreendcnError",
-           "InputError",
-           "Scenario",
-           "SimResult",
-           "__version__",
-           "load_scenario",
-           "simulate",
+    "EngineCrash",
+    "EngineInputError",
+    "GreendcnError",
+    "InputError",
+    "Scenario",
+    "SimResult",
+    "__version__",
+    "load_scenario",
+    "simulate",
 ]

@@ -48,8 +48,15 @@ def run_parallel(
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise InputError(f"workers must be at least 1, got {workers}")
-    bar = tqdm(total=n, desc=desc, unit="run", file=sys.stderr, disable=not progress or n == 0,
-               dynamic_ncols=True, leave=False)
+    bar = tqdm(
+        total=n,
+        desc=desc,
+        unit="run",
+        file=sys.stderr,
+        disable=not progress or n == 0,
+        dynamic_ncols=True,
+        leave=False,
+    )
     results: list[R | None] = [None] * n
     try:
         if workers == 1 or n <= 1:
@@ -87,7 +94,9 @@ def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:
     return df
 
 
-def sweep(pairs: Sequence[tuple[object, int]], workers: int | None = None, progress: bool = True) -> pd.DataFrame:
+def sweep(
+    pairs: Sequence[tuple[object, int]], workers: int | None = None, progress: bool = True
+) -> pd.DataFrame:
     """Simulate every (scenario, seed) pair on a process pool; one row per flow, with scenario and seed columns.
 
     A scenario is a `greendcn.sim.scenario.Scenario`, a raw dict or a TOML path."""

@@ -15,8 +15,16 @@ import typer
 
 from .errors import GreendcnError
 
-__all__ = ["JsonOption", "check_output_path", "echo_table", "fail", "finite_float", "info", "to_jsonable",
-           "write_json"]
+__all__ = [
+    "JsonOption",
+    "check_output_path",
+    "echo_table",
+    "fail",
+    "finite_float",
+    "info",
+    "to_jsonable",
+    "write_json",
+]
 
 STDOUT = "-"
 _json_stream: Any = None  # where `--json -` writes: the standard output as it was before the command began
@@ -29,16 +37,22 @@ def check_output_path(path: str | os.PathLike[str] | None, option: str = "--json
         return
     p = Path(path)
     if p.is_dir():
-        raise GreendcnError(f"{option}: {p} is a folder", hint=f"give a file name for {option}, e.g. {p}/out.json")
+        raise GreendcnError(
+            f"{option}: {p} is a folder", hint=f"give a file name for {option}, e.g. {p}/out.json"
+        )
     if p.exists() and not os.access(p, os.W_OK):
         raise GreendcnError(f"{option}: {p} is not writable", hint="choose another path")
     ancestor = p.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        raise GreendcnError(f"{option}: {ancestor} is a file, so {p} cannot be created", hint="choose another path")
+        raise GreendcnError(
+            f"{option}: {ancestor} is a file, so {p} cannot be created", hint="choose another path"
+        )
     if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise GreendcnError(f"{option}: cannot create {p}: {ancestor} is not writable", hint="choose another path")
+        raise GreendcnError(
+            f"{option}: cannot create {p}: {ancestor} is not writable", hint="choose another path"
+        )
 
 
 def _json_option_callback(value: Path | None) -> Path | None:
@@ -51,8 +65,12 @@ def _json_option_callback(value: Path | None) -> Path | None:
     return value
 
 
-JsonOption = typer.Option(None, "--json", callback=_json_option_callback,
-                          help="Also write the results as JSON to this path ('-': standard output).")
+JsonOption = typer.Option(
+    None,
+    "--json",
+    callback=_json_option_callback,
+    help="Also write the results as JSON to this path ('-': standard output).",
+)
 
 
 def finite_float(text: str) -> float:

@@ -16,7 +16,15 @@ message. The compiled module raises its own `SpecError` and `NativePanic`; green
 
 from __future__ import annotations
 
-__all__ = ["EngineCrash", "EngineInputError", "FieldError", "GreendcnError", "InputError", "Loc", "format_loc"]
+__all__ = [
+    "EngineCrash",
+    "EngineInputError",
+    "FieldError",
+    "GreendcnError",
+    "InputError",
+    "Loc",
+    "format_loc",
+]
 
 Loc = tuple[str | int, ...]
 
@@ -58,7 +66,9 @@ class EngineInputError(InputError):
     """The engine refused its spec. `loc` is the scenario key to blame, `engine_loc` the field in the engine's
     spec (docs/engine-spec.md) and `msg` the engine's message without its location."""
 
-    def __init__(self, message: str, hint: str | None = None, loc: Loc = (), engine_loc: Loc = (), msg: str = ""):
+    def __init__(
+        self, message: str, hint: str | None = None, loc: Loc = (), engine_loc: Loc = (), msg: str = ""
+    ):
         super().__init__(message, hint, loc)
         self.engine_loc = tuple(engine_loc)
         self.msg = msg or message

@@ -27,8 +27,18 @@ __all__ = [
 
 PS_PER_S = 10**12
 _NUM = r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*"
-_PREFIX = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
-           "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+_PREFIX = {
+    "": 1,
+    "k": 10**3,
+    "K": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+}
 _TIME = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12, "min": 60 * 10**12}
 
 
@@ -51,8 +61,10 @@ _MAX_QUANTITY = 2**62
 
 def _bounded(value: float, what: str, text: object, unit: str) -> int:
     if not abs(value) < _MAX_QUANTITY:
-        raise InputError(f"{what}: {text!r} is beyond what greendcn can count ({_MAX_QUANTITY:.3g} {unit})",
-                         hint="give a smaller value")
+        raise InputError(
+            f"{what}: {text!r} is beyond what greendcn can count ({_MAX_QUANTITY:.3g} {unit})",
+            hint="give a smaller value",
+        )
     return round(value)
 
 
@@ -60,8 +72,10 @@ def parse_time_ps(text: object, what: str = "time") -> int:
     """'25us' -> 25_000_000 ps. A bare number is refused: a unit is required."""
     value, unit = _split(text, what, "25us")
     if unit not in _TIME:
-        raise InputError(f"{what}: unknown or missing time unit in {text!r}",
-                         hint="use one of ps, ns, us, ms, s, for example '25us'")
+        raise InputError(
+            f"{what}: unknown or missing time unit in {text!r}",
+            hint="use one of ps, ns, us, ms, s, for example '25us'",
+        )
     return _bounded(value * _TIME[unit], what, text, "ps")
 
 

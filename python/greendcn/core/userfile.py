@@ -34,21 +34,35 @@ def check_readable(path: str | os.PathLike[str], what: str) -> Path:
     except FileNotFoundError:
         raise UserFileError(f"{what}: cannot read {p}: no such file", hint="check the path") from None
     except NotADirectoryError:
-        raise UserFileError(f"{what}: {p}: a part of the path is not a folder", hint="check the path") from None
+        raise UserFileError(
+            f"{what}: {p}: a part of the path is not a folder", hint="check the path"
+        ) from None
     except PermissionError:
-        raise UserFileError(f"{what}: cannot read {p}: permission denied", hint="check the file's permissions") from None
+        raise UserFileError(
+            f"{what}: cannot read {p}: permission denied", hint="check the file's permissions"
+        ) from None
     except OSError as e:
         raise UserFileError(f"{what}: cannot read {p}: {e.strerror}", hint="check the path") from None
     if p.is_dir():
-        raise UserFileError(f"{what}: {p} is a directory, not a file", hint="give the path of a file inside it")
+        raise UserFileError(
+            f"{what}: {p} is a directory, not a file", hint="give the path of a file inside it"
+        )
     if not os.access(p, os.R_OK):
-        raise UserFileError(f"{what}: cannot read {p}: permission denied", hint="check the file's permissions")
+        raise UserFileError(
+            f"{what}: cannot read {p}: permission denied", hint="check the file's permissions"
+        )
     del st
     return p
 
 
-def read_text(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_TEXT_BYTES,
-              allow_empty: bool = False, kind: str = "text") -> str:
+def read_text(
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    max_bytes: int = MAX_TEXT_BYTES,
+    allow_empty: bool = False,
+    kind: str = "text",
+) -> str:
     """The file's text, decoded as UTF-8 (a byte-order mark dropped, CRLF read as LF).
 
     `what` names the input in messages ("scenario", "--flows"); `kind` says what the file should hold, for the
@@ -57,32 +71,45 @@ def read_text(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_T
     try:
         size = p.stat().st_size
         if size > max_bytes:
-            raise UserFileError(f"{what}: {p} is {size / 2**20:.1f} MiB, more than the {max_bytes / 2**20:.0f} MiB "
-                                f"greendcn reads for {kind}", hint=f"is this {kind}? give a smaller file")
+            raise UserFileError(
+                f"{what}: {p} is {size / 2**20:.1f} MiB, more than the {max_bytes / 2**20:.0f} MiB "
+                f"greendcn reads for {kind}",
+                hint=f"is this {kind}? give a smaller file",
+            )
         with open(p, "rb") as f:
             data = f.read(max_bytes + 1)
     except PermissionError:
-        raise UserFileError(f"{what}: cannot read {p}: permission denied", hint="check the file's permissions") from None
+        raise UserFileError(
+            f"{what}: cannot read {p}: permission denied", hint="check the file's permissions"
+        ) from None
     except IsADirectoryError:
-        raise UserFileError(f"{what}: {p} is a directory, not a file", hint="give the path of a file") from None
+        raise UserFileError(
+            f"{what}: {p} is a directory, not a file", hint="give the path of a file"
+        ) from None
     except OSError as e:
         raise UserFileError(f"{what}: cannot read {p}: {e.strerror}", hint="check the path") from None
     if len(data) > max_bytes:
-        raise UserFileError(f"{what}: {p} holds more than {max_bytes / 2**20:.0f} MiB",
-                            hint=f"is this {kind}? give a smaller file")
+        raise UserFileError(
+            f"{what}: {p} holds more than {max_bytes / 2**20:.0f} MiB",
+            hint=f"is this {kind}? give a smaller file",
+        )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]  # a spreadsheet's UTF-8 byte-order mark
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise UserFileError(f"{what}: {p} line {line}: binary content (a NUL byte), not {kind}",
-                            hint=f"give {kind}; is this the right file?")
+        raise UserFileError(
+            f"{what}: {p} line {line}: binary content (a NUL byte), not {kind}",
+            hint=f"give {kind}; is this the right file?",
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise UserFileError(f"{what}: {p} line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset "
-                            f"{e.start})", hint=f"save the file as UTF-8 {kind}") from None
+        raise UserFileError(
+            f"{what}: {p} line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})",
+            hint=f"save the file as UTF-8 {kind}",
+        ) from None
     if not allow_empty and not text.strip():
         raise UserFileError(f"{what}: {p} is empty", hint=f"give {kind}")
     return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -157,9 +157,16 @@ class CommandActuator:
         return [f"{argv[0]} exited {r.returncode}"]
 
 
-def build_actuator(spec: str, sys: SysRoot, ports: dict[str, tuple[int, ...]], main: int | None, *,
-                   idle_governor: str = "powersave", idle_max_khz: int | None = None,
-                   state_path: str | os.PathLike[str]) -> tuple[Actuator, Changer | None]:
+def build_actuator(
+    spec: str,
+    sys: SysRoot,
+    ports: dict[str, tuple[int, ...]],
+    main: int | None,
+    *,
+    idle_governor: str = "powersave",
+    idle_max_khz: int | None = None,
+    state_path: str | os.PathLike[str],
+) -> tuple[Actuator, Changer | None]:
     """The actuator `--actuator SPEC` names (cpufreq, none, file:PATH, cmd:PROGRAM), checked before anything is
     written; for cpufreq also the Changer that records previous values (call its begin() before running)."""
     from .apply import check_targets
@@ -169,15 +176,20 @@ def build_actuator(spec: str, sys: SysRoot, ports: dict[str, tuple[int, ...]], m
         topo = discover(sys)
         for c in {c for v in ports.values() for c in v}:
             if c not in topo.cpus:
-                raise InputError(f"--port: CPU {c} does not exist under {sys.root}",
-                                 hint="see `greendcn host layout`")
+                raise InputError(
+                    f"--port: CPU {c} does not exist under {sys.root}", hint="see `greendcn host layout`"
+                )
         changer = Changer(sys, state_path)
         working = {c for v in ports.values() for c in v} | ({main} if main is not None else set())
         act = CpufreqActuator(topo, changer, working, idle_governor=idle_governor, idle_max_khz=idle_max_khz)
         check_targets(
             sys,
-            [f"{p.rel}/{f}" for p in topo.policies for f in ("scaling_governor", "scaling_max_freq")
-             if any(c in p.cpus for v in ports.values() for c in v)],
+            [
+                f"{p.rel}/{f}"
+                for p in topo.policies
+                for f in ("scaling_governor", "scaling_max_freq")
+                if any(c in p.cpus for v in ports.values() for c in v)
+            ],
             "control",
         )
         return act, changer
@@ -187,5 +199,7 @@ def build_actuator(spec: str, sys: SysRoot, ports: dict[str, tuple[int, ...]], m
         return FileActuator(spec[5:]), None
     if spec.startswith("cmd:"):
         return CommandActuator([spec[4:], "{port}", "{state}", "{cpus}"]), None
-    raise InputError(f"--actuator: '{spec}' is not one of cpufreq, none, file:PATH, cmd:PROGRAM",
-                     hint="e.g. --actuator file:/run/pktgen-rates.json")
+    raise InputError(
+        f"--actuator: '{spec}' is not one of cpufreq, none, file:PATH, cmd:PROGRAM",
+        hint="e.g. --actuator file:/run/pktgen-rates.json",
+    )

@@ -67,11 +67,17 @@ def _read_current(sys: SysRoot, rel: str) -> str:
 def _check_value(rel: str, value: object) -> str:
     """A value fit to write into a settings file: text of at most one page, no NUL byte."""
     if not isinstance(value, str):
-        raise InputError(f"{rel}: the value to write must be text, got {type(value).__name__}",
-                         hint="nothing was written", loc=(rel,))
+        raise InputError(
+            f"{rel}: the value to write must be text, got {type(value).__name__}",
+            hint="nothing was written",
+            loc=(rel,),
+        )
     if "\x00" in value or len(value.encode()) > _MAX_VALUE_BYTES:
-        raise InputError(f"{rel}: the value to write holds a NUL byte or exceeds {_MAX_VALUE_BYTES} bytes",
-                         hint="nothing was written", loc=(rel,))
+        raise InputError(
+            f"{rel}: the value to write holds a NUL byte or exceeds {_MAX_VALUE_BYTES} bytes",
+            hint="nothing was written",
+            loc=(rel,),
+        )
     return value
 
 
@@ -82,7 +88,9 @@ def _check_setting(rel: str) -> None:
         raise InputError(
             f"{rel}: not a cpufreq setting the host tools write ({', '.join(sorted(WRITABLE_SETTINGS))} "
             f"under {_CPU_TREE})",
-            hint="nothing was written", loc=(rel,))
+            hint="nothing was written",
+            loc=(rel,),
+        )
 
 
 def _filesystem_type(path: Path) -> str:
@@ -365,7 +373,10 @@ def apply_plan(sys: SysRoot, plan: Plan, state_path: str | os.PathLike[str] | No
 def state_checksum(payload: dict[str, object]) -> str:
     """sha256 of the state's content (without its checksum), as apply wrote it."""
     body = {k: v for k, v in payload.items() if k != "checksum"}
-    return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return (
+        "sha256:"
+        + hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    )
 
 
 def load_state(sys: SysRoot, path: Path) -> dict[str, object]:
@@ -383,13 +394,16 @@ def load_state(sys: SysRoot, path: Path) -> dict[str, object]:
         ) from None
     except (OSError, ValueError, UnicodeDecodeError) as e:
         raise InputError(
-            f"cannot read the state file {path}: {e}", hint="is it a greendcn host state file? nothing was written"
+            f"cannot read the state file {path}: {e}",
+            hint="is it a greendcn host state file? nothing was written",
         ) from None
 
     def bad(what: str) -> InputError:
-        return InputError(f"state file {path}: {what}; refused as a whole, nothing was written",
-                          hint="a state file is written by `greendcn host plan --apply` or `host control`; "
-                               "restore the values by hand if it was edited")
+        return InputError(
+            f"state file {path}: {what}; refused as a whole, nothing was written",
+            hint="a state file is written by `greendcn host plan --apply` or `host control`; "
+            "restore the values by hand if it was edited",
+        )
 
     if not isinstance(state, dict) or state.get("format") not in (STATE_FORMAT, _OLD_FORMAT):
         raise bad(f"not a greendcn host state file ('format' must be {STATE_FORMAT})")
@@ -397,8 +411,10 @@ def load_state(sys: SysRoot, path: Path) -> dict[str, object]:
         if state.get("checksum") != state_checksum(state):
             raise bad("its checksum does not match its content: it was changed after greendcn wrote it")
     else:
-        print(f"note: {path} has no checksum (written by greendcn 0.1); validated entry by entry",
-              file=_sys.stderr)
+        print(
+            f"note: {path} has no checksum (written by greendcn 0.1); validated entry by entry",
+            file=_sys.stderr,
+        )
     root = state.get("root")
     if not isinstance(root, str) or not root:
         raise bad("'root' is missing or not text")

@@ -36,6 +36,7 @@ def _host() -> None:
 
     terminate_as_interrupt()  # SIGTERM and SIGHUP restore like Ctrl-C in every host command
 
+
 RootOption = typer.Option("/", "--root", help="Root holding sys/ (default: this machine).")
 PlanPortOption = typer.Option(..., "--port", help="Interface to drive (repeat for several ports).")
 ControlPortOption = typer.Option([], "--port", help="NAME:CPULIST, e.g. eth1:2,4 (repeat per port).")
@@ -271,9 +272,15 @@ def control(
         parse_time_s(interval, "--interval"),
         direction,
     )
-    act, changer = build_actuator(actuator, sys, ports, main, idle_governor=idle_governor,
-                                  idle_max_khz=parse_freq_khz(idle_max_freq, "--idle-max-freq"),
-                                  state_path=state or default_state_path(sys, "control"))
+    act, changer = build_actuator(
+        actuator,
+        sys,
+        ports,
+        main,
+        idle_governor=idle_governor,
+        idle_max_khz=parse_freq_khz(idle_max_freq, "--idle-max-freq"),
+        state_path=state or default_state_path(sys, "control"),
+    )
     reader = NetnsCounters(netns) if netns else SysfsCounters(sys)
     ctl = RateController(ports, reader, act, cfg)
     duration_s = parse_time_s(duration, "--duration") if duration else None
@@ -347,11 +354,13 @@ def measure(
 @app.command()
 def predict(
     spin: float = typer.Option(
-        0.8, help="Share of the busy-core swing a packetless poll loop draws (our choice)."
-    , parser=finite_float),
+        0.8,
+        help="Share of the busy-core swing a packetless poll loop draws (our choice).",
+        parser=finite_float,
+    ),
     remote_factor: float = typer.Option(
-        1.5, help="Per-packet cycles across the socket link vs local (our choice)."
-    , parser=finite_float),
+        1.5, help="Per-packet cycles across the socket link vs local (our choice).", parser=finite_float
+    ),
     frame_bytes: int = typer.Option(
         1024, help="Workload frame size at line rate on every port (our choice)."
     ),
@@ -393,11 +402,15 @@ def predict(
     ]
     echo_table(out)
     print(f"baseline: {PARAMETER_SOURCES['ours']['baseline']} (our reading of seed 000 line 235)")
-    print("public specifications: " + "; ".join(f"{k} {v}" for k, v in PARAMETER_SOURCES["public_spec"].items()))
+    print(
+        "public specifications: " + "; ".join(f"{k} {v}" for k, v in PARAMETER_SOURCES["public_spec"].items())
+    )
     c = model.choices
-    print(f"workload (ours): {c.frame_bytes} B frames at line rate on all {model.spec.ports} ports, 2 CPUs per port "
-          f"+ main lcore; affcon_rate_*: two ports drop to {c.low_port_share:.0%} of line rate and their cores "
-          "either poll at the lowest frequency (cpufreq) or sleep (an application that stops polling)")
+    print(
+        f"workload (ours): {c.frame_bytes} B frames at line rate on all {model.spec.ports} ports, 2 CPUs per port "
+        f"+ main lcore; affcon_rate_*: two ports drop to {c.low_port_share:.0%} of line rate and their cores "
+        "either poll at the lowest frequency (cpufreq) or sleep (an application that stops polling)"
+    )
     print("our choices: spin, remote factor and the rest of CpuChoices (docs/models.md)")
     for k, v in rows.items():
         if v["saturated_cores"]:

@@ -239,30 +239,30 @@ class RateController:
     def to_json(self, actuator: str) -> dict[str, object]:
         """What `greendcn host control --json` writes: the configuration, every decision and every sample."""
         return {
-                "config": {
-                    "high_rate_bps": self.config.high_bps,
-                    "low_rate_bps": self.config.low_bps,
-                    "dwell_s": self.config.dwell_s,
-                    "interval_s": self.config.interval_s,
-                    "direction": self.config.direction,
-                    "actuator": actuator,
-                },
-                "decisions": [
-                    {
-                        "t_s": d.t_s,
-                        "port": d.port,
-                        "rate_bps": d.rate_bps,
-                        "from": d.previous,
-                        "to": d.state,
-                        "reason": d.reason,
-                        "actions": list(d.actions),
-                    }
-                    for d in self.decisions
-                ],
-                "samples": [
-                    {"t_s": s.t_s, "port": s.port, "rate_bps": s.rate_bps, "state": s.state} for s in self.samples
-                ],
-            }
+            "config": {
+                "high_rate_bps": self.config.high_bps,
+                "low_rate_bps": self.config.low_bps,
+                "dwell_s": self.config.dwell_s,
+                "interval_s": self.config.interval_s,
+                "direction": self.config.direction,
+                "actuator": actuator,
+            },
+            "decisions": [
+                {
+                    "t_s": d.t_s,
+                    "port": d.port,
+                    "rate_bps": d.rate_bps,
+                    "from": d.previous,
+                    "to": d.state,
+                    "reason": d.reason,
+                    "actions": list(d.actions),
+                }
+                for d in self.decisions
+            ],
+            "samples": [
+                {"t_s": s.t_s, "port": s.port, "rate_bps": s.rate_bps, "state": s.state} for s in self.samples
+            ],
+        }
 
 
 def ports_from(port: list[str], plan_file: Path | None) -> tuple[dict[str, tuple[int, ...]], int | None]:

@@ -16,8 +16,13 @@ from .cpuset import format_cpulist
 __all__ = ["FakeMachine", "FakeNic", "FakeRapl", "build_tree", "snapshot", "table1_machine"]
 
 # Policy attributes a user may write (mode 0644 in sysfs); every other attribute is read-only (0444).
-_SETTINGS = {"scaling_governor", "scaling_min_freq", "scaling_max_freq", "scaling_setspeed",
-             "energy_performance_preference"}
+_SETTINGS = {
+    "scaling_governor",
+    "scaling_min_freq",
+    "scaling_max_freq",
+    "scaling_setspeed",
+    "energy_performance_preference",
+}
 ACPI_GOVERNORS = "conservative ondemand userspace powersave performance schedutil"
 PSTATE_GOVERNORS = "performance powersave"
 
@@ -226,7 +231,11 @@ def _rapl(root: Path, m: FakeMachine) -> None:
             ("max_energy_range_uj", z.max_energy_range_uj),
             ("enabled", 1),
         ):
-            _w(d / name, f"{value}\n", 0o400 if name == "energy_uj" else 0o644 if name == "enabled" else 0o444)
+            _w(
+                d / name,
+                f"{value}\n",
+                0o400 if name == "energy_uj" else 0o644 if name == "enabled" else 0o444,
+            )
         _link(root / "sys/class/powercap" / z.zone, f"../../devices/virtual/powercap/{rel}")
 
 

@@ -262,8 +262,10 @@ def _settings(
             hint="the tree is incomplete: check sys/devices/system/cpu/cpufreq/policy*/related_cpus",
         )
     if unknown:
-        warnings.append(f"{', '.join(unknown)} do not say which CPUs they cover (no related_cpus or "
-                        "affected_cpus): left out of the plan")
+        warnings.append(
+            f"{', '.join(unknown)} do not say which CPUs they cover (no related_cpus or "
+            "affected_cpus): left out of the plan"
+        )
     for p in topo.policies:
         if not p.cpus:
             continue

@@ -35,12 +35,17 @@ def load_factors(path: str | Path | None = None) -> pd.DataFrame:
         return shipped.reset_index(drop=True)
     p = Path(path)
     try:
-        extra = pd.read_csv(io.StringIO(read_text(p, "--factors", kind="a CSV of factors")),
-                            dtype={"device_class": str})
+        extra = pd.read_csv(
+            io.StringIO(read_text(p, "--factors", kind="a CSV of factors")), dtype={"device_class": str}
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise InputError(f"--factors: cannot read {p}: {e}", hint="give a CSV with device_class,kg_co2e") from e
+        raise InputError(
+            f"--factors: cannot read {p}: {e}", hint="give a CSV with device_class,kg_co2e"
+        ) from e
     if "device_class" not in extra.columns:
-        raise InputError(f"--factors {p}: no device_class column", hint="columns: device_class,kg_co2e[,fossil_mj]")
+        raise InputError(
+            f"--factors {p}: no device_class column", hint="columns: device_class,kg_co2e[,fossil_mj]"
+        )
     for name in ("kg_co2e", "fossil_mj"):
         if name in extra.columns:
             extra[f"{name}_lo"] = extra[name]
@@ -49,12 +54,16 @@ def load_factors(path: str | Path | None = None) -> pd.DataFrame:
             col = f"{name}_{side}"
             if col not in extra.columns:
                 if name == "kg_co2e":
-                    raise InputError(f"--factors {p}: no {name} column", hint="add kg_co2e (kg CO2e per device)")
+                    raise InputError(
+                        f"--factors {p}: no {name} column", hint="add kg_co2e (kg CO2e per device)"
+                    )
                 extra[col] = np.nan
             extra[col] = pd.to_numeric(extra[col], errors="coerce")
             if name == "kg_co2e" and (extra[col].isna().any() or (extra[col] < 0).any()):
-                raise InputError(f"--factors {p}: {col} must be a non-negative number on every row",
-                                 hint="write kg CO2e per device, e.g. smartphone,84")
+                raise InputError(
+                    f"--factors {p}: {col} must be a non-negative number on every row",
+                    hint="write kg CO2e per device, e.g. smartphone,84",
+                )
     extra["source"] = extra.get("source", pd.Series(f"override: {p.name}", index=extra.index))
     kept = shipped[~shipped["device_class"].isin(extra["device_class"])]
     return pd.concat([kept, extra[[*FACTOR_COLUMNS, "source"]]], ignore_index=True)
@@ -66,33 +75,45 @@ def lifetimes_from_upgrades(events: pd.DataFrame) -> pd.DataFrame:
     a non-positive age (a use before the table's release date) are dropped."""
     ages = events["old_age_days"].to_numpy(dtype=float)
     keep = ages > 0
-    return pd.DataFrame({"device_class": events["device_class"].to_numpy()[keep],
-                         "lifetime_years": ages[keep] / YEAR_DAYS})
+    return pd.DataFrame(
+        {"device_class": events["device_class"].to_numpy()[keep], "lifetime_years": ages[keep] / YEAR_DAYS}
+    )
 
 
-def carbon_per_year(factors: pd.DataFrame, lifetimes: pd.DataFrame | Mapping[str, float],
-                    extend_years: Sequence[float] = (1.0,)) -> pd.DataFrame:
+def carbon_per_year(
+    factors: pd.DataFrame,
+    lifetimes: pd.DataFrame | Mapping[str, float],
+    extend_years: Sequence[float] = (1.0,),
+) -> pd.DataFrame:
     """kg CO2e and fossil MJ per device-year now and with every lifetime grown by each of `extend_years`.
 
     `lifetimes`: a frame of (device_class, lifetime_years) rows, or a mapping class -> one lifetime in years."""
     if isinstance(lifetimes, Mapping):
-        lifetimes = pd.DataFrame({"device_class": list(lifetimes), "lifetime_years": list(lifetimes.values())})
+        lifetimes = pd.DataFrame(
+            {"device_class": list(lifetimes), "lifetime_years": list(lifetimes.values())}
+        )
     recs = []
     for cls, g in lifetimes.groupby("device_class", sort=True):
         f = factors[factors["device_class"] == cls]
         if f.empty:
-            raise InputError(f"no embodied-carbon factor for device class {cls!r}",
-                             hint=f"known classes: {', '.join(sorted(factors['device_class']))}; "
-                             "add one with --factors")
+            raise InputError(
+                f"no embodied-carbon factor for device class {cls!r}",
+                hint=f"known classes: {', '.join(sorted(factors['device_class']))}; add one with --factors",
+            )
         f = f.iloc[0]
         years = g["lifetime_years"].to_numpy(dtype=float)
         if (years <= 0).any():
             raise InputError(f"lifetime of {cls}: must be positive", hint="give lifetimes in years, e.g. 4")
         mean = float(years.mean())
         for n in extend_years:
-            rec = {"device_class": cls, "devices": len(years), "mean_lifetime_years": mean,
-                   "extend_years": float(n), "kg_co2e_lo": float(f["kg_co2e_lo"]),
-                   "kg_co2e_hi": float(f["kg_co2e_hi"])}
+            rec = {
+                "device_class": cls,
+                "devices": len(years),
+                "mean_lifetime_years": mean,
+                "extend_years": float(n),
+                "kg_co2e_lo": float(f["kg_co2e_lo"]),
+                "kg_co2e_hi": float(f["kg_co2e_hi"]),
+            }
             for side in ("lo", "hi"):
                 kg, mj = float(f[f"kg_co2e_{side}"]), float(f[f"fossil_mj_{side}"])
                 now, later = kg / mean, kg / (mean + n)

@@ -27,8 +27,10 @@ class DeviceNamer:
         try:
             from device_detector import DeviceDetector
         except ImportError as e:
-            raise InputError("device-detector is not installed",
-                             hint="pip install 'greendcn[devicedetector]' (device-detector==6.5.1)") from e
+            raise InputError(
+                "device-detector is not installed",
+                hint="pip install 'greendcn[devicedetector]' (device-detector==6.5.1)",
+            ) from e
         self._detector = DeviceDetector
         self.cache_path = Path(cache_path) if cache_path else default_cache_path()
         self.cache: dict[str, dict[str, str]] = {}
@@ -46,7 +48,11 @@ class DeviceNamer:
             return hit
         d = self._detector(ua).parse()
         self.asked += 1
-        rec = {"brand": d.device_brand() or "", "model": d.device_model() or "", "type": d.device_type() or ""}
+        rec = {
+            "brand": d.device_brand() or "",
+            "model": d.device_model() or "",
+            "type": d.device_type() or "",
+        }
         self.cache[ua] = rec
         self._dirty = True
         return rec

@@ -13,8 +13,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-__all__ = ["age_by_year", "upgrades_per_month", "old_age_by_percentile", "new_age_cdf", "oldness_figures",
-           "upgrade_figures"]
+__all__ = [
+    "age_by_year",
+    "upgrades_per_month",
+    "old_age_by_percentile",
+    "new_age_cdf",
+    "oldness_figures",
+    "upgrade_figures",
+]
 
 YEAR = 365.25
 _BANDS = ((50, "tab:blue"), (90, "tab:orange"), (99, "tab:red"))
@@ -74,7 +80,9 @@ def old_age_by_percentile(old_age: pd.DataFrame, path: Path) -> Path:
     """The discarded device's age at the upgrade by percentile (Fig 4.6)."""
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     for plat, g in old_age.groupby("platform", sort=True):
-        ax.plot(g["percentile"], g["old_age_days"] / YEAR, "o-", ms=3, label=f"{plat} ({g['events'].iloc[0]})")
+        ax.plot(
+            g["percentile"], g["old_age_days"] / YEAR, "o-", ms=3, label=f"{plat} ({g['events'].iloc[0]})"
+        )
     ax.set_xlabel("percentile of upgrades")
     ax.set_ylabel("old device's age (years)")
     ax.grid(alpha=0.3)
@@ -97,14 +105,21 @@ def new_age_cdf(new_age: pd.DataFrame, path: Path) -> Path:
     return _save(fig, path)
 
 
-def oldness_figures(browser_by_year: pd.DataFrame, device_by_year: pd.DataFrame, os_by_year: pd.DataFrame,
-                    out: Path) -> list[Path]:
-    return [age_by_year(browser_by_year, out / "browser_age.png", "browser age"),
-            age_by_year(device_by_year, out / "device_age.png", "device age"),
-            age_by_year(os_by_year, out / "os_age.png", "OS age")]
+def oldness_figures(
+    browser_by_year: pd.DataFrame, device_by_year: pd.DataFrame, os_by_year: pd.DataFrame, out: Path
+) -> list[Path]:
+    return [
+        age_by_year(browser_by_year, out / "browser_age.png", "browser age"),
+        age_by_year(device_by_year, out / "device_age.png", "device age"),
+        age_by_year(os_by_year, out / "os_age.png", "OS age"),
+    ]
 
 
-def upgrade_figures(monthly: pd.DataFrame, old_age: pd.DataFrame, new_age: pd.DataFrame, out: Path) -> list[Path]:
-    return [upgrades_per_month(monthly, out / "upgrades_per_month.png"),
-            old_age_by_percentile(old_age, out / "old_age_percentiles.png"),
-            new_age_cdf(new_age, out / "new_age_cdf.png")]
+def upgrade_figures(
+    monthly: pd.DataFrame, old_age: pd.DataFrame, new_age: pd.DataFrame, out: Path
+) -> list[Path]:
+    return [
+        upgrades_per_month(monthly, out / "upgrades_per_month.png"),
+        old_age_by_percentile(old_age, out / "old_age_percentiles.png"),
+        new_age_cdf(new_age, out / "new_age_cdf.png"),
+    ]

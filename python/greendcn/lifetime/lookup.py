@@ -20,7 +20,7 @@ _MOTO_PREFIX = re.compile(r"^(motorola|moto)")
 
 
 def vtuple(v: str) -> tuple[int, ...]:
-    """"17.4.1" -> (17, 4, 1); stops at the first non-numeric part."""
+    """ "17.4.1" -> (17, 4, 1); stops at the first non-numeric part."""
     out = []
     for p in str(v).split("."):
         if not p.isdigit():
@@ -54,7 +54,11 @@ class Lookups:
         self.browsers: dict[str, tuple[list[tuple[int, ...]], list[str], np.ndarray]] = {}
         for name, g in browsers.groupby("browser", sort=True):
             g = g.assign(_v=g["version"].map(vtuple)).sort_values("_v", kind="stable")
-            self.browsers[str(name)] = (list(g["_v"]), list(g["version"].astype(str)), _dates(g["release_date"]))
+            self.browsers[str(name)] = (
+                list(g["_v"]),
+                list(g["version"].astype(str)),
+                _dates(g["release_date"]),
+            )
         self.os: dict[str, tuple[list[tuple[int, ...]], list[str], np.ndarray]] = {}
         for name, g in os_table.groupby("os", sort=True):
             g = g[g["release_date"].notna()]
@@ -66,7 +70,8 @@ class Lookups:
             if key and key not in self.devices:
                 self.devices[key] = rec
         self._platform_devices = {
-            p: g[g["release_date"].notna()] for p, g in devices.groupby("platform", sort=True)}
+            p: g[g["release_date"].notna()] for p, g in devices.groupby("platform", sort=True)
+        }
         self._bounds: dict[tuple[str, int, bool], tuple[np.datetime64, np.datetime64]] = {}
 
     def version_key(self, table: dict, name: str, version: tuple[int, ...]) -> tuple[str, np.datetime64]:

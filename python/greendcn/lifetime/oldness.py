@@ -47,7 +47,9 @@ def browser_oldness(cs: pd.DataFrame) -> pd.DataFrame:
     """One row per (user, browser, month): the browser version at its latest use and its exact oldness."""
     rows = cs[(cs["browser"] != "") & cs["browser_release"].notna()]
     last = _latest(rows, ["user", "browser"])
-    out = last[["user", "month", "year", "platform", "device_class", "browser", "browser_version", "access_day"]]
+    out = last[
+        ["user", "month", "year", "platform", "device_class", "browser", "browser_version", "access_day"]
+    ]
     out = out.assign(oldness_days=(last["access_day"] - day_number(last["browser_release"])).astype("int64"))
     return out.reset_index(drop=True)
 
@@ -66,7 +68,9 @@ def _interval_rows(last: pd.DataFrame, lo_col: str, hi_col: str) -> pd.DataFrame
     # A UA whose earliest possible release is after its use (a wrong clock or table) cannot be negative in
     # age: both bounds stop at 0, so the interval never inverts.
     hi = np.maximum(hi, lo)
-    return last.assign(oldness_lo_days=lo.astype("int64"), oldness_hi_days=hi.astype("int64"), censored=censored)
+    return last.assign(
+        oldness_lo_days=lo.astype("int64"), oldness_hi_days=hi.astype("int64"), censored=censored
+    )
 
 
 def device_oldness(cs: pd.DataFrame) -> pd.DataFrame:
@@ -76,8 +80,20 @@ def device_oldness(cs: pd.DataFrame) -> pd.DataFrame:
     last = _latest(rows, ["user", "device_id"])
     out = _interval_rows(last, "device_release_lo", "device_release_hi")
     out["censored"] = out["censored"] | (out["device_state"] == "censored").to_numpy()
-    cols = ["user", "month", "year", "platform", "device_class", "device_id", "device_name", "censored",
-            "censor_reason", "access_day", "oldness_lo_days", "oldness_hi_days"]
+    cols = [
+        "user",
+        "month",
+        "year",
+        "platform",
+        "device_class",
+        "device_id",
+        "device_name",
+        "censored",
+        "censor_reason",
+        "access_day",
+        "oldness_lo_days",
+        "oldness_hi_days",
+    ]
     return out[cols].reset_index(drop=True)
 
 
@@ -86,8 +102,19 @@ def os_oldness(cs: pd.DataFrame) -> pd.DataFrame:
     rows = cs[(cs["os"] != "") & cs["os_release_lo"].notna()]
     last = _latest(rows, ["user", "os"])
     out = _interval_rows(last, "os_release_lo", "os_release_hi")
-    cols = ["user", "month", "year", "platform", "os", "os_version", "censored", "censor_reason", "access_day",
-            "oldness_lo_days", "oldness_hi_days"]
+    cols = [
+        "user",
+        "month",
+        "year",
+        "platform",
+        "os",
+        "os_version",
+        "censored",
+        "censor_reason",
+        "access_day",
+        "oldness_lo_days",
+        "oldness_hi_days",
+    ]
     return out[cols].reset_index(drop=True)
 
 
@@ -95,8 +122,12 @@ def _pcol(q: float) -> str:
     return f"p{q:g}".replace(".", "_")
 
 
-def summarize(rows: pd.DataFrame, by: Sequence[str] = ("platform",), percentiles: Sequence[float] = PERCENTILES,
-              within_days: int = WITHIN_DAYS) -> pd.DataFrame:
+def summarize(
+    rows: pd.DataFrame,
+    by: Sequence[str] = ("platform",),
+    percentiles: Sequence[float] = PERCENTILES,
+    within_days: int = WITHIN_DAYS,
+) -> pd.DataFrame:
     """Percentiles per group and month.
 
     Exact rows (a column `oldness_days`) give `p50_days` ...; interval rows give `p50_lo_days` and
@@ -139,8 +170,11 @@ def for_months(summary: pd.DataFrame, months: Sequence[int] | None) -> pd.DataFr
     """The rows of the given calendar months (1-12) in each year, or of every month when `months` is None."""
     if summary.empty:
         return summary.assign(year=pd.Series(dtype=int))
-    keep = (summary["month"].str.slice(5, 7).astype(int).isin(list(months)) if months is not None
-            else pd.Series(True, index=summary.index))
+    keep = (
+        summary["month"].str.slice(5, 7).astype(int).isin(list(months))
+        if months is not None
+        else pd.Series(True, index=summary.index)
+    )
     out = summary[keep].copy()
     out.insert(0, "year", out["month"].str.slice(0, 4).astype(int))
     return out.reset_index(drop=True)
@@ -163,13 +197,18 @@ def parse_months(spec: str) -> list[int] | None:
                 raise ValueError(part)
             months.update(range(lo, hi + 1))
     except ValueError:
-        raise InputError(f"--months: cannot read {spec!r}",
-                         hint="give all, a month 1-12, or a list such as 1,4,10 or 9-11") from None
+        raise InputError(
+            f"--months: cannot read {spec!r}", hint="give all, a month 1-12, or a list such as 1,4,10 or 9-11"
+        ) from None
     return sorted(months)
 
 
-def users_within(browser_rows: pd.DataFrame, users_seen: pd.DataFrame, within_days: float,
-                 by: Sequence[str] = ("platform",)) -> pd.DataFrame:
+def users_within(
+    browser_rows: pd.DataFrame,
+    users_seen: pd.DataFrame,
+    within_days: float,
+    by: Sequence[str] = ("platform",),
+) -> pd.DataFrame:
     """Seed 001's headline measure (line 1608): the share of users whose browser was released within
     `within_days`, per group and over all platforms (group `all`), pooled over the months of `browser_rows`.
 
@@ -187,9 +226,13 @@ def users_within(browser_rows: pd.DataFrame, users_seen: pd.DataFrame, within_da
         dated = len(old)
         within = int((old["oldness_days"] < within_days).sum())
         undated = max(n_users - dated, 0)
-        return {**group, "users": n_users, "dated_users": dated,
-                "share_lo": within / n_users if n_users else None,
-                "share_hi": (within + undated) / n_users if n_users else None}
+        return {
+            **group,
+            "users": n_users,
+            "dated_users": dated,
+            "share_lo": within / n_users if n_users else None,
+            "share_hi": (within + undated) / n_users if n_users else None,
+        }
 
     users_all = seen[["user", "month"]].drop_duplicates()
     records.append(row({k: ALL_PLATFORMS for k in by}, oldest_all, users_all))
@@ -223,8 +266,12 @@ def _with_all(rows: pd.DataFrame, by: Sequence[str], **kw) -> pd.DataFrame:
     return pd.concat([per_group, summarize(everyone, by=by, **kw)], ignore_index=True)
 
 
-def oldness(cs: pd.DataFrame, percentiles: Sequence[float] = PERCENTILES, within_days: int = WITHIN_DAYS,
-            by: Sequence[str] = ("platform",)) -> OldnessResult:
+def oldness(
+    cs: pd.DataFrame,
+    percentiles: Sequence[float] = PERCENTILES,
+    within_days: int = WITHIN_DAYS,
+    by: Sequence[str] = ("platform",),
+) -> OldnessResult:
     """All three oldness kinds from classified sightings, summarised per `by` and month, each table with an
     all-platforms row per month beside the per-platform ones."""
     b, d, o = browser_oldness(cs), device_oldness(cs), os_oldness(cs)

@@ -17,8 +17,17 @@ from ..core.userfile import check_readable
 from ..core.clitools import fail, info
 from .sightings import SIGHTING_COLUMNS, classified_sightings
 
-__all__ = ["FIELDS", "AUTO", "SEED_EVENTS", "SUCCESS_STATUSES", "fields_present", "merge_scans", "parse_columns",
-           "parse_filter", "read_logs"]
+__all__ = [
+    "FIELDS",
+    "AUTO",
+    "SEED_EVENTS",
+    "SUCCESS_STATUSES",
+    "fields_present",
+    "merge_scans",
+    "parse_columns",
+    "parse_filter",
+    "read_logs",
+]
 
 FIELDS = ("user", "time", "ua", "event", "app_device_id", "ch_model", "ch_platform_version", "status")
 AUTO = "auto"
@@ -63,7 +72,7 @@ def _first_line(path: Path, limit: int = 1 << 20) -> str:
     try:
         with open(path, "rb") as raw:
             gz = raw.read(2) == b"\x1f\x8b"
-        with (gzip.open(path, "rb") if gz else open(path, "rb")) as f:
+        with gzip.open(path, "rb") if gz else open(path, "rb") as f:
             seen = 0
             for line in f:
                 seen += len(line)
@@ -107,9 +116,11 @@ def merge_scans(parts: list[tuple[pd.DataFrame, dict]]) -> tuple[pd.DataFrame, d
     if len(parts) == 1:
         return parts[0]
     frames = [p[0] for p in parts]
-    sightings = (pd.concat(frames, ignore_index=True)
-                 .groupby(list(_KEY), sort=True, as_index=False)
-                 .agg(first_s=("first_s", "min"), last_s=("last_s", "max"), hits=("hits", "sum")))
+    sightings = (
+        pd.concat(frames, ignore_index=True)
+        .groupby(list(_KEY), sort=True, as_index=False)
+        .agg(first_s=("first_s", "min"), last_s=("last_s", "max"), hits=("hits", "sum"))
+    )
     stats: dict = {}
     for _, s in parts:
         for k, v in s.items():
@@ -144,15 +155,22 @@ def _drop_out_of_range(sightings: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     n = int(bad.sum())
     if n:
         months = sorted(sightings.loc[bad, "month"].unique())
-        info(f"warning: {n} sightings dated outside 1995-01 .. tomorrow (months {', '.join(months[:3])}"
-             f"{' ...' if len(months) > 3 else ''}) are left out: ages from them would be meaningless; "
-             "check the log's clock")
+        info(
+            f"warning: {n} sightings dated outside 1995-01 .. tomorrow (months {', '.join(months[:3])}"
+            f"{' ...' if len(months) > 3 else ''}) are left out: ages from them would be meaningless; "
+            "check the log's clock"
+        )
     return sightings[~bad].reset_index(drop=True), n
 
 
-def read_logs(paths: Sequence[Path], fmt: str = AUTO, columns: dict[str, str] | None = None,
-              events: list[str] | None | str = AUTO, statuses: list[str] | None | str = AUTO,
-              max_line_bytes: int = 65536) -> tuple[pd.DataFrame, dict]:
+def read_logs(
+    paths: Sequence[Path],
+    fmt: str = AUTO,
+    columns: dict[str, str] | None = None,
+    events: list[str] | None | str = AUTO,
+    statuses: list[str] | None | str = AUTO,
+    max_line_bytes: int = 65536,
+) -> tuple[pd.DataFrame, dict]:
     """Scan the logs and classify their sightings; return (classified sightings, scan statistics).
 
     With `events`/`statuses` AUTO, each file gets the seed's filter only if it has the field (see above);
@@ -173,25 +191,43 @@ def read_logs(paths: Sequence[Path], fmt: str = AUTO, columns: dict[str, str] | 
     parts, applied = [], []
     for (ev, st), files in groups.items():
         try:
-            res = scan_logs(files, fmt=fmt, columns=columns, events=list(ev) if ev else None,
-                            statuses=list(st) if st else None, max_line_bytes=max_line_bytes, progress=True)
+            res = scan_logs(
+                files,
+                fmt=fmt,
+                columns=columns,
+                events=list(ev) if ev else None,
+                statuses=list(st) if st else None,
+                max_line_bytes=max_line_bytes,
+                progress=True,
+            )
         except OSError as e:
-            fail(f"{getattr(e, 'filename', None) or 'input'}: cannot be read ({e.strerror or e})",
-                 hint="check that the files are complete and readable")
+            fail(
+                f"{getattr(e, 'filename', None) or 'input'}: cannot be read ({e.strerror or e})",
+                hint="check that the files are complete and readable",
+            )
         parts.append((res.sightings, _stats(res.stats)))
-        applied.append({"files": files, "events": list(ev) if ev else None, "statuses": list(st) if st else None})
+        applied.append(
+            {"files": files, "events": list(ev) if ev else None, "statuses": list(st) if st else None}
+        )
     sightings, stats = merge_scans(parts)
     stats["filters"] = applied
     bad = sum(stats.get("malformed", {}).values())
     filtered = sum(v for k, v in stats.items() if k.startswith("filtered_") and isinstance(v, int))
-    info(f"read {stats.get('lines_read', 0)} lines: {stats.get('kept', 0)} kept, {filtered} filtered, "
-         f"{bad} malformed")
+    info(
+        f"read {stats.get('lines_read', 0)} lines: {stats.get('kept', 0)} kept, {filtered} filtered, "
+        f"{bad} malformed"
+    )
     if stats.get("lines_read", 0) and not stats.get("parsed", 0):
-        fail(f"{_names(paths)}: no line of the logs could be read: {bad} malformed of {stats.get('lines_read', 0)} "
-             f"({', '.join(f'{k} {v}' for k, v in stats.get('malformed', {}).items() if v)})",
-             hint="check the format (--format combined, csv or jsonl) and the column names (--column)")
+        fail(
+            f"{_names(paths)}: no line of the logs could be read: {bad} malformed of {stats.get('lines_read', 0)} "
+            f"({', '.join(f'{k} {v}' for k, v in stats.get('malformed', {}).items() if v)})",
+            hint="check the format (--format combined, csv or jsonl) and the column names (--column)",
+        )
     if not stats.get("lines_read", 0):
-        fail(f"{_names(paths)}: the logs hold no line to read", hint="give access logs with at least one request line")
+        fail(
+            f"{_names(paths)}: the logs hold no line to read",
+            hint="give access logs with at least one request line",
+        )
     sightings, stats["out_of_range_sightings"] = _drop_out_of_range(sightings)
     info(f"classifying {sightings['ua'].nunique()} distinct user agents in {len(sightings)} sightings")
     return classified_sightings(sightings), stats

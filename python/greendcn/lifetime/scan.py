@@ -31,7 +31,15 @@ FIELDS = ("user", "time", "ua", "event", "app_device_id", "ch_model", "ch_platfo
 REQUIRED_FIELDS = ("user", "time", "ua")
 REASONS = ("quoting", "time", "no_ua", "bad_utf8", "over_long", "fields")
 SIGHTING_COLUMNS = (
-    "user", "ua", "app_device_id", "ch_model", "ch_platform_version", "month", "first_s", "last_s", "hits",
+    "user",
+    "ua",
+    "app_device_id",
+    "ch_model",
+    "ch_platform_version",
+    "month",
+    "first_s",
+    "last_s",
+    "hits",
 )
 _KEY_COLUMNS = SIGHTING_COLUMNS[:6]
 # Below this many bytes a scan is short and prints no progress.
@@ -103,8 +111,14 @@ def _check_path(p: str) -> None:
         raise InputError(f"{p}: cannot read: {e.strerror}", hint="check the file's permissions") from None
 
 
-def _options(paths: Any, fmt: str, columns: Mapping[str, str] | None, events: Iterable[str] | None,
-             statuses: Iterable[str | int] | None, max_line_bytes: int) -> _Options:
+def _options(
+    paths: Any,
+    fmt: str,
+    columns: Mapping[str, str] | None,
+    events: Iterable[str] | None,
+    statuses: Iterable[str | int] | None,
+    max_line_bytes: int,
+) -> _Options:
     """Validate the arguments shared by both scanners; every error names its argument."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -118,8 +132,10 @@ def _options(paths: Any, fmt: str, columns: Mapping[str, str] | None, events: It
         if k not in FIELDS:
             raise InputError(f"columns.{k}: unknown field", hint=f"map these fields: {', '.join(FIELDS)}")
         if not isinstance(v, str) or not v:
-            raise InputError(f"columns.{k}: column name must be a non-empty string, got {v!r}",
-                             hint="map each field to the file's column (CSV) or key (JSONL) name")
+            raise InputError(
+                f"columns.{k}: column name must be a non-empty string, got {v!r}",
+                hint="map each field to the file's column (CSV) or key (JSONL) name",
+            )
     ev = None if events is None else frozenset(events)
     if ev is not None and not all(isinstance(e, str) for e in ev):
         raise InputError("events: every event must be a string", hint="e.g. events={'login', 'logout'}")
@@ -127,14 +143,21 @@ def _options(paths: Any, fmt: str, columns: Mapping[str, str] | None, events: It
     if statuses is not None:
         st = tuple(str(s).strip() for s in statuses)
         for s in st:
-            ok = len(s) == 3 and s[0] in "123456789" and (s[1:] in ("xx", "XX") or s[1:].isascii() and
-                                                           s[1:].isdigit())
+            ok = (
+                len(s) == 3
+                and s[0] in "123456789"
+                and (s[1:] in ("xx", "XX") or s[1:].isascii() and s[1:].isdigit())
+            )
             if not ok:
-                raise InputError(f"statuses: {s!r} is neither a status code (100-999) nor a class",
-                                 hint="give codes like 200 or 302, or classes like '2xx'")
+                raise InputError(
+                    f"statuses: {s!r} is neither a status code (100-999) nor a class",
+                    hint="give codes like 200 or 302, or classes like '2xx'",
+                )
     if not isinstance(max_line_bytes, int) or not 64 <= max_line_bytes <= 1 << 30:
-        raise InputError(f"max_line_bytes: {max_line_bytes!r} is outside 64..{1 << 30}",
-                         hint="the default, 65536, fits any real access-log line")
+        raise InputError(
+            f"max_line_bytes: {max_line_bytes!r} is outside 64..{1 << 30}",
+            hint="the default, 65536, fits any real access-log line",
+        )
     for p in paths:
         _check_path(p)
     return _Options(paths, fmt, cols, ev, st, max_line_bytes)
@@ -147,8 +170,15 @@ class _Progress:
         from tqdm import tqdm
 
         total = sum(os.path.getsize(p) for p in paths)
-        self.bar = tqdm(total=total, unit="B", unit_scale=True, desc="scan", file=sys.stderr, leave=False,
-                        disable=not enabled or total < _PROGRESS_MIN_BYTES)
+        self.bar = tqdm(
+            total=total,
+            unit="B",
+            unit_scale=True,
+            desc="scan",
+            file=sys.stderr,
+            leave=False,
+            disable=not enabled or total < _PROGRESS_MIN_BYTES,
+        )
         self.done = 0
 
     def __call__(self, bytes_read: int) -> None:
@@ -159,8 +189,9 @@ class _Progress:
         self.bar.close()
 
 
-def _frame(dicts: Mapping[str, list[str]], codes: Mapping[str, np.ndarray],
-           numbers: Mapping[str, np.ndarray]) -> pd.DataFrame:
+def _frame(
+    dicts: Mapping[str, list[str]], codes: Mapping[str, np.ndarray], numbers: Mapping[str, np.ndarray]
+) -> pd.DataFrame:
     """The sightings DataFrame from dictionary-coded string columns and int64 columns (no loop over rows)."""
     data: dict[str, Any] = {}
     for col in _KEY_COLUMNS:
@@ -171,14 +202,23 @@ def _frame(dicts: Mapping[str, list[str]], codes: Mapping[str, np.ndarray],
     return pd.DataFrame(data, columns=list(SIGHTING_COLUMNS), copy=False)
 
 
-_DICT_KEYS = {"user": "users", "ua": "uas", "app_device_id": "app_device_ids", "ch_model": "ch_models",
-              "ch_platform_version": "ch_platform_versions", "month": "months"}
+_DICT_KEYS = {
+    "user": "users",
+    "ua": "uas",
+    "app_device_id": "app_device_ids",
+    "ch_model": "ch_models",
+    "ch_platform_version": "ch_platform_versions",
+    "month": "months",
+}
 
 
 def header_error(message: str) -> InputError:
     """A CSV header that cannot be used: the whole scan stops (the file is not what the caller said)."""
-    return InputError(message, hint="map the fields to the file's columns with "
-                      "columns={'user': ..., 'time': ..., 'ua': ...}, or choose another fmt")
+    return InputError(
+        message,
+        hint="map the fields to the file's columns with "
+        "columns={'user': ..., 'time': ..., 'ua': ...}, or choose another fmt",
+    )
 
 
 def _compiled_error(e: Exception) -> InputError:
@@ -190,10 +230,16 @@ def _compiled_error(e: Exception) -> InputError:
     return InputError(f"{where}: {message}", hint="see docs/lifetime.md, 'Input formats and malformed lines'")
 
 
-def scan_logs(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, fmt: str = "auto",
-              columns: Mapping[str, str] | None = None, events: Iterable[str] | None = None,
-              statuses: Iterable[str | int] | None = None, max_line_bytes: int = 65536,
-              progress: bool = True) -> ScanResult:
+def scan_logs(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    fmt: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    events: Iterable[str] | None = None,
+    statuses: Iterable[str | int] | None = None,
+    max_line_bytes: int = 65536,
+    progress: bool = True,
+) -> ScanResult:
     r"""Scan access logs in one pass of compiled code and aggregate them into sightings.
 
     >>> import pathlib, tempfile
@@ -211,10 +257,13 @@ def scan_logs(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], 
     bar = _Progress(o.paths, progress)
     try:
         out = _native.scan_logs(
-            o.paths, o.fmt, sorted(o.columns.items()),
+            o.paths,
+            o.fmt,
+            sorted(o.columns.items()),
             None if o.events is None else sorted(o.events),
             None if o.statuses is None else list(o.statuses),
-            o.max_line_bytes, bar,
+            o.max_line_bytes,
+            bar,
         )
     except _native.LogScanError as e:
         raise _compiled_error(e) from None
@@ -225,8 +274,20 @@ def scan_logs(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], 
     numbers = {col: np.frombuffer(out[col], dtype="<i8") for col in ("first_s", "last_s", "hits")}
     s = out["stats"]
     stats = ScanStats(
-        **{k: s[k] for k in ("lines_read", "parsed", "kept", "filtered_event", "filtered_status",
-                             "filtered_user", "blank_lines", "bytes_read", "files")},
+        **{
+            k: s[k]
+            for k in (
+                "lines_read",
+                "parsed",
+                "kept",
+                "filtered_event",
+                "filtered_status",
+                "filtered_user",
+                "blank_lines",
+                "bytes_read",
+                "files",
+            )
+        },
         malformed=dict(s["malformed"]),
         formats=[tuple(f) for f in s["formats"]],
         gzip_errors=list(s["gzip_errors"]),
@@ -234,10 +295,16 @@ def scan_logs(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], 
     return ScanResult(_frame(dicts, codes, numbers), stats)
 
 
-def scan_logs_reference(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, fmt: str = "auto",
-                        columns: Mapping[str, str] | None = None, events: Iterable[str] | None = None,
-                        statuses: Iterable[str | int] | None = None, max_line_bytes: int = 65536,
-                        progress: bool = False) -> ScanResult:
+def scan_logs_reference(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    fmt: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    events: Iterable[str] | None = None,
+    statuses: Iterable[str | int] | None = None,
+    max_line_bytes: int = 65536,
+    progress: bool = False,
+) -> ScanResult:
     """The same contract in plain Python (slow): the oracle the compiled scanner is tested against."""
     from .scan_reference import scan_reference
 
@@ -255,6 +322,8 @@ def scan_logs_reference(paths: str | os.PathLike[str] | Iterable[str | os.PathLi
         index = {v: k for k, v in enumerate(values)}
         dicts[col] = values
         codes[col] = np.array([index[r[i]] for r in rows], dtype=np.int64)
-    numbers = {col: np.array([r[6 + i] for r in rows], dtype=np.int64)
-               for i, col in enumerate(("first_s", "last_s", "hits"))}
+    numbers = {
+        col: np.array([r[6 + i] for r in rows], dtype=np.int64)
+        for i, col in enumerate(("first_s", "last_s", "hits"))
+    }
     return ScanResult(_frame(dicts, codes, numbers), stats)

@@ -19,10 +19,14 @@ from .scan import FIELDS, REQUIRED_FIELDS, ScanStats, header_error
 
 MAX_UNIX_S = 253_402_300_799  # 9999-12-31T23:59:59Z
 _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-_COMBINED_TIME = re.compile(r"([0-9]{2})/([A-Za-z]{3})/([0-9]{4}):([0-9]{2}):([0-9]{2}):([0-9]{2}) "
-                            r"([+-])([0-9]{2})([0-9]{2})")
-_ISO_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})"
-                       r"(?:[.,][0-9]+)?(Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)?")
+_COMBINED_TIME = re.compile(
+    r"([0-9]{2})/([A-Za-z]{3})/([0-9]{4}):([0-9]{2}):([0-9]{2}):([0-9]{2}) "
+    r"([+-])([0-9]{2})([0-9]{2})"
+)
+_ISO_TIME = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})"
+    r"(?:[.,][0-9]+)?(Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)?"
+)
 _EPOCH_LIKE = re.compile(r"[0-9][0-9.]*")
 _EPOCH = re.compile(r"([0-9]+)(?:\.[0-9]+)?")
 _STATUS = re.compile(r"[1-9][0-9]{2}")
@@ -37,6 +41,7 @@ class Malformed(Exception):
 
 
 # ---- time ---------------------------------------------------------------------------------------------------
+
 
 def _instant(y: int, mo: int, d: int, h: int, mi: int, s: int, offset_s: int) -> int | None:
     try:
@@ -96,6 +101,7 @@ def month_of(t: int) -> str:
 
 # ---- field rules --------------------------------------------------------------------------------------------
 
+
 def _dash(v: str) -> str:
     return "" if v == "-" else v
 
@@ -112,6 +118,7 @@ class _Num(str):
 
 def _fields_from_values(values: dict[str, Any]) -> dict[str, Any]:
     """CSV/JSONL values (str, _Num or None per field) to the fields a line gives."""
+
     def text(k: str) -> str:
         v = values.get(k)
         return "" if v is None else _dash(str(v))
@@ -123,8 +130,12 @@ def _fields_from_values(values: dict[str, Any]) -> dict[str, Any]:
         time = ("text", text("time")) if text("time") else None
     st = values.get("status")
     return {
-        "user": text("user"), "ua": text("ua"), "time": time, "event": text("event"),
-        "app_device_id": text("app_device_id"), "ch_model": _hint(text("ch_model")),
+        "user": text("user"),
+        "ua": text("ua"),
+        "time": time,
+        "event": text("event"),
+        "app_device_id": text("app_device_id"),
+        "ch_model": _hint(text("ch_model")),
         "ch_platform_version": _hint(text("ch_platform_version")),
         "status": int(st) if st is not None and _STATUS.fullmatch(str(st)) else None,
     }
@@ -132,10 +143,12 @@ def _fields_from_values(values: dict[str, Any]) -> dict[str, Any]:
 
 # ---- combined -----------------------------------------------------------------------------------------------
 
+
 def _unescape(raw: bytes) -> bytes:
     def one(m: re.Match[bytes]) -> bytes:
         e = m[1]
         return bytes([int(e[1:], 16)]) if e[:1] == b"x" else _ESCAPES[e]
+
     return _ESCAPE.sub(one, raw)
 
 
@@ -170,7 +183,7 @@ def _quoted(s: str, p: int) -> tuple[str, int]:
     end = _closing_quote(s, p + 1)
     if end < 0:
         raise Malformed("quoting")
-    return s[p + 1:end], end + 1
+    return s[p + 1 : end], end + 1
 
 
 def _space(s: str, p: int) -> int:
@@ -192,12 +205,12 @@ def parse_combined(s: str) -> dict[str, Any]:
     _, p = _bare(s, 0)
     _, p = _bare(s, p)
     user, p = _bare(s, p)
-    if s[p:p + 1] != "[":
+    if s[p : p + 1] != "[":
         raise Malformed("fields")
     close = s.find("]", p)
-    if close < 0 or s[close + 1:close + 2] != " ":
+    if close < 0 or s[close + 1 : close + 2] != " ":
         raise Malformed("fields")
-    time = s[p + 1:close]
+    time = s[p + 1 : close]
     request, p = _quoted(s, close + 2)
     p = _space(s, p)
     status, p = _bare(s, p)
@@ -211,7 +224,7 @@ def parse_combined(s: str) -> dict[str, Any]:
     ua, p = _quoted(s, p)
     while p < len(s):  # extra fields after the user agent
         p = _space(s, p)
-        if s[p:p + 1] == '"':
+        if s[p : p + 1] == '"':
             _, p = _quoted(s, p)
         else:
             end = s.find(" ", p)
@@ -225,26 +238,35 @@ def parse_combined(s: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         words = []
     event = words[1].split("?")[0] if len(words) >= 2 else ""
-    return {"user": user_text, "ua": ua_text, "time": ("combined", time), "event": event,
-            "app_device_id": "", "ch_model": "", "ch_platform_version": "", "status": int(status)}
+    return {
+        "user": user_text,
+        "ua": ua_text,
+        "time": ("combined", time),
+        "event": event,
+        "app_device_id": "",
+        "ch_model": "",
+        "ch_platform_version": "",
+        "status": int(status),
+    }
 
 
 # ---- CSV ----------------------------------------------------------------------------------------------------
 
+
 def csv_cells(s: str) -> list[str]:
     cells, p = [], 0
     while True:
-        if s[p:p + 1] == '"':
+        if s[p : p + 1] == '"':
             i = p + 1
             while True:
                 j = s.find('"', i)
                 if j < 0:
                     raise Malformed("quoting")
-                if s[j + 1:j + 2] == '"':
+                if s[j + 1 : j + 2] == '"':
                     i = j + 2
                     continue
                 break
-            cells.append(s[p + 1:j].replace('""', '"'))
+            cells.append(s[p + 1 : j].replace('""', '"'))
             p = j + 1
             if p == len(s):
                 return cells
@@ -255,7 +277,7 @@ def csv_cells(s: str) -> list[str]:
             m = _CSV_BARE.match(s, p)
             assert m is not None
             end = m.end()
-            if s[end:end + 1] == '"':
+            if s[end : end + 1] == '"':
                 raise Malformed("quoting")
             cells.append(s[p:end])
             if end == len(s):
@@ -277,8 +299,9 @@ def csv_layout(names: list[str], columns: dict[str, str], path: str) -> dict[str
         if name in names:
             at[f] = names.index(name)
         elif f in REQUIRED_FIELDS or f in columns:
-            raise header_error(f"{path}: CSV header has no column {name!r} for field {f!r} "
-                               f"(header: {','.join(names)})")
+            raise header_error(
+                f"{path}: CSV header has no column {name!r} for field {f!r} (header: {','.join(names)})"
+            )
     return at
 
 
@@ -299,6 +322,7 @@ def parse_csv(s: str, at: dict[str, int], width: int) -> dict[str, Any]:
 
 
 # ---- JSON lines ---------------------------------------------------------------------------------------------
+
 
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
@@ -342,6 +366,7 @@ def parse_jsonl(s: str, columns: dict[str, str]) -> dict[str, Any]:
 
 # ---- files and lines ----------------------------------------------------------------------------------------
 
+
 def _chunks(path: str, broken: list[dict[str, Any]], sizes: list[int]) -> Iterator[bytes]:
     with open(path, "rb") as raw:
         is_gzip = raw.read(2) == b"\x1f\x8b"
@@ -379,9 +404,15 @@ def _lines(path: str, stats: ScanStats, progress: Callable[[int], None]) -> Iter
     progress(stats.bytes_read)
 
 
-def scan_reference(paths: list[str], fmt: str, columns: dict[str, str], events: frozenset[str] | None,
-                   statuses: tuple[str, ...] | None, max_line_bytes: int, progress: Callable[[int], None]
-                   ) -> tuple[list[tuple[Any, ...]], ScanStats]:
+def scan_reference(
+    paths: list[str],
+    fmt: str,
+    columns: dict[str, str],
+    events: frozenset[str] | None,
+    statuses: tuple[str, ...] | None,
+    max_line_bytes: int,
+    progress: Callable[[int], None],
+) -> tuple[list[tuple[Any, ...]], ScanStats]:
     """Rows (user, ua, app_device_id, ch_model, ch_platform_version, month, first_s, last_s, hits), unsorted,
     and the stats of scanning `paths` in order."""
     stats = ScanStats()
@@ -437,8 +468,9 @@ def scan_reference(paths: list[str], fmt: str, columns: dict[str, str], events: 
                 if not f["ua"]:
                     raise Malformed("no_ua")
                 kind, raw = f["time"] or ("", "")
-                t = {"combined": combined_time, "text": text_time, "number": number_time}.get(kind,
-                                                                                           lambda _: None)(raw)
+                t = {"combined": combined_time, "text": text_time, "number": number_time}.get(
+                    kind, lambda _: None
+                )(raw)
                 if t is None:
                     raise Malformed("time")
             except Malformed as e:
@@ -453,8 +485,14 @@ def scan_reference(paths: list[str], fmt: str, columns: dict[str, str], events: 
                 stats.filtered_user += 1
             else:
                 stats.kept += 1
-                key = (f["user"], f["ua"], f["app_device_id"], f["ch_model"], f["ch_platform_version"],
-                       month_of(t))
+                key = (
+                    f["user"],
+                    f["ua"],
+                    f["app_device_id"],
+                    f["ch_model"],
+                    f["ch_platform_version"],
+                    month_of(t),
+                )
                 span = spans.setdefault(key, [t, t, 0])
                 span[0], span[1], span[2] = min(span[0], t), max(span[1], t), span[2] + 1
         if decided is None:  # no line to decide on

@@ -19,11 +19,31 @@ __all__ = [
 ]
 
 SIGHTING_COLUMNS = [
-    "user", "ua", "app_device_id", "ch_model", "ch_platform_version", "month", "first_s", "last_s", "hits",
+    "user",
+    "ua",
+    "app_device_id",
+    "ch_model",
+    "ch_platform_version",
+    "month",
+    "first_s",
+    "last_s",
+    "hits",
 ]
 CLASS_COLUMNS = [
-    "is_app", "platform", "device_class", "browser", "browser_version", "browser_release", "os", "os_version",
-    "os_release_lo", "os_release_hi", "device_key", "device_name", "device_release_lo", "device_release_hi",
+    "is_app",
+    "platform",
+    "device_class",
+    "browser",
+    "browser_version",
+    "browser_release",
+    "os",
+    "os_version",
+    "os_release_lo",
+    "os_release_hi",
+    "device_key",
+    "device_name",
+    "device_release_lo",
+    "device_release_hi",
     "censor_reason",
 ]
 # exact: a dated model; censored: no model, but the UA bounds the release date; undated: a model (or an app
@@ -78,13 +98,16 @@ def _devices(frame: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     state[app_only] = "undated"
 
     cens = ~named & ~app_only & has_lo
-    dev[cens] = "c:" + frame.loc[cens, "platform"].astype(str) + "/" + frame.loc[cens, "device_class"].astype(str)
+    dev[cens] = (
+        "c:" + frame.loc[cens, "platform"].astype(str) + "/" + frame.loc[cens, "device_class"].astype(str)
+    )
     state[cens] = "censored"
     return dev, state
 
 
-def classified_sightings(sightings: pd.DataFrame, classifier: Callable[[pd.DataFrame], pd.DataFrame] | None = None
-                         ) -> pd.DataFrame:
+def classified_sightings(
+    sightings: pd.DataFrame, classifier: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+) -> pd.DataFrame:
     """The scanner's sightings with classify()'s columns beside them, plus `device_id`, `device_state`,
     `access_day` (UTC day number of the sighting's last access in its month) and `year`.
 

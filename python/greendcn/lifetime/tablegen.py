@@ -19,8 +19,19 @@ CARBON_COLUMNS = ["device_class", "kg_co2e_lo", "kg_co2e_hi", "fossil_mj_lo", "f
 
 # MDN browser ids copied as they are. ie and the desktop browsers matter for logs reaching back to 2013.
 MDN_BROWSERS = (
-    "chrome", "chrome_android", "edge", "firefox", "firefox_android", "ie", "opera", "opera_android",
-    "safari", "safari_ios", "samsunginternet_android", "webview_android", "webview_ios",
+    "chrome",
+    "chrome_android",
+    "edge",
+    "firefox",
+    "firefox_android",
+    "ie",
+    "opera",
+    "opera_android",
+    "safari",
+    "safari_ios",
+    "samsunginternet_android",
+    "webview_android",
+    "webview_ios",
 )
 # Browsers MDN does not list, dated by the MDN browser that shares their version numbers and release train
 # (our choice: Chrome, Firefox and Edge on iOS and Edge on Android take the desktop browser's major).
@@ -63,8 +74,13 @@ def browser_rows(data: Mapping) -> list[dict]:
 
 
 def _row(browser: str, version: str, rel: Mapping, source: str) -> dict:
-    return {"browser": browser, "version": version, "release_date": rel.get("release_date", ""),
-            "status": rel.get("status", ""), "source": source}
+    return {
+        "browser": browser,
+        "version": version,
+        "release_date": rel.get("release_date", ""),
+        "status": rel.get("status", ""),
+        "source": source,
+    }
 
 
 def ios_rows(data: Mapping) -> list[dict]:
@@ -73,8 +89,14 @@ def ios_rows(data: Mapping) -> list[dict]:
     rows = []
     for v, rel in data["browsers"]["safari_ios"]["releases"].items():
         if rel.get("release_date"):
-            rows.append({"os": "ios", "version": v, "release_date": rel["release_date"],
-                         "source": mdn_source("safari_ios")})
+            rows.append(
+                {
+                    "os": "ios",
+                    "version": v,
+                    "release_date": rel["release_date"],
+                    "source": mdn_source("safari_ios"),
+                }
+            )
     rows.sort(key=lambda r: version_key(r["version"]))
     return rows
 
@@ -87,9 +109,16 @@ def carbon_rows(factors: Mapping) -> list[dict]:
         entry = factors[key]
         gwp, gwp_src = _impacts(entry["gwp"])
         adpf, adpf_src = _impacts(entry["adpf"])
-        rows.append({"device_class": cls, "kg_co2e_lo": _num(min(gwp)), "kg_co2e_hi": _num(max(gwp)),
-                     "fossil_mj_lo": _num(min(adpf)), "fossil_mj_hi": _num(max(adpf)),
-                     "source": f"boaviztapi factors.yml {key}.gwp/adpf ({'; '.join(sorted(gwp_src | adpf_src))})"})
+        rows.append(
+            {
+                "device_class": cls,
+                "kg_co2e_lo": _num(min(gwp)),
+                "kg_co2e_hi": _num(max(gwp)),
+                "fossil_mj_lo": _num(min(adpf)),
+                "fossil_mj_hi": _num(max(adpf)),
+                "source": f"boaviztapi factors.yml {key}.gwp/adpf ({'; '.join(sorted(gwp_src | adpf_src))})",
+            }
+        )
     return rows
 
 
@@ -127,13 +156,30 @@ def count_rows(data: bytes) -> int:
     return max(0, len(list(csv.reader(io.StringIO(data.decode("utf-8"))))) - 1)
 
 
-def provenance(file: str, data: bytes, *, source: str, version: str, source_date: str, licence: str,
-               extracted_on: str, command: str) -> dict:
+def provenance(
+    file: str,
+    data: bytes,
+    *,
+    source: str,
+    version: str,
+    source_date: str,
+    licence: str,
+    extracted_on: str,
+    command: str,
+) -> dict:
     """The record written beside a table. `source_date` comes from the input (deterministic); only
     `extracted_on` says when the script ran, and it lives here, outside the bytes the sha256 covers."""
-    return {"file": file, "source": source, "version": version, "source_date": source_date,
-            "extracted_on": extracted_on, "licence": licence, "sha256": sha256(data),
-            "rows": count_rows(data), "command": command}
+    return {
+        "file": file,
+        "source": source,
+        "version": version,
+        "source_date": source_date,
+        "extracted_on": extracted_on,
+        "licence": licence,
+        "sha256": sha256(data),
+        "rows": count_rows(data),
+        "command": command,
+    }
 
 
 def provenance_json(record: Mapping) -> bytes:

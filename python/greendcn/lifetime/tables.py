@@ -11,16 +11,33 @@ import pandas as pd
 
 from ..core.errors import InputError
 
-__all__ = ["DATA_DIR", "browser_releases", "carbon_factors", "devices", "os_releases", "tables_info",
-           "TABLE_COLUMNS"]
+__all__ = [
+    "DATA_DIR",
+    "browser_releases",
+    "carbon_factors",
+    "devices",
+    "os_releases",
+    "tables_info",
+    "TABLE_COLUMNS",
+]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 TABLE_COLUMNS = {
     "browser_releases": ["browser", "version", "release_date", "status", "source"],
     "os_releases": ["os", "version", "release_date", "source"],
-    "devices": ["platform", "brand", "model", "ua_token", "name", "device_class", "release_date",
-                "launch_os_version", "last_os_major", "source"],
+    "devices": [
+        "platform",
+        "brand",
+        "model",
+        "ua_token",
+        "name",
+        "device_class",
+        "release_date",
+        "launch_os_version",
+        "last_os_major",
+        "source",
+    ],
     "carbon_factors": ["device_class", "kg_co2e_lo", "kg_co2e_hi", "fossil_mj_lo", "fossil_mj_hi", "source"],
 }
 # Rows of an override replace shipped rows with the same key; other rows are added.
@@ -30,8 +47,12 @@ _KEYS = {
     "devices": ["platform", "brand", "ua_token"],
     "carbon_factors": ["device_class"],
 }
-_DATES = {"browser_releases": ["release_date"], "os_releases": ["release_date"], "devices": ["release_date"],
-          "carbon_factors": []}
+_DATES = {
+    "browser_releases": ["release_date"],
+    "os_releases": ["release_date"],
+    "devices": ["release_date"],
+    "carbon_factors": [],
+}
 _NUMBERS = {"carbon_factors": ["kg_co2e_lo", "kg_co2e_hi", "fossil_mj_lo", "fossil_mj_hi"]}
 
 
@@ -40,27 +61,35 @@ def _read(table: str, path: Path, origin: str) -> pd.DataFrame:
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise InputError(f"{origin}: cannot read {path}: {e}",
-                         hint=f"give a UTF-8 CSV with columns {','.join(TABLE_COLUMNS[table])}") from e
+        raise InputError(
+            f"{origin}: cannot read {path}: {e}",
+            hint=f"give a UTF-8 CSV with columns {','.join(TABLE_COLUMNS[table])}",
+        ) from e
     missing = [c for c in TABLE_COLUMNS[table] if c not in df.columns]
     if missing:
-        raise InputError(f"{origin} {path}: missing column {missing[0]!r}",
-                         hint=f"{table} needs columns {','.join(TABLE_COLUMNS[table])}")
+        raise InputError(
+            f"{origin} {path}: missing column {missing[0]!r}",
+            hint=f"{table} needs columns {','.join(TABLE_COLUMNS[table])}",
+        )
     df = df[TABLE_COLUMNS[table]].copy()
     for col in _DATES[table]:
         parsed = pd.to_datetime(df[col].where(df[col] != ""), format="%Y-%m-%d", errors="coerce")
         bad = parsed.isna() & (df[col] != "")
         if bad.any():
             i = int(bad.to_numpy().nonzero()[0][0])
-            raise InputError(f"{origin} {path}: row {i + 2}, {col}: {df[col].iloc[i]!r} is not a date",
-                             hint="write dates as YYYY-MM-DD (empty for unknown)")
+            raise InputError(
+                f"{origin} {path}: row {i + 2}, {col}: {df[col].iloc[i]!r} is not a date",
+                hint="write dates as YYYY-MM-DD (empty for unknown)",
+            )
         df[col] = parsed.astype("datetime64[s]")
     for col in _NUMBERS.get(table, []):
         num = pd.to_numeric(df[col], errors="coerce")
         if num.isna().any():
             i = int(num.isna().to_numpy().nonzero()[0][0])
-            raise InputError(f"{origin} {path}: row {i + 2}, {col}: {df[col].iloc[i]!r} is not a number",
-                             hint="give the figure as a plain number")
+            raise InputError(
+                f"{origin} {path}: row {i + 2}, {col}: {df[col].iloc[i]!r} is not a number",
+                hint="give the figure as a plain number",
+            )
         df[col] = num.astype(float)
     return df
 
@@ -105,5 +134,15 @@ def tables_info() -> pd.DataFrame:
     """One record per shipped table: file, source, version, source and extraction dates, licence, sha256
     of the CSV bytes, rows."""
     records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(DATA_DIR.glob("*.provenance.json"))]
-    cols = ["file", "source", "version", "source_date", "extracted_on", "licence", "sha256", "rows", "command"]
+    cols = [
+        "file",
+        "source",
+        "version",
+        "source_date",
+        "extracted_on",
+        "licence",
+        "sha256",
+        "rows",
+        "command",
+    ]
     return pd.DataFrame.from_records(records, columns=cols)

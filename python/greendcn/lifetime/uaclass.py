@@ -18,47 +18,109 @@ from .uaparse import Parsed, parse
 __all__ = ["CENSOR_REASONS", "OUTPUT_COLUMNS", "classify", "lookups"]
 
 INPUT_COLUMNS = ["ua", "app_device_id", "ch_model", "ch_platform_version"]
-OUTPUT_COLUMNS = ["is_app", "platform", "device_class", "browser", "browser_version", "browser_release", "os",
-                  "os_version", "os_release_lo", "os_release_hi", "device_key", "device_name",
-                  "device_release_lo", "device_release_hi", "censor_reason", "app_device_id"]
-CENSOR_REASONS = ("", "reduced_android", "iphone_no_model", "ipad_no_model", "frozen_ios", "frozen_windows",
-                  "frozen_macos")
-_DATE_COLUMNS = ["browser_release", "os_release_lo", "os_release_hi", "device_release_lo", "device_release_hi"]
+OUTPUT_COLUMNS = [
+    "is_app",
+    "platform",
+    "device_class",
+    "browser",
+    "browser_version",
+    "browser_release",
+    "os",
+    "os_version",
+    "os_release_lo",
+    "os_release_hi",
+    "device_key",
+    "device_name",
+    "device_release_lo",
+    "device_release_hi",
+    "censor_reason",
+    "app_device_id",
+]
+CENSOR_REASONS = (
+    "",
+    "reduced_android",
+    "iphone_no_model",
+    "ipad_no_model",
+    "frozen_ios",
+    "frozen_windows",
+    "frozen_macos",
+)
+_DATE_COLUMNS = [
+    "browser_release",
+    "os_release_lo",
+    "os_release_hi",
+    "device_release_lo",
+    "device_release_hi",
+]
 
 # ua-parser 1.0.2 family -> MDN browser id (per platform where it differs).
 _FAMILY = {
-    "Chrome Mobile": "chrome_android", "Chrome Mobile WebView": "webview_android",
-    "Chrome Mobile iOS": "chrome_ios", "Mobile Safari": "safari_ios", "Mobile Safari UI/WKWebView": "webview_ios",
-    "Safari": "safari", "Firefox Mobile": "firefox_android", "Firefox iOS": "firefox_ios", "Edge": "edge",
-    "Opera Mobile": "opera_android", "Samsung Internet": "samsunginternet_android", "IE": "ie",
-    "Android": "webview_android", "Chrome": "chrome", "Firefox": "firefox", "Opera": "opera",
+    "Chrome Mobile": "chrome_android",
+    "Chrome Mobile WebView": "webview_android",
+    "Chrome Mobile iOS": "chrome_ios",
+    "Mobile Safari": "safari_ios",
+    "Mobile Safari UI/WKWebView": "webview_ios",
+    "Safari": "safari",
+    "Firefox Mobile": "firefox_android",
+    "Firefox iOS": "firefox_ios",
+    "Edge": "edge",
+    "Opera Mobile": "opera_android",
+    "Samsung Internet": "samsunginternet_android",
+    "IE": "ie",
+    "Android": "webview_android",
+    "Chrome": "chrome",
+    "Firefox": "firefox",
+    "Opera": "opera",
 }
 _ON_ANDROID = {"chrome": "chrome_android", "firefox": "firefox_android", "opera": "opera_android"}
-_OS = {"Android": "android", "iOS": "ios", "Mac OS X": "macos", "Windows": "windows", "Chrome OS": "chromeos",
-       "Linux": "linux", "Ubuntu": "linux", "Fedora": "linux", "Debian": "linux"}
-_CLASS = {"ios": "smartphone", "ipados": "tablet", "macos": "computer", "windows": "computer",
-          "chromeos": "computer", "linux": "computer"}
+_OS = {
+    "Android": "android",
+    "iOS": "ios",
+    "Mac OS X": "macos",
+    "Windows": "windows",
+    "Chrome OS": "chromeos",
+    "Linux": "linux",
+    "Ubuntu": "linux",
+    "Fedora": "linux",
+    "Debian": "linux",
+}
+_CLASS = {
+    "ios": "smartphone",
+    "ipados": "tablet",
+    "macos": "computer",
+    "windows": "computer",
+    "chromeos": "computer",
+    "linux": "computer",
+}
 # The OS versions Safari 26 and later freeze iOS/iPadOS at in the UA.
 _FROZEN_IOS = {(18, 6), (18, 7)}
 _FIRST_FROZEN_SAFARI = 26
 # A model token after "Android x;" (and an optional locale), up to ")" or " Build/".
 _ANDROID_MODEL = re.compile(
-    r"Android [\d.]+;\s*(?:[a-z]{2}[-_][a-zA-Z]{2};\s*)?(?:SAMSUNG\s+)?([^;)]+?)\s*(?:Build/[^;)]*)?(?:;\s*wv)?\)")
+    r"Android [\d.]+;\s*(?:[a-z]{2}[-_][a-zA-Z]{2};\s*)?(?:SAMSUNG\s+)?([^;)]+?)\s*(?:Build/[^;)]*)?(?:;\s*wv)?\)"
+)
 _GENERIC_MODELS = {"", "K", "Smartphone", "Tablet", "Mobile"}
 
 _SHIPPED_LOOKUPS: list[Lookups] = []
 
 
-def lookups(browsers: pd.DataFrame | None = None, os_table: pd.DataFrame | None = None,
-            devices: pd.DataFrame | None = None) -> Lookups:
+def lookups(
+    browsers: pd.DataFrame | None = None,
+    os_table: pd.DataFrame | None = None,
+    devices: pd.DataFrame | None = None,
+) -> Lookups:
     """Indexes over the given tables; those over the shipped tables are built once per process."""
     if browsers is None and os_table is None and devices is None:
         if not _SHIPPED_LOOKUPS:
-            _SHIPPED_LOOKUPS.append(Lookups(tables.browser_releases(), tables.os_releases(), tables.devices()))
+            _SHIPPED_LOOKUPS.append(
+                Lookups(tables.browser_releases(), tables.os_releases(), tables.devices())
+            )
         return _SHIPPED_LOOKUPS[0]
-    return Lookups(tables.browser_releases() if browsers is None else browsers,
-                   tables.os_releases() if os_table is None else os_table,
-                   tables.devices() if devices is None else devices)
+    return Lookups(
+        tables.browser_releases() if browsers is None else browsers,
+        tables.os_releases() if os_table is None else os_table,
+        tables.devices() if devices is None else devices,
+    )
 
 
 def _vstr(v: tuple[int, ...]) -> str:
@@ -66,10 +128,24 @@ def _vstr(v: tuple[int, ...]) -> str:
 
 
 def _base_record() -> dict:
-    return {"is_app": False, "platform": "other", "device_class": "unknown", "browser": "", "browser_version": "",
-            "browser_release": NAT, "os": "", "os_version": "", "os_release_lo": NAT, "os_release_hi": NAT,
-            "device_key": "", "device_name": "", "device_release_lo": NAT, "device_release_hi": NAT,
-            "censor_reason": "", "app_device_id": ""}
+    return {
+        "is_app": False,
+        "platform": "other",
+        "device_class": "unknown",
+        "browser": "",
+        "browser_version": "",
+        "browser_release": NAT,
+        "os": "",
+        "os_version": "",
+        "os_release_lo": NAT,
+        "os_release_hi": NAT,
+        "device_key": "",
+        "device_name": "",
+        "device_release_lo": NAT,
+        "device_release_hi": NAT,
+        "censor_reason": "",
+        "app_device_id": "",
+    }
 
 
 def _set_device(rec: dict, row: dict) -> None:
@@ -81,7 +157,7 @@ def _set_device(rec: dict, row: dict) -> None:
 
 
 def _unknown_device_key(brand: str, model: str) -> str:
-    """"<brand> <model>" for a model the table lacks; Samsung codes lose their variant suffix."""
+    """ "<brand> <model>" for a model the table lacks; Samsung codes lose their variant suffix."""
     if model in _GENERIC_MODELS:
         return ""
     key = token_key(model)
@@ -105,7 +181,9 @@ def _classify_app(rec: dict, app, L: Lookups) -> None:
     elif os_name != "android":
         os_name = os_name or "other"
     rec["platform"] = os_name if os_name in ("android", "ios", "ipados") else "other"
-    rec["device_class"] = _CLASS.get(rec["platform"], "smartphone" if rec["platform"] == "android" else "unknown")
+    rec["device_class"] = _CLASS.get(
+        rec["platform"], "smartphone" if rec["platform"] == "android" else "unknown"
+    )
     if app.os_version:
         _set_os(rec, L, os_name, vtuple(app.os_version))
     else:
@@ -114,8 +192,11 @@ def _classify_app(rec: dict, app, L: Lookups) -> None:
     if row is not None:
         _set_device(rec, row)
     elif model:
-        brand = "Apple" if model.lower().startswith(("iphone", "ipad")) else (
-            "Samsung" if token_key(model).startswith("SM-") else "")
+        brand = (
+            "Apple"
+            if model.lower().startswith(("iphone", "ipad"))
+            else ("Samsung" if token_key(model).startswith("SM-") else "")
+        )
         rec["device_key"] = _unknown_device_key(brand, model)
 
 
@@ -177,8 +258,9 @@ def _android(rec: dict, ua: str, p: Parsed, L: Lookups, ch_model: str, ch_pv: st
     if row is not None:
         _set_device(rec, row)
     elif ch_model:
-        rec["device_key"] = _unknown_device_key("Samsung" if token_key(ch_model).startswith("SM-") else "",
-                                                ch_model)
+        rec["device_key"] = _unknown_device_key(
+            "Samsung" if token_key(ch_model).startswith("SM-") else "", ch_model
+        )
     elif not reduced:
         rec["device_key"] = _unknown_device_key(p.brand, p.model)
     if ch_pv:
@@ -203,7 +285,9 @@ def _desktop(rec: dict, p: Parsed, L: Lookups, platform: str, ch_pv: str) -> Non
     if platform == "windows" and v == (10,):
         # Windows 10 and 11 both send "Windows NT 10.0"; Sec-CH-UA-Platform-Version 13+ is Windows 11.
         if ch_pv and vtuple(ch_pv):
-            _set_os(rec, L, "windows", (11,) if vtuple(ch_pv)[0] >= 13 else (10,) if vtuple(ch_pv)[0] >= 1 else v)
+            _set_os(
+                rec, L, "windows", (11,) if vtuple(ch_pv)[0] >= 13 else (10,) if vtuple(ch_pv)[0] >= 1 else v
+            )
         else:
             rec["os"], rec["os_version"] = "windows", "10"
             rec["os_release_lo"], rec["os_release_hi"] = L.os_release("windows", (10,)), NAT
@@ -222,9 +306,18 @@ def _desktop(rec: dict, p: Parsed, L: Lookups, platform: str, ch_pv: str) -> Non
         rec["os"] = platform
 
 
-def classify_one(ua: str, app_device_id: str = "", ch_model: str = "", ch_platform_version: str = "", *,
-                 L: Lookups | None = None, app_name: str = DEFAULT_APP_NAME, resolver=None, namer=None,
-                 parser=None) -> dict:
+def classify_one(
+    ua: str,
+    app_device_id: str = "",
+    ch_model: str = "",
+    ch_platform_version: str = "",
+    *,
+    L: Lookups | None = None,
+    app_name: str = DEFAULT_APP_NAME,
+    resolver=None,
+    namer=None,
+    parser=None,
+) -> dict:
     """The output record for one (UA, app device id, client hints) combination. `parser` (a callable
     UA -> Parsed) replaces ua-parser with `resolver`, e.g. to share one parse among combinations."""
     L = L or lookups()
@@ -259,9 +352,16 @@ def classify_one(ua: str, app_device_id: str = "", ch_model: str = "", ch_platfo
     return rec
 
 
-def classify(frame: pd.DataFrame, *, app_name: str = DEFAULT_APP_NAME, browsers: pd.DataFrame | None = None,
-             os_table: pd.DataFrame | None = None, devices: pd.DataFrame | None = None, resolver=None,
-             namer=None) -> pd.DataFrame:
+def classify(
+    frame: pd.DataFrame,
+    *,
+    app_name: str = DEFAULT_APP_NAME,
+    browsers: pd.DataFrame | None = None,
+    os_table: pd.DataFrame | None = None,
+    devices: pd.DataFrame | None = None,
+    resolver=None,
+    namer=None,
+) -> pd.DataFrame:
     """One output row per input row (same index). Each distinct (ua, app_device_id, ch_model,
     ch_platform_version) is classified once, and each distinct UA string parsed once.
 
@@ -273,8 +373,10 @@ def classify(frame: pd.DataFrame, *, app_name: str = DEFAULT_APP_NAME, browsers:
 
         raise InputError("classify: the frame has no 'ua' column", hint="give the scanner's sightings frame")
     L = lookups(browsers, os_table, devices)
-    keys = pd.DataFrame({c: (frame[c].fillna("").astype(str) if c in frame.columns else "")
-                         for c in INPUT_COLUMNS}, index=frame.index)
+    keys = pd.DataFrame(
+        {c: (frame[c].fillna("").astype(str) if c in frame.columns else "") for c in INPUT_COLUMNS},
+        index=frame.index,
+    )
     distinct = keys.drop_duplicates(ignore_index=True)
     parsed_cache: dict[str, Parsed] = {}
 
@@ -283,8 +385,10 @@ def classify(frame: pd.DataFrame, *, app_name: str = DEFAULT_APP_NAME, browsers:
             parsed_cache[ua] = parse(ua, resolver)
         return parsed_cache[ua]
 
-    records = [classify_one(ua, app_id, chm, chpv, L=L, app_name=app_name, namer=namer, parser=parse_once)
-               for ua, app_id, chm, chpv in distinct.itertuples(index=False, name=None)]
+    records = [
+        classify_one(ua, app_id, chm, chpv, L=L, app_name=app_name, namer=namer, parser=parse_once)
+        for ua, app_id, chm, chpv in distinct.itertuples(index=False, name=None)
+    ]
     if namer is not None:
         namer.save()
     out = pd.DataFrame.from_records(records, columns=OUTPUT_COLUMNS)
@@ -293,4 +397,3 @@ def classify(frame: pd.DataFrame, *, app_name: str = DEFAULT_APP_NAME, browsers:
     out["is_app"] = out["is_app"].astype(bool)
     idx = keys.merge(distinct.reset_index(names="_row"), on=INPUT_COLUMNS, how="left")["_row"].to_numpy()
     return out.iloc[idx].set_axis(frame.index)
-

@@ -33,8 +33,12 @@ def make_resolver(kind: str = "auto"):
         except ImportError:
             if kind == "rs":
                 raise
-            warnings.warn("ua-parser-rs is not installed: parsing with the pure-re resolver (slow); "
-                          "install ua-parser[regex]", RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                "ua-parser-rs is not installed: parsing with the pure-re resolver (slow); "
+                "install ua-parser[regex]",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         else:
             return Resolver(load_builtins()), Domain.ALL
     from ua_parser.basic import Resolver as BasicResolver

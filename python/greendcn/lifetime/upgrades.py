@@ -65,16 +65,31 @@ def device_table(cs: pd.DataFrame, classes: Sequence[str] = ("smartphone",)) -> 
     Censored and undated devices are left out: without a release date no criterion can be checked."""
     rows = cs[(cs["device_state"] == "exact") & cs["device_class"].isin(list(classes))]
     if rows.empty:
-        return pd.DataFrame(columns=["user", "device_id", "platform", "device_class", "device_name",
-                                     "release_s", "first_s", "last_s"])
+        return pd.DataFrame(
+            columns=[
+                "user",
+                "device_id",
+                "platform",
+                "device_class",
+                "device_name",
+                "release_s",
+                "first_s",
+                "last_s",
+            ]
+        )
     # The platform and name of the sighting with the most hits (app and web sightings of a phone agree).
-    top = rows.sort_values(["user", "device_id", "hits", "ua"], ascending=[True, True, False, True], kind="stable")
+    top = rows.sort_values(
+        ["user", "device_id", "hits", "ua"], ascending=[True, True, False, True], kind="stable"
+    )
     head = top.groupby(["user", "device_id"], sort=True).head(1).set_index(["user", "device_id"])
-    span = rows.groupby(["user", "device_id"], sort=True).agg(first_s=("first_s", "min"), last_s=("last_s", "max"))
+    span = rows.groupby(["user", "device_id"], sort=True).agg(
+        first_s=("first_s", "min"), last_s=("last_s", "max")
+    )
     out = head[["platform", "device_class", "device_name"]].join(span)
     out["release_s"] = head["device_release_lo"].astype("datetime64[s]").astype("int64")
-    return out.reset_index()[["user", "device_id", "platform", "device_class", "device_name", "release_s",
-                              "first_s", "last_s"]]
+    return out.reset_index()[
+        ["user", "device_id", "platform", "device_class", "device_name", "release_s", "first_s", "last_s"]
+    ]
 
 
 def candidate_pairs(devices: pd.DataFrame, rules: UpgradeRules = SEED_RULES) -> pd.DataFrame:
@@ -134,27 +149,30 @@ def detect_upgrades(devices: pd.DataFrame, rules: UpgradeRules = SEED_RULES) -> 
     `platform` is the old device's (Fig 4.5 counts discarded devices); ages are in days at the event."""
     cands = candidate_pairs(devices, rules)
     cands = cands.assign(_closeness=(cands["first_s_new"] - cands["last_s_old"]).abs())
-    cands = cands.sort_values(["user", "first_s_new", "_closeness", "device_id_old", "device_id_new"],
-                              kind="stable").reset_index(drop=True)
+    cands = cands.sort_values(
+        ["user", "first_s_new", "_closeness", "device_id_old", "device_id_new"], kind="stable"
+    ).reset_index(drop=True)
     ev = cands[_dedupe(cands, rules)]
     t = ev["first_s_new"]
-    out = pd.DataFrame({
-        "user": ev["user"],
-        "platform": ev["platform_old"],
-        "new_platform": ev["platform_new"],
-        "device_class": ev["device_class"],
-        "old_device": ev["device_id_old"].str.slice(2),
-        "new_device": ev["device_id_new"].str.slice(2),
-        "old_name": ev["device_name_old"],
-        "new_name": ev["device_name_new"],
-        "time_s": t,
-        "month": pd.to_datetime(t, unit="s").dt.strftime("%Y-%m"),
-        "old_release": pd.to_datetime(ev["release_s_old"], unit="s").dt.strftime("%Y-%m-%d"),
-        "new_release": pd.to_datetime(ev["release_s_new"], unit="s").dt.strftime("%Y-%m-%d"),
-        "old_age_days": (day_number(t) - day_number(ev["release_s_old"])).astype("int64"),
-        "new_age_days": (day_number(t) - day_number(ev["release_s_new"])).astype("int64"),
-        "switch_gap_days": ((ev["first_s_new"] - ev["last_s_old"]) / DAY).round(1),
-    })
+    out = pd.DataFrame(
+        {
+            "user": ev["user"],
+            "platform": ev["platform_old"],
+            "new_platform": ev["platform_new"],
+            "device_class": ev["device_class"],
+            "old_device": ev["device_id_old"].str.slice(2),
+            "new_device": ev["device_id_new"].str.slice(2),
+            "old_name": ev["device_name_old"],
+            "new_name": ev["device_name_new"],
+            "time_s": t,
+            "month": pd.to_datetime(t, unit="s").dt.strftime("%Y-%m"),
+            "old_release": pd.to_datetime(ev["release_s_old"], unit="s").dt.strftime("%Y-%m-%d"),
+            "new_release": pd.to_datetime(ev["release_s_new"], unit="s").dt.strftime("%Y-%m-%d"),
+            "old_age_days": (day_number(t) - day_number(ev["release_s_old"])).astype("int64"),
+            "new_age_days": (day_number(t) - day_number(ev["release_s_new"])).astype("int64"),
+            "switch_gap_days": ((ev["first_s_new"] - ev["last_s_old"]) / DAY).round(1),
+        }
+    )
     return out.sort_values(["time_s", "user"], kind="stable").reset_index(drop=True)
 
 
@@ -169,8 +187,9 @@ def monthly_upgrades(events: pd.DataFrame, months: Sequence[str] | None = None) 
     return counts.reindex(grid, fill_value=0).reset_index()
 
 
-def old_age_percentiles(events: pd.DataFrame, percentiles: Sequence[float] = tuple(range(0, 101, 5))
-                        ) -> pd.DataFrame:
+def old_age_percentiles(
+    events: pd.DataFrame, percentiles: Sequence[float] = tuple(range(0, 101, 5))
+) -> pd.DataFrame:
     """The old device's age at the upgrade by percentile, all platforms together and each one (Fig 4.6)."""
     recs = []
     groups = [("all", events)] + [(p, g) for p, g in events.groupby("platform", sort=True)]
@@ -179,16 +198,29 @@ def old_age_percentiles(events: pd.DataFrame, percentiles: Sequence[float] = tup
             continue
         ages = g["old_age_days"].to_numpy(dtype=float)
         for q, v in zip(percentiles, np.percentile(ages, list(percentiles))):
-            recs.append({"platform": name, "percentile": float(q), "old_age_days": float(v), "events": len(g)})
+            recs.append(
+                {"platform": name, "percentile": float(q), "old_age_days": float(v), "events": len(g)}
+            )
     return pd.DataFrame.from_records(recs, columns=["platform", "percentile", "old_age_days", "events"])
 
 
-def new_age_by_group(events: pd.DataFrame, edges: Sequence[float] = (0, 20, 40, 60, 80, 100),
-                     points: Sequence[float] = tuple(range(0, 101, 5))) -> pd.DataFrame:
+def new_age_by_group(
+    events: pd.DataFrame,
+    edges: Sequence[float] = (0, 20, 40, 60, 80, 100),
+    points: Sequence[float] = tuple(range(0, 101, 5)),
+) -> pd.DataFrame:
     """The new device's age at first use as a CDF (age at each cumulative share) per group of events by the
     old device's age percentile (Fig 4.7), with the groups' raw old-age thresholds."""
-    cols = ["group", "old_pct_lo", "old_pct_hi", "old_age_lo_days", "old_age_hi_days", "events", "cdf_share",
-            "new_age_days"]
+    cols = [
+        "group",
+        "old_pct_lo",
+        "old_pct_hi",
+        "old_age_lo_days",
+        "old_age_hi_days",
+        "events",
+        "cdf_share",
+        "new_age_days",
+    ]
     if events.empty:
         return pd.DataFrame(columns=cols)
     old = events["old_age_days"].to_numpy(dtype=float)
@@ -203,9 +235,18 @@ def new_age_by_group(events: pd.DataFrame, edges: Sequence[float] = (0, 20, 40, 
         if len(new) == 0:
             continue
         for p, v in zip(points, np.percentile(new, list(points))):
-            recs.append({"group": f"p{lo:g}-{hi:g}", "old_pct_lo": float(lo), "old_pct_hi": float(hi),
-                         "old_age_lo_days": float(thresholds[i]), "old_age_hi_days": float(thresholds[i + 1]),
-                         "events": int(sel.sum()), "cdf_share": float(p) / 100.0, "new_age_days": float(v)})
+            recs.append(
+                {
+                    "group": f"p{lo:g}-{hi:g}",
+                    "old_pct_lo": float(lo),
+                    "old_pct_hi": float(hi),
+                    "old_age_lo_days": float(thresholds[i]),
+                    "old_age_hi_days": float(thresholds[i + 1]),
+                    "events": int(sel.sum()),
+                    "cdf_share": float(p) / 100.0,
+                    "new_age_days": float(v),
+                }
+            )
     return pd.DataFrame.from_records(recs, columns=cols)
 
 
@@ -238,5 +279,11 @@ def upgrades(cs: pd.DataFrame, rules: UpgradeRules = SEED_RULES) -> UpgradeResul
     devices = device_table(cs, rules.classes)
     events = detect_upgrades(devices, rules)
     months = sorted(cs.loc[cs["device_class"].isin(list(rules.classes)), "month"].unique())
-    return UpgradeResult(devices, events, monthly_upgrades(events, months), old_age_percentiles(events),
-                         new_age_by_group(events), rules)
+    return UpgradeResult(
+        devices,
+        events,
+        monthly_upgrades(events, months),
+        old_age_percentiles(events),
+        new_age_by_group(events),
+        rules,
+    )

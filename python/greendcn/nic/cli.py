@@ -37,8 +37,9 @@ RingOpt = typer.Option(DEFAULT_HOST.ring_slots, "--ring", help="Receive ring siz
 IrqOpt = typer.Option(_us(DEFAULT_HOST.irq_cost_s), "--irq-cost", help="CPU time per interrupt.")
 PollOpt = typer.Option(_us(DEFAULT_HOST.poll_cost_s), "--poll-cost", help="CPU time per poll.")
 PktOpt = typer.Option(_us(DEFAULT_HOST.pkt_cost_s), "--pkt-cost", help="CPU time per delivered packet.")
-CoresOpt = typer.Option(DEFAULT_HOST.cpu_cores, "--cores", help="CPU cores available for receiving.",
-                        parser=finite_float)
+CoresOpt = typer.Option(
+    DEFAULT_HOST.cpu_cores, "--cores", help="CPU cores available for receiving.", parser=finite_float
+)
 WakeOpt = typer.Option(
     _us(DEFAULT_HOST.wake_timeout_s),
     "--wake-timeout",

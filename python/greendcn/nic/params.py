@@ -208,6 +208,7 @@ def parse_setting(text: str) -> Setting:
             f"setting: NAPI budget must be a number, got {arg!r}", hint=_VALUE_HINT["napi"]
         ) from None
 
+
 def _refuse(message: str, hint: str) -> NoReturn:
     raise InputError(message, hint=hint)
 
@@ -219,8 +220,11 @@ def quantity(text: str, parse, name: str, hint: str):  # type: ignore[no-untyped
     return parse(text, name)
 
 
-def host_from_options(ring: int, irq_cost: str, poll_cost: str, pkt_cost: str, cores: float, wake_timeout: str) -> Host:
+def host_from_options(
+    ring: int, irq_cost: str, poll_cost: str, pkt_cost: str, cores: float, wake_timeout: str
+) -> Host:
     """The receiving host from the command's option strings (times with units)."""
+
     def t(v: str, n: str) -> float:
         return quantity(v, parse_time_s, n, "give a time with a unit, e.g. 5us")
 
@@ -240,7 +244,9 @@ def transmission_from_options(
     """One transmission from the command's options: exactly one of a packet rate and a bit rate."""
     pkt = quantity(packet_size, parse_size_bytes, "--packet-size", "give the packet size, e.g. 1500B")
     if pkt <= 0:
-        _refuse(f"--packet-size: must be positive, got {packet_size!r}", hint="give the packet size, e.g. 1500B")
+        _refuse(
+            f"--packet-size: must be positive, got {packet_size!r}", hint="give the packet size, e.g. 1500B"
+        )
     if (rate is None) == (link_rate is None):
         _refuse("give exactly one of --rate (packets/s) and --link-rate (bits/s)", hint="e.g. --rate 3.6kpps")
     if rate is not None:

@@ -153,7 +153,9 @@ def node_counts(spec: str) -> list[int]:
     try:
         values = [int(x) for x in text.replace(":", ",").split(",")]
     except ValueError:
-        raise InputError(f"--nodes {spec!r} is not a range LO:HI or a list", hint="e.g. --nodes 1024:131072") from None
+        raise InputError(
+            f"--nodes {spec!r} is not a range LO:HI or a list", hint="e.g. --nodes 1024:131072"
+        ) from None
     for v in values:
         _check_nodes(v)
     if ":" not in text:

@@ -225,7 +225,9 @@ def load_platform(path: str | Path) -> RouterPlatform:
     except RecursionError:
         raise InputError(f"platform file {p}: nested too deeply", hint="see data/xeon_example.toml") from None
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"platform file {p} is not valid TOML: {e}", hint="fix the syntax of the file") from None
+        raise InputError(
+            f"platform file {p} is not valid TOML: {e}", hint="fix the syntax of the file"
+        ) from None
     rows = doc.get("frequency")
     if not isinstance(rows, list) or not rows:
         raise InputError(f"{p}: no [[frequency]] tables", hint="add one [[frequency]] table per frequency")

@@ -40,7 +40,9 @@ def read_samples(path: str | Path) -> dict[str, np.ndarray]:
             try:
                 out[c].append(float(row[c]))
             except (TypeError, ValueError):
-                raise InputError(f"{p} line {k}: {c} = {row[c]!r} is not a number", hint="fix that cell") from None
+                raise InputError(
+                    f"{p} line {k}: {c} = {row[c]!r} is not a number", hint="fix that cell"
+                ) from None
     return {c: np.asarray(v) for c, v in out.items()}
 
 

@@ -70,14 +70,18 @@ def _read(path: Path) -> dict[str, SwitchModel]:
         try:
             rows = list(csv.DictReader(text.splitlines()))
         except csv.Error as e:
-            raise InputError(f"switch table {path}: not a readable CSV ({e})", hint="check the file") from None
+            raise InputError(
+                f"switch table {path}: not a readable CSV ({e})", hint="check the file"
+            ) from None
         if rows and "id" not in rows[0]:
             raise InputError(f"{path}: no 'id' column", hint=f"columns: id, {', '.join(_FIELDS)}")
         return {r["id"]: _entry(str(path), r["id"], r) for r in rows}
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise InputError(f"switch table {path} is not valid TOML: {e}", hint="fix the syntax, or use CSV") from None
+        raise InputError(
+            f"switch table {path} is not valid TOML: {e}", hint="fix the syntax, or use CSV"
+        ) from None
     return {sid: _entry(str(path), sid, raw) for sid, raw in doc.get("switch", {}).items()}
 
 

@@ -24,11 +24,19 @@ def _class_rows(res: Any) -> list[dict[str, Any]]:
     rows = []
     for cls, g in res.flows.groupby("class", sort=True):
         rec = g["packets_received"].sum()
-        rows.append({"class": cls, "flows": len(g), "completed": int(g["fct_s"].notna().sum()),
-                     "mean_fct_ms": g["fct_s"].mean() * 1e3, "max_fct_ms": g["fct_s"].max() * 1e3,
-                     "mean_Mbps": g["throughput_bps"].mean() / 1e6, "retx": int(g["retransmits"].sum()),
-                     "spurious": int(g["spurious_retransmits"].sum()),
-                     "ooo_%": 100.0 * g["ooo_packets"].sum() / rec if rec else math.nan})
+        rows.append(
+            {
+                "class": cls,
+                "flows": len(g),
+                "completed": int(g["fct_s"].notna().sum()),
+                "mean_fct_ms": g["fct_s"].mean() * 1e3,
+                "max_fct_ms": g["fct_s"].max() * 1e3,
+                "mean_Mbps": g["throughput_bps"].mean() / 1e6,
+                "retx": int(g["retransmits"].sum()),
+                "spurious": int(g["spurious_retransmits"].sum()),
+                "ooo_%": 100.0 * g["ooo_packets"].sum() / rec if rec else math.nan,
+            }
+        )
     return rows
 
 
@@ -36,28 +44,37 @@ def _print_summary(res: Any) -> None:
     s = res.summary
     print(f"scenario {s['scenario']}  routing {s['routing']}  seed {s['seed']}  flows {s['flows']}")
     echo_table(_class_rows(res))
-    print(f"simulated {s['sim_time_s']:.6g} s, {s['events']} events, {s['packet_hops']} packet-hops, "
-          f"{s['drops']} drops, engine wall {s['wall_s']:.3g} s ({s.get('stopped_by', '')})")
+    print(
+        f"simulated {s['sim_time_s']:.6g} s, {s['events']} events, {s['packet_hops']} packet-hops, "
+        f"{s['drops']} drops, engine wall {s['wall_s']:.3g} s ({s.get('stopped_by', '')})"
+    )
     busiest = res.links.nlargest(3, "utilization")
-    print("busiest link directions: " + ", ".join(
-        f"{r['from']}->{r['to']} {100 * r['utilization']:.0f} %" for _, r in busiest.iterrows()))
+    print(
+        "busiest link directions: "
+        + ", ".join(f"{r['from']}->{r['to']} {100 * r['utilization']:.0f} %" for _, r in busiest.iterrows())
+    )
     e = res.energy
     if e is not None:
         per_bit = "n/a" if e.energy_per_bit_pj is None else f"{e.energy_per_bit_pj:.4g} pJ per delivered bit"
-        print(f"energy {e.total_energy_j:.4g} J over {len(e.devices)} priced devices, average "
-              f"{e.avg_power_w:.4g} W, {per_bit} (models: the scenario's [power] table, docs/models.md)")
+        print(
+            f"energy {e.total_energy_j:.4g} J over {len(e.devices)} priced devices, average "
+            f"{e.avg_power_w:.4g} W, {per_bit} (models: the scenario's [power] table, docs/models.md)"
+        )
 
 
 def simulate_cmd(
     scenario: Path = typer.Argument(..., help="Scenario TOML file (docs/scenario-format.md)."),
     seed: int | None = typer.Option(None, "--seed", help="Replaces run.seed."),
     json_out: Path | None = JsonOption,
-    flows: Path | None = typer.Option(None, "--flows", help="CSV src,dst,size_bytes,start_s[,class] "
-                                                               "replacing the scenario's workload."),
+    flows: Path | None = typer.Option(
+        None, "--flows", help="CSV src,dst,size_bytes,start_s[,class] replacing the scenario's workload."
+    ),
     set_: list[str] | None = typer.Option(None, "--set", help="Override a key: --set routing.scheme=rps."),
-    max_memory: str | None = typer.Option(None, "--max-memory",
-                                          help="Refuse runs estimated to need more, e.g. 4GB (default: the "
-                                               "memory available now)."),
+    max_memory: str | None = typer.Option(
+        None,
+        "--max-memory",
+        help="Refuse runs estimated to need more, e.g. 4GB (default: the memory available now).",
+    ),
 ) -> None:
     """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary."""
     from .scenario import load_scenario
@@ -78,8 +95,11 @@ def simulate_cmd(
     _print_summary(res)
     write_json(json_out, res.to_json())
     if res.summary.get("incomplete"):
-        print(f"interrupted at {res.summary['sim_time_s']:.6g} s simulated: the results above are incomplete "
-              "(summary.incomplete in --json)", file=sys.stderr)
+        print(
+            f"interrupted at {res.summary['sim_time_s']:.6g} s simulated: the results above are incomplete "
+            "(summary.incomplete in --json)",
+            file=sys.stderr,
+        )
         raise typer.Exit(130)
 
 
@@ -101,21 +121,33 @@ def demo_cmd(
             info(f"running seed003-{kind} with {scheme} ...")
             res = simulate(scenario_from_dict(raw), seed=seed)
             m = run_metrics(res.flows)
-            rows.append({"scenario": f"seed003-{kind}", "routing": scheme, "long_flows": m["long_flows"],
-                         "short_flows": m["short_flows"], "long_throughput_Mbps": m["long_throughput_bps"] / 1e6,
-                         "short_fct_ms": m["short_fct_s"] * 1e3, "short_ooo_%": m["ooo_pct"],
-                         "retransmits": m["retransmits"], "spurious_retx": m["spurious_retransmits"],
-                         "drops": res.summary["drops"],
-                         "network_W": res.energy.avg_power_w if res.energy else None,
-                         "energy_uJ_per_bit": (res.energy.energy_per_bit_pj or 0.0) * 1e-6 if res.energy else None,
-                         "wall_s": res.summary["wall_s"]})
+            rows.append(
+                {
+                    "scenario": f"seed003-{kind}",
+                    "routing": scheme,
+                    "long_flows": m["long_flows"],
+                    "short_flows": m["short_flows"],
+                    "long_throughput_Mbps": m["long_throughput_bps"] / 1e6,
+                    "short_fct_ms": m["short_fct_s"] * 1e3,
+                    "short_ooo_%": m["ooo_pct"],
+                    "retransmits": m["retransmits"],
+                    "spurious_retx": m["spurious_retransmits"],
+                    "drops": res.summary["drops"],
+                    "network_W": res.energy.avg_power_w if res.energy else None,
+                    "energy_uJ_per_bit": (res.energy.energy_per_bit_pj or 0.0) * 1e-6 if res.energy else None,
+                    "wall_s": res.summary["wall_s"],
+                }
+            )
     print("seed 003 (k=4 fat-tree, 1 Gbps, 25 us, 1000-pkt queues; 10 MB long, 200 KB short flows):")
     echo_table(rows)
-    print("energy: switches priced by the scenario's [power] table (default: seed 001 Table 2.1's SN2700, a "
-          "constant 90.5 W each, servers excluded; docs/models.md); uJ per delivered payload bit over the run")
-    write_json(json_out, {"seed": seed, "rows": [
-        {_json_key(k): _json_value(k, v) for k, v in r.items()}
-        for r in rows]})
+    print(
+        "energy: switches priced by the scenario's [power] table (default: seed 001 Table 2.1's SN2700, a "
+        "constant 90.5 W each, servers excluded; docs/models.md); uJ per delivered payload bit over the run"
+    )
+    write_json(
+        json_out,
+        {"seed": seed, "rows": [{_json_key(k): _json_value(k, v) for k, v in r.items()} for r in rows]},
+    )
 
 
 def _json_key(key: str) -> str:
@@ -145,11 +177,14 @@ def _reproduce() -> None:
 @reproduce_app.command()
 def rps(
     seeds: int = typer.Option(10, "--seeds", min=1, help="Runs (seeds) per point; seed 003 used 10."),
-    out: Path = typer.Option(Path("out/reproduce-rps"), "--out", help="Folder for the CSV files and PNG figures."),
+    out: Path = typer.Option(
+        Path("out/reproduce-rps"), "--out", help="Folder for the CSV files and PNG figures."
+    ),
     quick: bool = typer.Option(False, "--quick", help="Small size: 2 seeds, 1 MB long flows, fewer points."),
     workers: int | None = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
-    single_path: str = typer.Option("first", "--single-path",
-                                    help="first (ns-3's choice, which seed 003 ran) or hashed (greendcn 0.1)."),
+    single_path: str = typer.Option(
+        "first", "--single-path", help="first (ns-3's choice, which seed 003 ran) or hashed (greendcn 0.1)."
+    ),
     json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 003: single path vs random packet spraying on a k=4 fat-tree (Figs 2-9, plus dupack threshold)."""
@@ -169,16 +204,30 @@ def rps(
     runs.to_csv(out / "runs.csv", index=False)
     summary.to_csv(out / "summary.csv", index=False)
     figs = write_figures(summary, out)
-    rows = [{"experiment": r.experiment, "scheme": r.scheme, "N_long": r.n_long, "shorts": r.n_short,
-             "dupack": r.dupack_threshold, "long_Mbps": r.long_throughput_bps / 1e6,
-             "short_fct_ms": r.short_fct_s * 1e3, "ooo_%": r.ooo_pct, "retx": r.retransmits,
-             "spurious": r.spurious_retransmits, "runs": r.runs, "complete": r.all_completed}
-            for r in summary.itertuples()]
+    rows = [
+        {
+            "experiment": r.experiment,
+            "scheme": r.scheme,
+            "N_long": r.n_long,
+            "shorts": r.n_short,
+            "dupack": r.dupack_threshold,
+            "long_Mbps": r.long_throughput_bps / 1e6,
+            "short_fct_ms": r.short_fct_s * 1e3,
+            "ooo_%": r.ooo_pct,
+            "retx": r.retransmits,
+            "spurious": r.spurious_retransmits,
+            "runs": r.runs,
+            "complete": r.all_completed,
+        }
+        for r in summary.itertuples()
+    ]
     echo_table(rows)
     found = findings(summary)
     print("\nseed 003's statements beside our runs:")
     for f in found:
-        print(f"  {f['figure']}: paper: {f['seed 003 states']}\n      ours: {f['our runs (means over N and seeds)']}")
+        print(
+            f"  {f['figure']}: paper: {f['seed 003 states']}\n      ours: {f['our runs (means over N and seeds)']}"
+        )
     info(f"wrote {out / 'runs.csv'}, {out / 'summary.csv'} and {len(figs)} figures in {out}")
     write_json(json_out, {"config": cfg.__dict__, "findings": found, "summary": summary, "runs": runs})
 
@@ -187,9 +236,15 @@ def rps(
 def opera(
     racks: int = typer.Option(108, "--racks", help="Racks (seed 001 line 931: 108)."),
     switches: int = typer.Option(6, "--switches", help="Circuit switches (seed 001 line 931: 6)."),
-    epsilon_us: float | None = typer.Option(None, "--epsilon-us",
-                                            help="Slice guard in us; default: computed from the worst path.", parser=finite_float),
-    reconfig_us: float = typer.Option(10.0, "--reconfig-us", help="Reconfiguration time r in us.", parser=finite_float),
+    epsilon_us: float | None = typer.Option(
+        None,
+        "--epsilon-us",
+        help="Slice guard in us; default: computed from the worst path.",
+        parser=finite_float,
+    ),
+    reconfig_us: float = typer.Option(
+        10.0, "--reconfig-us", help="Reconfiguration time r in us.", parser=finite_float
+    ),
     moves: int | None = typer.Option(None, "--moves", min=0, help="Scored moves of the schedule search."),
     quick: bool = typer.Option(False, "--quick", help="A short search (200 moves)."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the schedule search."),
@@ -203,8 +258,14 @@ def opera(
     from .topology.opera import OperaParams
 
     n_moves = moves if moves is not None else (200 if quick else OperaParams.search_moves)
-    params = OperaParams(racks=racks, switches=switches, reconfig_s=reconfig_us * 1e-6, seed=seed,
-                         epsilon=None if epsilon_us is None else epsilon_us * 1e-6, search_moves=n_moves)
+    params = OperaParams(
+        racks=racks,
+        switches=switches,
+        reconfig_s=reconfig_us * 1e-6,
+        seed=seed,
+        epsilon=None if epsilon_us is None else epsilon_us * 1e-6,
+        search_moves=n_moves,
+    )
     params.check()
     with tqdm(total=n_moves, desc="schedule search", unit="move", file=sys.stderr, disable=None) as bar:
         sched, table, found = reproduce_opera(params, progress=lambda done, _total: bar.update(done - bar.n))
@@ -212,9 +273,20 @@ def opera(
     table.to_csv(out / "slices.csv", index=False)
     fig = write_figure(table, out / "opera_hops.png")
     s = summary(sched)
-    echo_table([{"slices": s["slices"], "epsilon_us": s["epsilon_s"] * 1e6, "slice_us": s["slice_s"] * 1e6,
-                 "cycle_ms": s["cycle_s"] * 1e3, "mean_hops": s["mean_hops"], "max_hops": s["max_hops"],
-                 "one_hop_share": s["one_hop_share_min"], "search_s": sched.search["wall_s"]}])
+    echo_table(
+        [
+            {
+                "slices": s["slices"],
+                "epsilon_us": s["epsilon_s"] * 1e6,
+                "slice_us": s["slice_s"] * 1e6,
+                "cycle_ms": s["cycle_s"] * 1e3,
+                "mean_hops": s["mean_hops"],
+                "max_hops": s["max_hops"],
+                "one_hop_share": s["one_hop_share_min"],
+                "search_s": sched.search["wall_s"],
+            }
+        ]
+    )
     print("\nseed 001's statements beside our schedule:")
     for f in found:
         print(f"  {f['source']}: {f['statement']}\n      ours: {f['ours']}")

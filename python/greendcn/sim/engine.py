@@ -16,13 +16,24 @@ from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 __all__ = ["engine_version", "run_spec", "scenario_loc"]
 
 # Engine spec keys -> scenario keys, where the names differ (units live in the engine's names).
-_TCP_KEYS = {"min_rto_ps": "min_rto", "initial_rto_ps": "initial_rto", "max_rto_ps": "max_rto",
-             "max_window_bytes": "max_window", "delayed_ack_timeout_ps": "delayed_ack_timeout"}
+_TCP_KEYS = {
+    "min_rto_ps": "min_rto",
+    "initial_rto_ps": "initial_rto",
+    "max_rto_ps": "max_rto",
+    "max_window_bytes": "max_window",
+    "delayed_ack_timeout_ps": "delayed_ack_timeout",
+}
 _FLOW_KEYS = {"size_bytes": "size", "rate_bps": "rate", "start_ps": "start"}
-_TOP_KEYS: dict[str, Loc] = {"routing": ("routing", "scheme"), "seed": ("run", "seed"),
-                             "stop_ps": ("run", "stop_time"), "stats_window_ps": ("power", "window"),
-                             "frame_overhead_bytes": ("topology", "frame_overhead"),
-                             "nodes": ("topology",), "links": ("topology",), "udp": ("udp",)}
+_TOP_KEYS: dict[str, Loc] = {
+    "routing": ("routing", "scheme"),
+    "seed": ("run", "seed"),
+    "stop_ps": ("run", "stop_time"),
+    "stats_window_ps": ("power", "window"),
+    "frame_overhead_bytes": ("topology", "frame_overhead"),
+    "nodes": ("topology",),
+    "links": ("topology",),
+    "udp": ("udp",),
+}
 
 
 def scenario_loc(engine_loc: Loc) -> Loc:
@@ -50,10 +61,17 @@ def run_spec(spec: dict[str, Any], progress: Callable[..., object] | None = None
         message, engine_loc, msg = e.args
         loc = scenario_loc(engine_loc)
         where = f" (scenario key {format_loc(loc)})" if loc and loc != tuple(engine_loc) else ""
-        raise EngineInputError(f"{message}{where}", hint="see docs/engine-spec.md for the fields the engine accepts",
-                               loc=loc, engine_loc=engine_loc, msg=msg) from None
+        raise EngineInputError(
+            f"{message}{where}",
+            hint="see docs/engine-spec.md for the fields the engine accepts",
+            loc=loc,
+            engine_loc=engine_loc,
+            msg=msg,
+        ) from None
     except _native.NativePanic as e:
-        raise EngineCrash(str(e), hint="this is a bug in greendcn; please report it with the scenario") from None
+        raise EngineCrash(
+            str(e), hint="this is a bug in greendcn; please report it with the scenario"
+        ) from None
     return json.loads(text)
 
 

@@ -18,8 +18,15 @@ from typing import Any
 
 from ..core.errors import InputError
 
-__all__ = ["RunSize", "available_memory_bytes", "check_run_size", "count_csv_rows", "estimate_run_bytes", "topology_size",
-           "workload_flow_count"]
+__all__ = [
+    "RunSize",
+    "available_memory_bytes",
+    "check_run_size",
+    "count_csv_rows",
+    "estimate_run_bytes",
+    "topology_size",
+    "workload_flow_count",
+]
 
 BASE_BYTES = 150 * 2**20
 BYTES_PER_FLOW = 6_000
@@ -90,8 +97,9 @@ def count_csv_rows(path: str | os.PathLike[str]) -> int:
 
 def estimate_run_bytes(size: RunSize) -> int:
     table = size.nodes * size.searches * ROUTE_ENTRY_BYTES * 3  # the search table, then the runs (8 B, ~half)
-    return (BASE_BYTES + table + (size.nodes + size.links) * BYTES_PER_NODE_OR_LINK
-            + size.flows * BYTES_PER_FLOW)
+    return (
+        BASE_BYTES + table + (size.nodes + size.links) * BYTES_PER_NODE_OR_LINK + size.flows * BYTES_PER_FLOW
+    )
 
 
 def available_memory_bytes() -> int:
@@ -118,21 +126,30 @@ def check_run_size(size: RunSize, max_memory_bytes: int | None = None, where: st
     routing setup could not finish in reasonable time; returns the estimate in bytes."""
     estimate = estimate_run_bytes(size)
     limit = max_memory_bytes if max_memory_bytes is not None else available_memory_bytes()
-    what = (f"{size.hosts:,} hosts, {size.switches:,} switches, {size.links:,} links and {size.flows:,} flows")
+    what = f"{size.hosts:,} hosts, {size.switches:,} switches, {size.links:,} links and {size.flows:,} flows"
     if estimate > limit:
         source = "--max-memory" if max_memory_bytes is not None else "the memory available on this machine"
-        raise InputError(f"{where}: {what} would need about {_gib(estimate)}, more than {source} "
-                         f"({_gib(limit)})", hint="choose a smaller topology or fewer flows"
-                         + ("" if max_memory_bytes is None else ", or raise --max-memory"),
-                         loc=(where.split(".")[0],))
+        raise InputError(
+            f"{where}: {what} would need about {_gib(estimate)}, more than {source} ({_gib(limit)})",
+            hint="choose a smaller topology or fewer flows"
+            + ("" if max_memory_bytes is None else ", or raise --max-memory"),
+            loc=(where.split(".")[0],),
+        )
     steps = size.searches * (2 * size.nodes + size.links)
     if steps > MAX_SETUP_STEPS:
-        raise InputError(f"{where}: {what}: routing setup alone would take about "
-                         f"{steps / SETUP_STEPS_PER_S / 60:.3g} min on one core ({steps:.3g} search steps)",
-                         hint="choose a smaller topology", loc=(where.split(".")[0],))
+        raise InputError(
+            f"{where}: {what}: routing setup alone would take about "
+            f"{steps / SETUP_STEPS_PER_S / 60:.3g} min on one core ({steps:.3g} search steps)",
+            hint="choose a smaller topology",
+            loc=(where.split(".")[0],),
+        )
     if steps > NOTE_SETUP_STEPS and where == "topology":
-        print(f"note: building routes for {size.hosts:,} hosts in {size.searches:,} racks takes about "
-              f"{steps / SETUP_STEPS_PER_S:.0f} s before the run starts", file=sys.stderr, flush=True)
+        print(
+            f"note: building routes for {size.hosts:,} hosts in {size.searches:,} racks takes about "
+            f"{steps / SETUP_STEPS_PER_S:.0f} s before the run starts",
+            file=sys.stderr,
+            flush=True,
+        )
     if not math.isfinite(estimate):
         raise InputError(f"{where}: size cannot be estimated", hint="check the topology parameters")
     return estimate

@@ -26,6 +26,7 @@ __all__ = ["SimResult", "as_scenario", "build_spec", "simulate"]
 class SimResult:
     """Per-flow, per-link-direction and per-node tables, a one-run summary (dict), and the run's energy
     priced by the scenario's [power] table (greendcn.power.run_energy)."""
+
     flows: pd.DataFrame
     links: pd.DataFrame
     nodes: pd.DataFrame
@@ -37,9 +38,16 @@ class SimResult:
         """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
         from ..core.clitools import to_jsonable
 
-        return to_jsonable({"flows": self.flows, "links": self.links, "nodes": self.nodes,
-                            "summary": self.summary, "scenario": self.scenario.raw,
-                            "energy": None if self.energy is None else self.energy.to_dict()})
+        return to_jsonable(
+            {
+                "flows": self.flows,
+                "links": self.links,
+                "nodes": self.nodes,
+                "summary": self.summary,
+                "scenario": self.scenario.raw,
+                "energy": None if self.energy is None else self.energy.to_dict(),
+            }
+        )
 
 
 def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
@@ -59,11 +67,19 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         "single_path": sc.routing.single_path,
         **net.to_spec(),
         "flows": _flow_specs(sc, net, flows),
-        "tcp": {"mss": t.mss, "header_bytes": t.header_bytes, "initial_window": t.initial_window,
-                "min_rto_ps": t.min_rto, "initial_rto_ps": t.initial_rto, "max_rto_ps": t.max_rto,
-                "dupack_threshold": t.dupack_threshold, "max_window_bytes": t.max_window,
-                "delayed_ack": t.delayed_ack, "delayed_ack_timeout_ps": t.delayed_ack_timeout,
-                "slow_start_segments_per_ack": t.slow_start_segments_per_ack},
+        "tcp": {
+            "mss": t.mss,
+            "header_bytes": t.header_bytes,
+            "initial_window": t.initial_window,
+            "min_rto_ps": t.min_rto,
+            "initial_rto_ps": t.initial_rto,
+            "max_rto_ps": t.max_rto,
+            "dupack_threshold": t.dupack_threshold,
+            "max_window_bytes": t.max_window,
+            "delayed_ack": t.delayed_ack,
+            "delayed_ack_timeout_ps": t.delayed_ack_timeout,
+            "slow_start_segments_per_ack": t.slow_start_segments_per_ack,
+        },
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
         **({"stats_window_ps": sc.power.window} if sc.power.window else {}),
@@ -115,11 +131,15 @@ def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str,
     return specs
 
 
-def simulate(scenario: Scenario | dict[str, Any] | str | Path, seed: int | None = None,
-             flows: str | Path | list[Flow] | None = None,
-             overrides: list[str] | dict[str, Any] | None = None,
-             max_memory_bytes: int | None = None, progress: bool = True,
-             partial_on_interrupt: bool = False) -> SimResult:
+def simulate(
+    scenario: Scenario | dict[str, Any] | str | Path,
+    seed: int | None = None,
+    flows: str | Path | list[Flow] | None = None,
+    overrides: list[str] | dict[str, Any] | None = None,
+    max_memory_bytes: int | None = None,
+    progress: bool = True,
+    partial_on_interrupt: bool = False,
+) -> SimResult:
     """Simulate a scenario (object, raw dict or TOML path) once.
 
     `seed` replaces `run.seed`; `flows` (a CSV path or a list of Flow) replaces the workload; `overrides`
@@ -195,8 +215,10 @@ class _Progress:
             return
         self.last = t
         until = f" of {stop_ps / 1e9:.3f} ms" if stop_ps else ""
-        line = (f"simulating: {now_ps / 1e9:.3f} ms simulated{until}, {events / 1e6:.1f} M events, flows done "
-                f"{flows_done}/{flows}, {t:.0f} s (Ctrl-C stops with the results so far)")
+        line = (
+            f"simulating: {now_ps / 1e9:.3f} ms simulated{until}, {events / 1e6:.1f} M events, flows done "
+            f"{flows_done}/{flows}, {t:.0f} s (Ctrl-C stops with the results so far)"
+        )
         print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
 
 
@@ -211,9 +233,12 @@ def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
     packets = sum(math.ceil(f.size_bytes / sc.tcp.mss) for f in flows)
     hops = packets * 6  # at most 6 links host to host in a fat-tree; an upper bound for the warning
     if hops > 60 * _HOPS_PER_S:
-        print(f"warning: the workload moves about {packets:.3g} packets ({hops:.3g} packet-hops at most); at "
-              f"~{_HOPS_PER_S:.0e} packet-hops/s this run may take up to {hops / _HOPS_PER_S / 60:.3g} min; "
-              "set run.stop_time to bound it", file=sys.stderr)
+        print(
+            f"warning: the workload moves about {packets:.3g} packets ({hops:.3g} packet-hops at most); at "
+            f"~{_HOPS_PER_S:.0e} packet-hops/s this run may take up to {hops / _HOPS_PER_S / 60:.3g} min; "
+            "set run.stop_time to bound it",
+            file=sys.stderr,
+        )
 
 
 def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict[str, Any]) -> SimResult:
@@ -226,8 +251,20 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S  # null (never finished) becomes NaN
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
     fl["class"] = fl["id"].map(cls)
-    first = ["id", "src", "dst", "size_bytes", "start_s", "fct_s", "throughput_bps", "retransmits",
-             "spurious_retransmits", "ooo_packets", "packets_received", "class"]
+    first = [
+        "id",
+        "src",
+        "dst",
+        "size_bytes",
+        "start_s",
+        "fct_s",
+        "throughput_bps",
+        "retransmits",
+        "spurious_retransmits",
+        "ooo_packets",
+        "packets_received",
+        "class",
+    ]
     fl = fl[first + [c for c in fl.columns if c not in first and not c.endswith("_ps")]]
 
     li = pd.DataFrame(out["links"])
@@ -241,6 +278,12 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     s = dict(out["summary"])
     sim_time_s = s.pop("sim_time_ps") / PS_PER_S
     li["utilization"] = li["busy_s"] / sim_time_s if sim_time_s > 0 else 0.0
-    summary = {"scenario": sc.name, "seed": seed, "routing": sc.routing.scheme, "sim_time_s": sim_time_s, **s,
-               "flows": len(flows)}
+    summary = {
+        "scenario": sc.name,
+        "seed": seed,
+        "routing": sc.routing.scheme,
+        "sim_time_s": sim_time_s,
+        **s,
+        "flows": len(flows),
+    }
     return SimResult(fl, li, no, summary, sc)

@@ -91,13 +91,17 @@ class Topology(_Model):
         # file must work without deleting its k (our choice, documented in docs/scenario-format.md).
         if self.kind == "fattree":
             if self.k % 2:
-                raise FieldError("k", f"must be even, got {self.k}", hint="a k-ary fat-tree needs an even k: 4, 6, 8 ...")
+                raise FieldError(
+                    "k", f"must be even, got {self.k}", hint="a k-ary fat-tree needs an even k: 4, 6, 8 ..."
+                )
             half = self.k // 2
             if abs(half * self.oversubscription - round(half * self.oversubscription)) > 1e-9:
                 raise FieldError(
-                    "oversubscription", f"{self.oversubscription} gives a fractional number of hosts per edge "
+                    "oversubscription",
+                    f"{self.oversubscription} gives a fractional number of hosts per edge "
                     f"switch ({half} x {self.oversubscription})",
-                    hint=f"choose a ratio r with {half} x r a whole number")
+                    hint=f"choose a ratio r with {half} x r a whole number",
+                )
         return self
 
 
@@ -136,12 +140,18 @@ class Tcp(_Model):
         if self.max_rto < self.min_rto:
             from ..core.units import PS_PER_S, format_time
 
-            raise FieldError("max_rto", f"must be at least min_rto ({format_time(self.max_rto / PS_PER_S)} < "
-                             f"{format_time(self.min_rto / PS_PER_S)})",
-                             hint="raise tcp.max_rto or lower tcp.min_rto")
+            raise FieldError(
+                "max_rto",
+                f"must be at least min_rto ({format_time(self.max_rto / PS_PER_S)} < "
+                f"{format_time(self.min_rto / PS_PER_S)})",
+                hint="raise tcp.max_rto or lower tcp.min_rto",
+            )
         if self.max_window < self.mss:
-            raise FieldError("max_window", f"must hold at least one segment of mss = {self.mss} bytes, "
-                             f"got {self.max_window} bytes", hint="write a window like '128KB'")
+            raise FieldError(
+                "max_window",
+                f"must hold at least one segment of mss = {self.mss} bytes, got {self.max_window} bytes",
+                hint="write a window like '128KB'",
+            )
         return self
 
 
@@ -151,6 +161,7 @@ class _WorkloadBase(_Model):
 
 class StaticWorkload(_WorkloadBase):
     """Seed 003's static scenario: N long flows S0..S(N-1) -> S15 and one short flow S0 -> S15."""
+
     kind: Literal["static"] = "static"
     long_flows: int = Field(5, ge=0)
     long_size: SizeBytes = "10MB"  # type: ignore[assignment]
@@ -160,6 +171,7 @@ class StaticWorkload(_WorkloadBase):
 
 class RandomWorkload(_WorkloadBase):
     """Seed 003's randomized scenario: short and long flows between random pairs, src != dst."""
+
     kind: Literal["random"]
     long_flows: int = Field(5, ge=0)
     short_flows: int = Field(20, ge=0)
@@ -169,6 +181,7 @@ class RandomWorkload(_WorkloadBase):
 
 class PermutationWorkload(_WorkloadBase):
     """Every host sends one flow to a distinct other host (a random derangement)."""
+
     kind: Literal["permutation"]
     size: SizeBytes = "10MB"  # type: ignore[assignment]
     flow_class: str = "long"
@@ -192,6 +205,7 @@ class FlowEntry(_Model):
 
 class FlowsWorkload(_WorkloadBase):
     """An explicit list of flows, inline (`[[workload.flows]]`) and/or from a CSV file."""
+
     kind: Literal["flows"]
     flows: list[FlowEntry] = []
     file: str | None = None  # CSV src,dst,size_bytes,start_s[,class]; relative to the scenario file
@@ -203,8 +217,10 @@ def _workload_kind(value: Any) -> Any:
 
 
 Workload = Annotated[
-    Annotated[StaticWorkload, Tag("static")] | Annotated[RandomWorkload, Tag("random")]
-    | Annotated[PermutationWorkload, Tag("permutation")] | Annotated[FlowsWorkload, Tag("flows")],
+    Annotated[StaticWorkload, Tag("static")]
+    | Annotated[RandomWorkload, Tag("random")]
+    | Annotated[PermutationWorkload, Tag("permutation")]
+    | Annotated[FlowsWorkload, Tag("flows")],
     Discriminator(_workload_kind),
 ]
 
@@ -270,8 +286,10 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str] | dict[str, Any] |
         for i, part in enumerate(parts[:-1]):
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise InputError(f"{'.'.join(parts[: i + 1])} is a value, not a section; cannot set {key}",
-                                 hint="check the dotted path against docs/scenario-format.md")
+                raise InputError(
+                    f"{'.'.join(parts[: i + 1])} is a value, not a section; cannot set {key}",
+                    hint="check the dotted path against docs/scenario-format.md",
+                )
             node = child
         node[parts[-1]] = value
     return out
@@ -290,7 +308,9 @@ def _error_loc(loc: tuple[Any, ...]) -> tuple[str | int, ...]:
             parts.append(item)
         elif i > 0 and loc[i - 1] == "workload" and item in _KINDS:
             continue  # the discriminator tag pydantic inserts; the user never wrote it
-        elif isinstance(item, str) and (item in _TYPE_TAGS or item.startswith(("function-", "union[", "dict["))):
+        elif isinstance(item, str) and (
+            item in _TYPE_TAGS or item.startswith(("function-", "union[", "dict["))
+        ):
             continue
         else:
             parts.append(str(item))
@@ -330,8 +350,9 @@ def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin:
     except ValidationError as e:
         raise _to_input_error(e, origin) from None
     except RecursionError:
-        raise InputError(f"{origin or 'scenario'}: values nested too deeply", hint="see docs/scenario-format.md") \
-            from None
+        raise InputError(
+            f"{origin or 'scenario'}: values nested too deeply", hint="see docs/scenario-format.md"
+        ) from None
     s._raw = _deepcopy(raw)
     return s
 
@@ -345,7 +366,11 @@ def load_scenario(path: str | Path, overrides: list[str] | dict[str, Any] | None
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{p}: not valid TOML ({e})", hint="fix the file's syntax") from None
     except RecursionError:
-        raise InputError(f"{p}: tables or arrays nested too deeply to read",
-                         hint="a scenario needs two or three levels of tables") from None
+        raise InputError(
+            f"{p}: tables or arrays nested too deeply to read",
+            hint="a scenario needs two or three levels of tables",
+        ) from None
     raw.setdefault("name", p.stem)
-    return scenario_from_dict(apply_overrides(raw, overrides), base_dir=str(p.parent.resolve()), origin=p.name)
+    return scenario_from_dict(
+        apply_overrides(raw, overrides), base_dir=str(p.parent.resolve()), origin=p.name
+    )

@@ -19,11 +19,15 @@ ENV_BIN_DIR = "GREENDCN_TDMA_BIN_DIR"
 def binary(name: str) -> Path:
     """Absolute path of a probe binary; a clear error when it has not been built."""
     override = os.environ.get(ENV_BIN_DIR)
-    folder = Path(override) if override else Path(greendcn.__file__).resolve().parents[2] / "target" / "release"
+    folder = (
+        Path(override) if override else Path(greendcn.__file__).resolve().parents[2] / "target" / "release"
+    )
     path = folder / name
     if not (path.is_file() and os.access(path, os.X_OK)):
         where = f"${ENV_BIN_DIR}={override}" if override else str(folder)
-        raise GreendcnError(f"the TDMA probe binary {name} is missing from {where}",
-                            hint="run `make build` in the repository (or point "
-                                 f"{ENV_BIN_DIR} at a folder holding {SENDER} and {RECEIVER})")
+        raise GreendcnError(
+            f"the TDMA probe binary {name} is missing from {where}",
+            hint="run `make build` in the repository (or point "
+            f"{ENV_BIN_DIR} at a folder holding {SENDER} and {RECEIVER})",
+        )
     return path

@@ -31,8 +31,10 @@ def fit_lag_law(lags_s, threshold_s: float | None = None) -> tuple[LagLaw, dict[
     """Fit to lags in seconds; returns the law and fit details (threshold, counts)."""
     lag = np.asarray(lags_s, dtype=np.float64)
     if lag.size < 10:
-        raise InputError(f"lags: need at least 10 samples to fit a lag law, got {lag.size}",
-                         hint="run the probe longer (--duration)")
+        raise InputError(
+            f"lags: need at least 10 samples to fit a lag law, got {lag.size}",
+            hint="run the probe longer (--duration)",
+        )
     d0 = float(lag.min())
     excess = lag - d0
     T = threshold_s if threshold_s is not None else max(20 * float(np.median(excess)), _MIN_THRESHOLD_S)
@@ -51,9 +53,15 @@ def fit_lag_law(lags_s, threshold_s: float | None = None) -> tuple[LagLaw, dict[
 
 def save_lag_law(path: str | Path, law: LagLaw, **details: object) -> None:
     """Write the fit as JSON (units in the key names) that a simulated TDMA host can load back."""
-    payload = {"format": FIT_FORMAT, "d0_s": law.d0_s, "jitter_mean_s": law.jitter_mean_s,
-               "stall_prob": law.stall_prob, "stall_mean_s": law.stall_mean_s, "stall_law": law.stall_law,
-               "details": details}
+    payload = {
+        "format": FIT_FORMAT,
+        "d0_s": law.d0_s,
+        "jitter_mean_s": law.jitter_mean_s,
+        "stall_prob": law.stall_prob,
+        "stall_mean_s": law.stall_mean_s,
+        "stall_law": law.stall_law,
+        "details": details,
+    }
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(payload, indent=2, default=str) + "\n")
@@ -64,13 +72,21 @@ def load_lag_law(path: str | Path) -> LagLaw:
     try:
         data = json.loads(p.read_text())
     except (OSError, ValueError) as e:
-        raise InputError(f"cannot read lag fit {p}: {e}", hint="write one with `greendcn host tdma model --fit`") from e
+        raise InputError(
+            f"cannot read lag fit {p}: {e}", hint="write one with `greendcn host tdma model --fit`"
+        ) from e
     if data.get("format") != FIT_FORMAT:
-        raise InputError(f"{p}: format is {data.get('format')!r}, expected {FIT_FORMAT!r}",
-                         hint="the file was not written by greendcn's lag fit")
+        raise InputError(
+            f"{p}: format is {data.get('format')!r}, expected {FIT_FORMAT!r}",
+            hint="the file was not written by greendcn's lag fit",
+        )
     try:
-        return LagLaw(d0_s=float(data["d0_s"]), jitter_mean_s=float(data["jitter_mean_s"]),
-                      stall_prob=float(data["stall_prob"]), stall_mean_s=float(data["stall_mean_s"]),
-                      stall_law=str(data.get("stall_law", "exponential")))
+        return LagLaw(
+            d0_s=float(data["d0_s"]),
+            jitter_mean_s=float(data["jitter_mean_s"]),
+            stall_prob=float(data["stall_prob"]),
+            stall_mean_s=float(data["stall_mean_s"]),
+            stall_law=str(data.get("stall_law", "exponential")),
+        )
     except KeyError as e:
         raise InputError(f"{p}: field {e.args[0]} is missing", hint="write the fit again") from None

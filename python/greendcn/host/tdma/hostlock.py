@@ -30,8 +30,10 @@ def lock_path() -> Path:
     for folder in ("/run/lock", tempfile.gettempdir()):
         if os.path.isdir(folder) and os.access(folder, os.W_OK):
             return Path(folder) / LOCK_NAME
-    raise GreendcnError("no writable folder for the probe's lock file (/run/lock or the temporary folder)",
-                        hint="set TMPDIR to a writable folder")
+    raise GreendcnError(
+        "no writable folder for the probe's lock file (/run/lock or the temporary folder)",
+        hint="set TMPDIR to a writable folder",
+    )
 
 
 def _holder(fd: int) -> str:
@@ -57,8 +59,10 @@ def exclusive_host(timeout_s: float = 900.0) -> Iterator[None]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as e:
-        raise GreendcnError(f"cannot open the probe's lock file {path}: {e.strerror}",
-                            hint="run as the user who created it (normally root)") from None
+        raise GreendcnError(
+            f"cannot open the probe's lock file {path}: {e.strerror}",
+            hint="run as the user who created it (normally root)",
+        ) from None
     try:
         t0, told = time.monotonic(), False
         while True:
@@ -67,13 +71,16 @@ def exclusive_host(timeout_s: float = 900.0) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if not told:
-                    print(f"waiting for another TDMA probe run on this host{_holder(fd)} to finish ({path})",
-                          file=sys.stderr)
+                    print(
+                        f"waiting for another TDMA probe run on this host{_holder(fd)} to finish ({path})",
+                        file=sys.stderr,
+                    )
                     told = True
                 if time.monotonic() - t0 > timeout_s:
-                    raise GreendcnError(f"another TDMA probe run{_holder(fd)} held {path} for {timeout_s:.0f} s",
-                                        hint="wait for it to finish (two runs at once would measure each "
-                                             "other), or end it") from None
+                    raise GreendcnError(
+                        f"another TDMA probe run{_holder(fd)} held {path} for {timeout_s:.0f} s",
+                        hint="wait for it to finish (two runs at once would measure each other), or end it",
+                    ) from None
                 time.sleep(_POLL_S)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

@@ -102,8 +102,13 @@ class Metrics:
     ideal_gap_ns: float | None = None
 
 
-def measure(records: np.ndarray, schedule: Schedule, vhosts: int = 1, data_sent: int | None = None,
-            ideal_gap_ns: float | None = None) -> Metrics:
+def measure(
+    records: np.ndarray,
+    schedule: Schedule,
+    vhosts: int = 1,
+    data_sent: int | None = None,
+    ideal_gap_ns: float | None = None,
+) -> Metrics:
     """All measurements of one run; `data_sent` (from the senders' summaries) enables the loss share."""
     cls = classify(records, schedule)
     is_data = (records["flags"] & FLAG_PAD) == 0
@@ -121,22 +126,39 @@ def measure(records: np.ndarray, schedule: Schedule, vhosts: int = 1, data_sent:
     overrun = edges["last"] - (up_start + schedule.uptime_ns)
     duty = float(np.mean((edges["last"] - edges["first"]) / schedule.period_ns)) if edges["key"].size else 0.0
     in_run = data[data["slot"].astype(np.int64) < schedule.slots]
-    data_slots = np.unique(in_run["vhost"].astype(np.int64) * schedule.slots + in_run["slot"].astype(np.int64))
+    data_slots = np.unique(
+        in_run["vhost"].astype(np.int64) * schedule.slots + in_run["slot"].astype(np.int64)
+    )
     empty = 1.0 - min(data_slots.size, vhosts * schedule.slots) / (vhosts * schedule.slots)
 
     lag = data["rx_ns"].astype(np.int64) - data["send_ns"].astype(np.int64)
     d0 = float(lag.min()) if lag.size else float("nan")
     gaps = within_slot_gaps(records)
-    gap_q = ({f"q{int(q * 100):02d}": float(v) for q, v in zip(GAP_LEVELS, np.quantile(gaps, GAP_LEVELS))}
-             if gaps.size else {})
+    gap_q = (
+        {f"q{int(q * 100):02d}": float(v) for q, v in zip(GAP_LEVELS, np.quantile(gaps, GAP_LEVELS))}
+        if gaps.size
+        else {}
+    )
     return Metrics(
-        packets_received=int(records.size), data_received=n_data, pad_received=int(records.size - n_data),
-        data_up=n_up, data_down=n_down, data_wrong=n_wrong, data_sent=data_sent,
-        duty_scheduled=schedule.duty, duty_achieved=duty, goodput_bps=goodput,
+        packets_received=int(records.size),
+        data_received=n_data,
+        pad_received=int(records.size - n_data),
+        data_up=n_up,
+        data_down=n_down,
+        data_wrong=n_wrong,
+        data_sent=data_sent,
+        duty_scheduled=schedule.duty,
+        duty_achieved=duty,
+        goodput_bps=goodput,
         downtime_share=n_down / n_data if n_data else float("nan"),
         wrong_share=n_wrong / n_data if n_data else float("nan"),
         loss_share=(1 - n_data / data_sent) if data_sent else None,
         empty_slot_share=empty,
-        lateness_ns=percentiles(lateness), overrun_ns=percentiles(overrun), lag_ns=percentiles(lag),
-        fixed_lag_ns=d0, suggested_prealloc_ns=d0, gap_ns=gap_q, ideal_gap_ns=ideal_gap_ns,
+        lateness_ns=percentiles(lateness),
+        overrun_ns=percentiles(overrun),
+        lag_ns=percentiles(lag),
+        fixed_lag_ns=d0,
+        suggested_prealloc_ns=d0,
+        gap_ns=gap_q,
+        ideal_gap_ns=ideal_gap_ns,
     )

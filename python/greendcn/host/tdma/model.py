@@ -42,14 +42,20 @@ class LagLaw:
     def __post_init__(self) -> None:
         for name in ("d0_s", "jitter_mean_s", "stall_mean_s"):
             if not getattr(self, name) >= 0:
-                raise InputError(f"{name}: must be a non-negative number of seconds, got {getattr(self, name)}",
-                                 hint="lags and stall lengths are durations, e.g. 3us")
+                raise InputError(
+                    f"{name}: must be a non-negative number of seconds, got {getattr(self, name)}",
+                    hint="lags and stall lengths are durations, e.g. 3us",
+                )
         if not 0 <= self.stall_prob <= 1:
-            raise InputError(f"stall_prob: must lie in [0, 1], got {self.stall_prob}",
-                             hint="a probability per packet, e.g. 0.0005 for one stall in 2,000 packets")
+            raise InputError(
+                f"stall_prob: must lie in [0, 1], got {self.stall_prob}",
+                hint="a probability per packet, e.g. 0.0005 for one stall in 2,000 packets",
+            )
         if self.stall_law not in ("exponential", "fixed"):
-            raise InputError(f"stall_law: {self.stall_law!r} is not 'exponential' or 'fixed'",
-                             hint="choose exponential or fixed")
+            raise InputError(
+                f"stall_law: {self.stall_law!r} is not 'exponential' or 'fixed'",
+                hint="choose exponential or fixed",
+            )
 
     def _jitter_sf(self, x: np.ndarray) -> np.ndarray:
         s = self.jitter_mean_s
@@ -81,8 +87,11 @@ class LagLaw:
         lag = self.d0_s + (rng.exponential(self.jitter_mean_s, n) if self.jitter_mean_s > 0 else np.zeros(n))
         if self.stall_prob > 0 and self.stall_mean_s > 0:
             hit = rng.random(n) < self.stall_prob
-            dur = (rng.exponential(self.stall_mean_s, n) if self.stall_law == "exponential"
-                   else np.full(n, self.stall_mean_s))
+            dur = (
+                rng.exponential(self.stall_mean_s, n)
+                if self.stall_law == "exponential"
+                else np.full(n, self.stall_mean_s)
+            )
             lag = lag + np.where(hit, dur, 0.0)
         return lag
 
@@ -94,8 +103,9 @@ class LagLaw:
         return x
 
 
-def goodput_bps(rate_bps: float, period_s: float, uptime_s: float, guard_s: float, prealloc_s: float,
-                d0_s: float) -> float:
+def goodput_bps(
+    rate_bps: float, period_s: float, uptime_s: float, guard_s: float, prealloc_s: float, d0_s: float
+) -> float:
     """R * (U - g + p - d0) / P, the goodput formula of issue 12.
 
     Our reading: the sender transmits for U - g of each period; when p < d0 the first d0 - p of the uptime
@@ -131,14 +141,19 @@ class TdmaLink:
 
     def __post_init__(self) -> None:
         if not 0 < self.uptime_s <= self.period_s:
-            raise InputError(f"uptime_s: must lie in (0, period_s], got {self.uptime_s}",
-                             hint="use a duty cycle in (0, 1]")
+            raise InputError(
+                f"uptime_s: must lie in (0, period_s], got {self.uptime_s}", hint="use a duty cycle in (0, 1]"
+            )
         if not 0 <= self.guard_s < self.uptime_s:
-            raise InputError(f"guard_s: must lie in [0, uptime_s), got {self.guard_s}",
-                             hint="the guard must be shorter than the uptime: lower it or raise the duty")
+            raise InputError(
+                f"guard_s: must lie in [0, uptime_s), got {self.guard_s}",
+                hint="the guard must be shorter than the uptime: lower it or raise the duty",
+            )
         if self.burst < 1 or self.packet_bytes < 1 or self.line_rate_bps <= 0:
-            raise InputError("burst, packet_bytes and line_rate_bps must be positive",
-                             hint="for example --burst 8 --size 1500B --rate 25Gbps")
+            raise InputError(
+                "burst, packet_bytes and line_rate_bps must be positive",
+                hint="for example --burst 8 --size 1500B --rate 25Gbps",
+            )
 
     @property
     def t_pkt_s(self) -> float:

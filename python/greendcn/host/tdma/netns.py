@@ -25,29 +25,39 @@ _counter = itertools.count()
 def check_capabilities() -> None:
     """Raise, naming what is missing, unless this process can create namespaces and veth pairs."""
     if shutil.which("ip") is None:
-        raise GreendcnError("the `ip` command (iproute2) is not installed",
-                            hint="install iproute2 (Debian: apt-get install iproute2)")
+        raise GreendcnError(
+            "the `ip` command (iproute2) is not installed",
+            hint="install iproute2 (Debian: apt-get install iproute2)",
+        )
     if not os.path.exists("/proc/self/ns/net"):
-        raise GreendcnError("this kernel has no network namespaces (/proc/self/ns/net is absent)",
-                            hint="run the probe on a Linux host built with CONFIG_NET_NS")
+        raise GreendcnError(
+            "this kernel has no network namespaces (/proc/self/ns/net is absent)",
+            hint="run the probe on a Linux host built with CONFIG_NET_NS",
+        )
     cap_eff = 0
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("CapEff:"):
                 cap_eff = int(line.split()[1], 16)
-    missing = [name for bit, name in ((_CAP_NET_ADMIN, "CAP_NET_ADMIN"), (_CAP_SYS_ADMIN, "CAP_SYS_ADMIN"))
-               if not cap_eff >> bit & 1]
+    missing = [
+        name
+        for bit, name in ((_CAP_NET_ADMIN, "CAP_NET_ADMIN"), (_CAP_SYS_ADMIN, "CAP_SYS_ADMIN"))
+        if not cap_eff >> bit & 1
+    ]
     if missing:
-        raise GreendcnError(f"cannot create network namespaces and veth pairs: {' and '.join(missing)} missing",
-                            hint="run as root (sudo) or in a container started with --cap-add NET_ADMIN "
-                                 "--cap-add SYS_ADMIN")
+        raise GreendcnError(
+            f"cannot create network namespaces and veth pairs: {' and '.join(missing)} missing",
+            hint="run as root (sudo) or in a container started with --cap-add NET_ADMIN --cap-add SYS_ADMIN",
+        )
 
 
 def _ip(*args: str) -> None:
     r = subprocess.run(["ip", *args], check=False, capture_output=True, text=True)
     if r.returncode:
-        raise GreendcnError(f"`ip {' '.join(args)}` failed: {r.stderr.strip() or r.returncode}",
-                            hint="check that iproute2 works here and that you have CAP_NET_ADMIN")
+        raise GreendcnError(
+            f"`ip {' '.join(args)}` failed: {r.stderr.strip() or r.returncode}",
+            hint="check that iproute2 works here and that you have CAP_NET_ADMIN",
+        )
 
 
 def _namespaces() -> list[str]:
@@ -61,7 +71,7 @@ def remove_stale() -> list[str]:
     for ns in _namespaces():
         if not ns.startswith(PREFIX):
             continue
-        pid = ns[len(PREFIX):].split("-")[0]
+        pid = ns[len(PREFIX) :].split("-")[0]
         if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
             subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
             gone.append(ns)
@@ -84,8 +94,10 @@ class Namespaces:
         self._root_links: list[str] = []
         unknown = {r for link in self.links for r in link} - set(self.names)
         if unknown:
-            raise GreendcnError(f"links name unknown roles: {', '.join(sorted(unknown))}",
-                                hint="every end of a link must be one of the roles")
+            raise GreendcnError(
+                f"links name unknown roles: {', '.join(sorted(unknown))}",
+                hint="every end of a link must be one of the roles",
+            )
 
     def __enter__(self) -> Self:
         check_capabilities()

@@ -24,11 +24,31 @@ __all__ = ["PACING_MODES", "QDISC_PROBES", "PacingResult", "detect_qdiscs", "pac
 
 # Minimal valid arguments for each kind, so that "unknown kind" can be told apart from "bad arguments".
 QDISC_PROBES: dict[str, tuple[str, ...]] = {
-    "pfifo": ("limit", "100"), "bfifo": ("limit", "100000"), "pfifo_fast": (), "tbf":
-    ("rate", "1mbit", "burst", "10k", "latency", "10ms"), "htb": ("default", "1"), "fq": (), "fq_codel": (),
-    "netem": ("delay", "1ms"), "etf": ("clockid", "CLOCK_TAI", "delta", "100000"),
-    "taprio": ("num_tc", "1", "map", "0", "queues", "1@0", "base-time", "0", "sched-entry", "S", "01",
-               "100000", "clockid", "CLOCK_TAI"),
+    "pfifo": ("limit", "100"),
+    "bfifo": ("limit", "100000"),
+    "pfifo_fast": (),
+    "tbf": ("rate", "1mbit", "burst", "10k", "latency", "10ms"),
+    "htb": ("default", "1"),
+    "fq": (),
+    "fq_codel": (),
+    "netem": ("delay", "1ms"),
+    "etf": ("clockid", "CLOCK_TAI", "delta", "100000"),
+    "taprio": (
+        "num_tc",
+        "1",
+        "map",
+        "0",
+        "queues",
+        "1@0",
+        "base-time",
+        "0",
+        "sched-entry",
+        "S",
+        "01",
+        "100000",
+        "clockid",
+        "CLOCK_TAI",
+    ),
 }
 PACING_MODES = ("user", "tbf", "htb")
 
@@ -40,7 +60,9 @@ def detect_qdiscs(kinds: tuple[str, ...] | None = None) -> dict[str, str]:
     with Namespaces(["q"], []) as ns:
         ns.check("q", ["ip", "link", "add", "name", "qa", "type", "veth", "peer", "name", "qb"])
         for kind in kinds or tuple(QDISC_PROBES):
-            r = ns.check("q", ["tc", "qdisc", "replace", "dev", "qa", "root", kind, *QDISC_PROBES.get(kind, ())])
+            r = ns.check(
+                "q", ["tc", "qdisc", "replace", "dev", "qa", "root", kind, *QDISC_PROBES.get(kind, ())]
+            )
             msg = (r.stderr or r.stdout).strip()
             if r.returncode == 0:
                 out[kind] = "available"
@@ -61,12 +83,41 @@ def pacing_config(mode: str, rate_bps: int, size_bytes: int, burst: int, duratio
         # Bucket of 100 us at the rate, at least two packets (our choice): small enough to pace, large
         # enough that tbf accepts it on this kernel's timer granularity.
         bucket = max(2 * (size_bytes + 64), rate_bps // 8 // 10_000)
-        tc = (("qdisc", "replace", "dev", "{dev}", "root", "tbf", "rate", f"{rate_bps}bit", "burst", str(bucket),
-               "latency", "20ms"),)
+        tc = (
+            (
+                "qdisc",
+                "replace",
+                "dev",
+                "{dev}",
+                "root",
+                "tbf",
+                "rate",
+                f"{rate_bps}bit",
+                "burst",
+                str(bucket),
+                "latency",
+                "20ms",
+            ),
+        )
     elif mode == "htb":
-        tc = (("qdisc", "replace", "dev", "{dev}", "root", "handle", "1:", "htb", "default", "1"),
-              ("class", "add", "dev", "{dev}", "parent", "1:", "classid", "1:1", "htb", "rate", f"{rate_bps}bit",
-               "ceil", f"{rate_bps}bit"))
+        tc = (
+            ("qdisc", "replace", "dev", "{dev}", "root", "handle", "1:", "htb", "default", "1"),
+            (
+                "class",
+                "add",
+                "dev",
+                "{dev}",
+                "parent",
+                "1:",
+                "classid",
+                "1:1",
+                "htb",
+                "rate",
+                f"{rate_bps}bit",
+                "ceil",
+                f"{rate_bps}bit",
+            ),
+        )
     else:
         raise InputError(f"pacing mode {mode!r} is unknown", hint=f"choose from {', '.join(PACING_MODES)}")
     return ProbeConfig(sched, size_bytes=size_bytes, burst=burst, rate_bps=0, tc=tc)
@@ -81,25 +132,42 @@ class PacingResult:
     png: Path | None = None
 
 
-def run_pacing(rates_bps: list[int], modes: tuple[str, ...] = PACING_MODES, size_bytes: int = 1472,
-               burst: int = 1, duration_ns: int = 300_000_000, out_dir: Path | None = None,
-               progress: bool = True) -> PacingResult:
+def run_pacing(
+    rates_bps: list[int],
+    modes: tuple[str, ...] = PACING_MODES,
+    size_bytes: int = 1472,
+    burst: int = 1,
+    duration_ns: int = 300_000_000,
+    out_dir: Path | None = None,
+    progress: bool = True,
+) -> PacingResult:
     qd = detect_qdiscs(("tbf", "htb", "fq", "netem", "taprio", "etf", "pfifo"))
     usable = [m for m in modes if m == "user" or qd.get(m) == "available"]
     rows, gaps = [], {}
     jobs = [(m, r) for m in usable for r in rates_bps]
-    for mode, rate in tqdm(jobs, desc="pacing", unit="run", file=sys.stderr, disable=not progress, leave=False):
+    for mode, rate in tqdm(
+        jobs, desc="pacing", unit="run", file=sys.stderr, disable=not progress, leave=False
+    ):
         run = run_probe(pacing_config(mode, rate, size_bytes, burst, duration_ns))
         g = within_slot_gaps(run.records)
         gaps[(mode, rate)] = g
         ideal = size_bytes * 8 * 1e9 / rate
         m = run.metrics
-        rows.append({"mode": mode, "requested_Mbps": rate / 1e6, "achieved_Mbps": m.goodput_bps / 1e6,
-                     "achieved_over_requested": m.goodput_bps / rate, "loss_share": m.loss_share,
-                     "ideal_gap_us": ideal / 1e3,
-                     "gap_p50_us": float(np.median(g)) / 1e3 if g.size else float("nan"),
-                     "gap_p99_us": float(np.percentile(g, 99)) / 1e3 if g.size else float("nan"),
-                     "gaps_within_10pct_share": float(np.mean(np.abs(g - ideal) <= 0.1 * ideal)) if g.size else 0.0})
+        rows.append(
+            {
+                "mode": mode,
+                "requested_Mbps": rate / 1e6,
+                "achieved_Mbps": m.goodput_bps / 1e6,
+                "achieved_over_requested": m.goodput_bps / rate,
+                "loss_share": m.loss_share,
+                "ideal_gap_us": ideal / 1e3,
+                "gap_p50_us": float(np.median(g)) / 1e3 if g.size else float("nan"),
+                "gap_p99_us": float(np.percentile(g, 99)) / 1e3 if g.size else float("nan"),
+                "gaps_within_10pct_share": float(np.mean(np.abs(g - ideal) <= 0.1 * ideal))
+                if g.size
+                else 0.0,
+            }
+        )
     result = PacingResult(pd.DataFrame(rows), gaps, qd)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -14,11 +14,20 @@ from ...core.errors import InputError
 __all__ = ["FLAG_PAD", "RECORD_DTYPE", "load_records", "make_records"]
 
 FLAG_PAD = 1
-RECORD_DTYPE = np.dtype([
-    ("rx_ns", "<u8"), ("send_ns", "<u8"), ("seq", "<u8"), ("slot", "<u8"),
-    ("vhost", "<u2"), ("flags", "<u2"), ("port", "<u2"), ("dst", "<u2"),
-    ("len", "<u4"), ("reserved", "<u4"),
-])
+RECORD_DTYPE = np.dtype(
+    [
+        ("rx_ns", "<u8"),
+        ("send_ns", "<u8"),
+        ("seq", "<u8"),
+        ("slot", "<u8"),
+        ("vhost", "<u2"),
+        ("flags", "<u2"),
+        ("port", "<u2"),
+        ("dst", "<u2"),
+        ("len", "<u4"),
+        ("reserved", "<u4"),
+    ]
+)
 assert RECORD_DTYPE.itemsize == 48
 
 
@@ -29,8 +38,10 @@ def load_records(path: str | Path) -> np.ndarray:
     except OSError as e:
         raise InputError(f"cannot read probe log {p}: {e.strerror}", hint="run the probe again") from e
     if len(raw) % RECORD_DTYPE.itemsize:
-        raise InputError(f"probe log {p} is truncated ({len(raw)} bytes is not a multiple of 48)",
-                         hint="the receiver was probably killed; run the probe again")
+        raise InputError(
+            f"probe log {p} is truncated ({len(raw)} bytes is not a multiple of 48)",
+            hint="the receiver was probably killed; run the probe again",
+        )
     return np.frombuffer(raw, dtype=RECORD_DTYPE).copy()
 
 

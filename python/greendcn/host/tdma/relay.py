@@ -45,7 +45,9 @@ class RelayPoint:
         return 1 - self.delivered / self.sent if self.sent else float("nan")
 
 
-def run_relay(rate_bps: int, size_bytes: int = 1472, duration_ns: int = 300_000_000, burst: int = 1) -> RelayPoint:
+def run_relay(
+    rate_bps: int, size_bytes: int = 1472, duration_ns: int = 300_000_000, burst: int = 1
+) -> RelayPoint:
     """Send paced GRE packets A -> B (relay) -> C for `duration_ns` and measure what reaches C."""
     if rate_bps <= 0:
         raise InputError("rate: must be positive", hint="for example --rates 100Mbps,500Mbps")
@@ -53,18 +55,48 @@ def run_relay(rate_bps: int, size_bytes: int = 1472, duration_ns: int = 300_000_
     sched = Schedule(period_ns=period, uptime_ns=period, slots=max(20, duration_ns // period))
     cfg = ProbeConfig(sched, size_bytes=size_bytes, burst=burst, rate_bps=rate_bps, gre=True)
     send_cpu, relay_cpu = default_cpus()
-    with Namespaces(["a", "b", "c"], [("a", "b"), ("b", "c")]) as ns, exclusive_host(), \
-            tempfile.TemporaryDirectory(prefix="gdn-tdma-") as tmp:
+    with (
+        Namespaces(["a", "b", "c"], [("a", "b"), ("b", "c")]) as ns,
+        exclusive_host(),
+        tempfile.TemporaryDirectory(prefix="gdn-tdma-") as tmp,
+    ):
         b_in, c_in = f"{ns.addr[('b', 'a')]}:{BASE_PORT}", f"{ns.addr[('c', 'b')]}:{BASE_PORT}"
         start = -(-(time.time_ns() + 150_000_000) // period) * period
         until = start + sched.slots * period + 50_000_000
         log = Path(tmp) / "c.log"
         pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-        recv_c = ns.run("c", [str(binary(RECEIVER)), "--listen", c_in, "--out", str(log), "--until-ns",
-                              str(until + 10_000_000), "--fifo", "11"], **pipes)  # above sender and relay
-        relay_b = ns.run("b", [str(binary(RECEIVER)), "--listen", b_in, "--relay-to", c_in, "--until-ns",
-                               str(until), "--cpu", str(-1 if relay_cpu is None else relay_cpu),
-                               "--fifo", "10"], **pipes)  # the relay is real-time like the sender (our choice)
+        recv_c = ns.run(
+            "c",
+            [
+                str(binary(RECEIVER)),
+                "--listen",
+                c_in,
+                "--out",
+                str(log),
+                "--until-ns",
+                str(until + 10_000_000),
+                "--fifo",
+                "11",
+            ],
+            **pipes,
+        )  # above sender and relay
+        relay_b = ns.run(
+            "b",
+            [
+                str(binary(RECEIVER)),
+                "--listen",
+                b_in,
+                "--relay-to",
+                c_in,
+                "--until-ns",
+                str(until),
+                "--cpu",
+                str(-1 if relay_cpu is None else relay_cpu),
+                "--fifo",
+                "10",
+            ],
+            **pipes,
+        )  # the relay is real-time like the sender (our choice)
         procs = [recv_c, relay_b]
         try:
             _wait_ready(recv_c, "receiver C")
@@ -83,24 +115,51 @@ def run_relay(rate_bps: int, size_bytes: int = 1472, duration_ns: int = 300_000_
                     p.wait()
         rec = load_records(log)
     if got["received"] and not sent["data_sent"]:
-        raise GreendcnError("receiver C got packets the sender did not count", hint="rebuild with `make build`")
+        raise GreendcnError(
+            "receiver C got packets the sender did not count", hint="rebuild with `make build`"
+        )
     lat = rec["rx_ns"].astype(np.int64) - rec["send_ns"].astype(np.int64)
-    pct = ({f"p{q:g}".replace(".", "_"): float(v) for q, v in zip(LATENCY_LEVELS, np.percentile(lat, LATENCY_LEVELS))}
-           if lat.size else {})
+    pct = (
+        {
+            f"p{q:g}".replace(".", "_"): float(v)
+            for q, v in zip(LATENCY_LEVELS, np.percentile(lat, LATENCY_LEVELS))
+        }
+        if lat.size
+        else {}
+    )
     if lat.size:
         pct["max"] = float(lat.max())
-    return RelayPoint(rate_bps, int(sent["data_sent"]), int(rec.size), int(relayed["relayed"]), pct,
-                      int(got["socket_drops"]))
+    return RelayPoint(
+        rate_bps,
+        int(sent["data_sent"]),
+        int(rec.size),
+        int(relayed["relayed"]),
+        pct,
+        int(got["socket_drops"]),
+    )
 
 
-def relay_sweep(rates_bps: list[int], size_bytes: int = 1472, duration_ns: int = 300_000_000,
-                out_dir: Path | None = None, progress: bool = True) -> tuple[pd.DataFrame, Path | None, Path | None]:
+def relay_sweep(
+    rates_bps: list[int],
+    size_bytes: int = 1472,
+    duration_ns: int = 300_000_000,
+    out_dir: Path | None = None,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, Path | None, Path | None]:
     rows = []
     for r in tqdm(rates_bps, desc="relay", unit="run", file=sys.stderr, disable=not progress, leave=False):
         p = run_relay(r, size_bytes, duration_ns)
-        rows.append({"offered_Mbps": r / 1e6, "sent": p.sent, "relayed": p.relayed, "delivered": p.delivered,
-                     "loss_share": p.loss_share, "drops_at_c": p.drops_at_c,
-                     **{f"latency_{k}_us": v / 1e3 for k, v in p.latency_ns.items()}})
+        rows.append(
+            {
+                "offered_Mbps": r / 1e6,
+                "sent": p.sent,
+                "relayed": p.relayed,
+                "delivered": p.delivered,
+                "loss_share": p.loss_share,
+                "drops_at_c": p.drops_at_c,
+                **{f"latency_{k}_us": v / 1e3 for k, v in p.latency_ns.items()},
+            }
+        )
     table = pd.DataFrame(rows)
     csv = png = None
     if out_dir is not None:

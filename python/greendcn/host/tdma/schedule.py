@@ -27,13 +27,19 @@ class Schedule:
 
     def __post_init__(self) -> None:
         if self.period_ns <= 0:
-            raise InputError(f"period: must be positive, got {self.period_ns} ns", hint="for example --period 500us")
+            raise InputError(
+                f"period: must be positive, got {self.period_ns} ns", hint="for example --period 500us"
+            )
         if not 0 < self.uptime_ns <= self.period_ns:
-            raise InputError(f"duty: uptime {self.uptime_ns} ns must lie in (0, period {self.period_ns} ns]",
-                             hint="use a duty cycle in (0, 1], for example --duty 0.5")
+            raise InputError(
+                f"duty: uptime {self.uptime_ns} ns must lie in (0, period {self.period_ns} ns]",
+                hint="use a duty cycle in (0, 1], for example --duty 0.5",
+            )
         if not 0 <= self.guard_ns < self.uptime_ns:
-            raise InputError(f"guard: {self.guard_ns} ns must be shorter than the uptime ({self.uptime_ns} ns)",
-                             hint="lower --guard or raise --duty/--period")
+            raise InputError(
+                f"guard: {self.guard_ns} ns must be shorter than the uptime ({self.uptime_ns} ns)",
+                hint="lower --guard or raise --duty/--period",
+            )
         if self.prealloc_ns < 0:
             raise InputError("prealloc: must not be negative", hint="for example --prealloc 0us")
         if self.slots < 1:

@@ -54,13 +54,22 @@ class GuardSearch:
         return upper_bound_share(self.leaked, self.packets)
 
 
-def guard_search(measure: Callable[[int], tuple[int, int]], target_share: float, lo_ns: int, hi_ns: int,
-                 resolution_ns: int = 1000) -> GuardSearch:
+def guard_search(
+    measure: Callable[[int], tuple[int, int]],
+    target_share: float,
+    lo_ns: int,
+    hi_ns: int,
+    resolution_ns: int = 1000,
+) -> GuardSearch:
     if not 0 <= target_share < 1:
-        raise InputError(f"target: a leak share must lie in [0, 1), got {target_share}", hint="for example 1e-3")
+        raise InputError(
+            f"target: a leak share must lie in [0, 1), got {target_share}", hint="for example 1e-3"
+        )
     if not 0 <= lo_ns < hi_ns:
-        raise InputError(f"guard range: need 0 <= low < high, got {lo_ns} ns and {hi_ns} ns",
-                         hint="for example --low 0us --high 200us")
+        raise InputError(
+            f"guard range: need 0 <= low < high, got {lo_ns} ns and {hi_ns} ns",
+            hint="for example --low 0us --high 200us",
+        )
     if resolution_ns <= 0:
         raise InputError("resolution: must be positive", hint="for example --resolution 1us")
     steps: list[GuardStep] = []

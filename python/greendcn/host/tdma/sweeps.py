@@ -59,15 +59,26 @@ class SweepResult:
 def _row(kind: str, value: float, run: ProbeRun) -> dict[str, float]:
     m, s = run.metrics, run.schedule
     gaps = send_gaps(run.records)
-    return {kind: value, "period_us": s.period_ns / 1e3, "duty": s.duty, "guard_us": s.guard_ns / 1e3,
-            "vhosts": run.config.vhosts, "data_rx": m.data_received, "down_share": m.downtime_share,
-            "wrong_share": m.wrong_share, "loss_share": m.loss_share, "empty_slot_share": m.empty_slot_share,
-            "duty_achieved": m.duty_achieved, "goodput_Mbps": m.goodput_bps / 1e6,
-            "late_p99_us": m.lateness_ns["p99"] / 1e3, "overrun_p99_us": m.overrun_ns["p99"] / 1e3,
-            "lag_min_us": m.fixed_lag_ns / 1e3,
-            # The sender's mean cost per packet (send-stamp gaps within a slot) stands in for (s + 24) * 8 / C.
-            "pkt_time_us": float(np.mean(gaps)) / 1e3 if gaps.size else float("nan"),
-            "pkt_time_sd_us": float(np.std(gaps)) / 1e3 if gaps.size else float("nan")}
+    return {
+        kind: value,
+        "period_us": s.period_ns / 1e3,
+        "duty": s.duty,
+        "guard_us": s.guard_ns / 1e3,
+        "vhosts": run.config.vhosts,
+        "data_rx": m.data_received,
+        "down_share": m.downtime_share,
+        "wrong_share": m.wrong_share,
+        "loss_share": m.loss_share,
+        "empty_slot_share": m.empty_slot_share,
+        "duty_achieved": m.duty_achieved,
+        "goodput_Mbps": m.goodput_bps / 1e6,
+        "late_p99_us": m.lateness_ns["p99"] / 1e3,
+        "overrun_p99_us": m.overrun_ns["p99"] / 1e3,
+        "lag_min_us": m.fixed_lag_ns / 1e3,
+        # The sender's mean cost per packet (send-stamp gaps within a slot) stands in for (s + 24) * 8 / C.
+        "pkt_time_us": float(np.mean(gaps)) / 1e3 if gaps.size else float("nan"),
+        "pkt_time_sd_us": float(np.std(gaps)) / 1e3 if gaps.size else float("nan"),
+    }
 
 
 def drift_width(window_s: float, t_pkt_s: float, sd_s: float) -> float:
@@ -87,11 +98,20 @@ def model_columns(table: pd.DataFrame, law: LagLaw, base: ProbeConfig) -> pd.Dat
             down.append(float("nan"))
             good.append(float("nan"))
             continue
-        link = TdmaLink(line_rate_bps=1.0, period_s=r.period_us * 1e-6, uptime_s=r.duty * r.period_us * 1e-6,
-                        guard_s=r.guard_us * 1e-6, prealloc_s=base.schedule.prealloc_ns * 1e-9,
-                        packet_bytes=base.size_bytes, burst=base.burst, lag=law, packet_time_s=t_pkt,
-                        phase_spread_s=drift_width(r.duty * r.period_us * 1e-6 - r.guard_us * 1e-6, t_pkt,
-                                                   r.pkt_time_sd_us * 1e-6))
+        link = TdmaLink(
+            line_rate_bps=1.0,
+            period_s=r.period_us * 1e-6,
+            uptime_s=r.duty * r.period_us * 1e-6,
+            guard_s=r.guard_us * 1e-6,
+            prealloc_s=base.schedule.prealloc_ns * 1e-9,
+            packet_bytes=base.size_bytes,
+            burst=base.burst,
+            lag=law,
+            packet_time_s=t_pkt,
+            phase_spread_s=drift_width(
+                r.duty * r.period_us * 1e-6 - r.guard_us * 1e-6, t_pkt, r.pkt_time_sd_us * 1e-6
+            ),
+        )
         down.append(link.leak_share())
         good.append(link.goodput_bps() * r.vhosts / 1e6)
     out = table.copy()
@@ -100,14 +120,26 @@ def model_columns(table: pd.DataFrame, law: LagLaw, base: ProbeConfig) -> pd.Dat
     return out
 
 
-def run_sweep(kind: str, values: list[float], base: ProbeConfig, duration_ns: int,
-              out_dir: Path | None = None, progress: bool = True) -> SweepResult:
+def run_sweep(
+    kind: str,
+    values: list[float],
+    base: ProbeConfig,
+    duration_ns: int,
+    out_dir: Path | None = None,
+    progress: bool = True,
+) -> SweepResult:
     if not values:
         raise InputError("sweep: no values given", hint="for example --values 0us,5us,10us,20us")
     configs = [point_config(kind, v, base, duration_ns) for v in values]  # refuse a bad value before any run
     rows, lags = [], []
-    for v, cfg in tqdm(list(zip(values, configs)), desc=f"{kind} sweep", unit="run", file=sys.stderr,
-                       disable=not progress, leave=False):
+    for v, cfg in tqdm(
+        list(zip(values, configs)),
+        desc=f"{kind} sweep",
+        unit="run",
+        file=sys.stderr,
+        disable=not progress,
+        leave=False,
+    ):
         run = run_probe(cfg)
         rows.append(_row(kind, v, run))
         data = run.records[(run.records["flags"] & FLAG_PAD) == 0]
@@ -119,8 +151,11 @@ def run_sweep(kind: str, values: list[float], base: ProbeConfig, duration_ns: in
     table = model_columns(pd.DataFrame(rows), law, base)
     gap_down = float(np.nanmax(np.abs(table["model_down_share"] - table["down_share"])))
     rel = np.abs(table["model_goodput_Mbps"] - table["goodput_Mbps"]) / table["goodput_Mbps"].where(
-        table["goodput_Mbps"] > 0)
-    result = SweepResult(kind, table, law, gap_down, float(np.nanmax(rel)) if rel.notna().any() else float("nan"))
+        table["goodput_Mbps"] > 0
+    )
+    result = SweepResult(
+        kind, table, law, gap_down, float(np.nanmax(rel)) if rel.notna().any() else float("nan")
+    )
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         result.csv = out_dir / f"tdma_sweep_{kind}.csv"
@@ -137,7 +172,12 @@ def plot_sweep(result: SweepResult, path: Path) -> Path:
 
     t, k = result.table, result.kind
     x = t[k] / 1e3 if k in ("guard", "period") else t[k]
-    xlabel = {"guard": "guard (us)", "period": "period (us)", "duty": "duty cycle", "vhosts": "virtual hosts"}[k]
+    xlabel = {
+        "guard": "guard (us)",
+        "period": "period (us)",
+        "duty": "duty cycle",
+        "vhosts": "virtual hosts",
+    }[k]
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
     floor = 1e-6  # a share of 0 is drawn at the floor so the log axis can show it
     a.semilogy(x, np.maximum(t["down_share"], floor), "o", label="measured (veth)")

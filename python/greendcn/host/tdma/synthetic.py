@@ -15,8 +15,15 @@ from .schedule import Schedule
 __all__ = ["simulate_sender"]
 
 
-def simulate_sender(schedule: Schedule, packet_time_ns: int, burst: int, lag: LagLaw, seed: int = 0,
-                    size_bytes: int = 1472, vhost: int = 0) -> np.ndarray:
+def simulate_sender(
+    schedule: Schedule,
+    packet_time_ns: int,
+    burst: int,
+    lag: LagLaw,
+    seed: int = 0,
+    size_bytes: int = 1472,
+    vhost: int = 0,
+) -> np.ndarray:
     """Records of one virtual host over the whole schedule (destination k % destinations in slot k)."""
     rng = np.random.default_rng(seed)
     stamps, slots = [], []

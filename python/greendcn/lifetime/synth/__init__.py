@@ -49,16 +49,26 @@ def os_releases(browsers: pd.DataFrame, devices: pd.DataFrame) -> pd.DataFrame:
     if hasattr(tables, "os_releases"):
         t = tables.os_releases()
         t = t[t["os"].str.lower().isin(["android", "ios"])]
-        return pd.DataFrame({"os": t["os"].str.lower(), "version": t["version"].astype(str),
-                             "release_date": t["release_date"]}).reset_index(drop=True)
+        return pd.DataFrame(
+            {
+                "os": t["os"].str.lower(),
+                "version": t["version"].astype(str),
+                "release_date": t["release_date"],
+            }
+        ).reset_index(drop=True)
     ios = browsers[browsers["browser"] == "safari_ios"]
     a = devices[devices["platform"] == "android"].copy()
     a["major"] = a["launch_os_version"].astype(str).str.split(".").str[0]
     first = a.groupby("major")["release_date"].min().reset_index()
-    return pd.concat([
-        pd.DataFrame({"os": "ios", "version": ios["version"].astype(str), "release_date": ios["release_date"]}),
-        pd.DataFrame({"os": "android", "version": first["major"], "release_date": first["release_date"]}),
-    ], ignore_index=True)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {"os": "ios", "version": ios["version"].astype(str), "release_date": ios["release_date"]}
+            ),
+            pd.DataFrame({"os": "android", "version": first["major"], "release_date": first["release_date"]}),
+        ],
+        ignore_index=True,
+    )
 
 
 @dataclass
@@ -87,9 +97,15 @@ class SynthLog:
         return truth_tables(self.records(fmt), self.users, self.catalog, rules)
 
 
-def synthesize(seed: int = 0, params: SynthParams = DEFAULT_PARAMS, *, browsers: pd.DataFrame | None = None,
-               devices: pd.DataFrame | None = None, os_table: pd.DataFrame | None = None,
-               progress: bool = False) -> SynthLog:
+def synthesize(
+    seed: int = 0,
+    params: SynthParams = DEFAULT_PARAMS,
+    *,
+    browsers: pd.DataFrame | None = None,
+    devices: pd.DataFrame | None = None,
+    os_table: pd.DataFrame | None = None,
+    progress: bool = False,
+) -> SynthLog:
     """Generate `params.users` users and their log records. Tables default to the shipped ones."""
     if browsers is None or devices is None:
         from .. import tables
@@ -114,14 +130,17 @@ def synthesize(seed: int = 0, params: SynthParams = DEFAULT_PARAMS, *, browsers:
     return SynthLog(lines.iloc[order].reset_index(drop=True), users, cat, params, seed)
 
 
-def write_synth(log: SynthLog, out: str | Path, fmt: str = "combined", gz: bool = False,
-                rules: UpgradeRules = SEED_RULES) -> dict:
+def write_synth(
+    log: SynthLog, out: str | Path, fmt: str = "combined", gz: bool = False, rules: UpgradeRules = SEED_RULES
+) -> dict:
     """Write the log and its truth into directory `out`; return what was written (paths and counts)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    name = {"combined": "access.log", "csv": "access.csv", "jsonl": "access.jsonl"}[fmt] + (".gz" if gz else "")
+    name = {"combined": "access.log", "csv": "access.csv", "jsonl": "access.jsonl"}[fmt] + (
+        ".gz" if gz else ""
+    )
     records = log.records(fmt)
     counts = write_log(out / name, records, fmt, log.params.malformed_share, log.seed)
     truth = truth_tables(records, log.users, log.catalog, rules)
@@ -136,12 +155,20 @@ def write_synth(log: SynthLog, out: str | Path, fmt: str = "combined", gz: bool 
         "log": name,
         "params": log.params.as_dict(),
         "rules": rules.as_dict(),
-        "counts": {**counts, "kept_records": kept, "filtered_records": len(records) - kept,
-                   "users": len(log.users), "devices": len(truth["devices"]),
-                   "replacements": len(rep),
-                   "upgrades_meeting_rules_observed": int(rep["meets_rules_observed"].sum()) if len(rep) else 0},
-        "files": {"truth_devices": "truth_devices.csv", "truth_upgrades": "truth_upgrades.csv",
-                  "truth_oldness": "truth_oldness.csv"},
+        "counts": {
+            **counts,
+            "kept_records": kept,
+            "filtered_records": len(records) - kept,
+            "users": len(log.users),
+            "devices": len(truth["devices"]),
+            "replacements": len(rep),
+            "upgrades_meeting_rules_observed": int(rep["meets_rules_observed"].sum()) if len(rep) else 0,
+        },
+        "files": {
+            "truth_devices": "truth_devices.csv",
+            "truth_upgrades": "truth_upgrades.csv",
+            "truth_oldness": "truth_oldness.csv",
+        },
     }
     (out / "truth.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     return meta

@@ -14,9 +14,25 @@ from .ua import dotted, app_ua, browser_ua
 __all__ = ["LINE_COLUMNS", "user_lines", "month_starts"]
 
 LINE_COLUMNS = [
-    "time_s", "user", "event", "status", "ua", "app_device_id", "ch_model", "ch_platform_version",
-    "device", "kind", "platform", "device_class", "channel", "browser", "browser_version",
-    "os_version", "identified", "dev_censored", "os_censored",
+    "time_s",
+    "user",
+    "event",
+    "status",
+    "ua",
+    "app_device_id",
+    "ch_model",
+    "ch_platform_version",
+    "device",
+    "kind",
+    "platform",
+    "device_class",
+    "channel",
+    "browser",
+    "browser_version",
+    "os_version",
+    "identified",
+    "dev_censored",
+    "os_censored",
 ]
 _APP_OS = {"android": "Android", "ios": "iOS", "ipados": "iPadOS"}
 _OS_TABLE = {"android": "android", "ios": "ios", "ipados": "ios"}
@@ -32,8 +48,9 @@ def month_starts(start: str, end: str) -> np.ndarray:
     return np.array(stamps).astype("int64")
 
 
-def _session_times(rng: np.random.Generator, lo: float, hi: float, rate: float, months: np.ndarray,
-                   summer: float) -> np.ndarray:
+def _session_times(
+    rng: np.random.Generator, lo: float, hi: float, rate: float, months: np.ndarray, summer: float
+) -> np.ndarray:
     """Poisson sessions at `rate` per month (less in June-August) over [lo, hi]."""
     ms, me = months[:-1], months[1:]
     a, b = np.maximum(lo, ms), np.minimum(hi, me)
@@ -68,7 +85,11 @@ def _session(rng: np.random.Generator, p: SynthParams, cat: Catalog, u: User, d:
         # No version of that browser was out yet: the user ran another of the device's browsers, or the
         # platform's default, so that no line shows a browser before its release (a negative age).
         released = [b for b in d.browsers if b == "safari_ios" or cat.first_release(b) <= when]
-        browser = released[0] if released else ("chrome" if d.platform in ("windows", "macos") else "chrome_android")
+        browser = (
+            released[0]
+            if released
+            else ("chrome" if d.platform in ("windows", "macos") else "chrome_android")
+        )
         when = max(when, cat.first_release(browser)) if browser != "safari_ios" else when
     if browser == "safari_ios":
         version = os_version  # Safari on iOS is the OS's
@@ -83,13 +104,35 @@ def _session(rng: np.random.Generator, p: SynthParams, cat: Catalog, u: User, d:
         return (ua, "", "", "", "web", browser, version, "", False, False, True)
     version = cat.browser_at(browser, when)
     chrome = int(cat.browser_at("chrome_android", when).split(".")[0])
-    reduced = (browser == "chrome_android" and int(version.split(".")[0]) >= p.reduced_from_chrome
-               and rng.random() < p.reduced_share)
-    ua = browser_ua(browser, version, os_version=os_version, token=d.token, tablet=tablet, reduced=reduced,
-                    chrome_major=chrome)
+    reduced = (
+        browser == "chrome_android"
+        and int(version.split(".")[0]) >= p.reduced_from_chrome
+        and rng.random() < p.reduced_share
+    )
+    ua = browser_ua(
+        browser,
+        version,
+        os_version=os_version,
+        token=d.token,
+        tablet=tablet,
+        reduced=reduced,
+        chrome_major=chrome,
+    )
     if reduced:
         if rng.random() < p.client_hints_share:
-            return (ua, "", d.token, f"{os_version}.0.0", "web", browser, version, os_version, True, False, False)
+            return (
+                ua,
+                "",
+                d.token,
+                f"{os_version}.0.0",
+                "web",
+                browser,
+                version,
+                os_version,
+                True,
+                False,
+                False,
+            )
         return (ua, "", "", "", "web", browser, version, os_version, False, True, True)
     named = browser != "firefox_android"  # Firefox for Android never names the model
     return (ua, "", "", "", "web", browser, version, os_version, named, False, False)
@@ -114,7 +157,9 @@ def user_lines(u: User, seed: int, p: SynthParams, cat: Catalog, months: np.ndar
             times = _session_times(rng, lo, hi, rates[d.kind], months, p.summer_factor)
             # A phone's first and last days are in the log when they fall in the user's window, so the
             # switch between two phones shows as the generator made it.
-            forced = [x for x, inside in ((lo, d.use_start_s >= w0), (hi - 3600, d.use_end_s <= w1)) if inside]
+            forced = [
+                x for x, inside in ((lo, d.use_start_s >= w0), (hi - 3600, d.use_end_s <= w1)) if inside
+            ]
             times = np.sort(np.concatenate([times, np.asarray(forced, dtype=float)]))
         for t in times:
             facts = _session(rng, p, cat, u, d, float(t))
@@ -123,9 +168,15 @@ def user_lines(u: User, seed: int, p: SynthParams, cat: Catalog, months: np.ndar
             login = int(t)
             logout = int(min(end, t + rng.uniform(300, 5400)))
             if rng.random() < p.failed_share:
-                out.append((max(int(months[0]), login - int(rng.uniform(10, 300))), u.uid, "login_failed", 401,
-                            *common))
+                out.append(
+                    (
+                        max(int(months[0]), login - int(rng.uniform(10, 300))),
+                        u.uid,
+                        "login_failed",
+                        401,
+                        *common,
+                    )
+                )
             out.append((login, u.uid, "login", 302, *common))
             out.append((logout, u.uid, "logout", 302, *common))
     return out
-

@@ -81,11 +81,19 @@ class SynthParams:
         if self.users < 1:
             raise InputError(f"users: must be at least 1, got {self.users}", hint="e.g. --users 500")
         if self.users > MAX_USERS:
-            raise InputError(f"users: {self.users:,} is more than the {MAX_USERS:,} the generator writes (about "
-                             f"{self.users * 2_000 / 1e9:.3g} GB of log at our rates)", hint="e.g. --users 5000")
+            raise InputError(
+                f"users: {self.users:,} is more than the {MAX_USERS:,} the generator writes (about "
+                f"{self.users * 2_000 / 1e9:.3g} GB of log at our rates)",
+                hint="e.g. --users 5000",
+            )
         for name in ("start", "end"):
             v = getattr(self, name)
-            if len(v) != 7 or v[4] != "-" or not (v[:4].isdigit() and v[5:].isdigit()) or not 1 <= int(v[5:]) <= 12:
+            if (
+                len(v) != 7
+                or v[4] != "-"
+                or not (v[:4].isdigit() and v[5:].isdigit())
+                or not 1 <= int(v[5:]) <= 12
+            ):
                 raise InputError(f"{name}: expected YYYY-MM, got {v!r}", hint="e.g. --start 2018-01")
         if self.start > self.end:
             raise InputError(f"start {self.start} is after end {self.end}", hint="swap --start and --end")
@@ -93,8 +101,11 @@ class SynthParams:
 
         this_month = _dt.datetime.now(_dt.UTC).strftime("%Y-%m")
         if self.end > this_month or self.start < "1995-01":
-            raise InputError(f"months {self.start}..{self.end}: a log covers months from 1995-01 to this month "
-                             f"({this_month})", hint="release tables know nothing later; e.g. --end 2026-10")
+            raise InputError(
+                f"months {self.start}..{self.end}: a log covers months from 1995-01 to this month "
+                f"({this_month})",
+                hint="release tables know nothing later; e.g. --end 2026-10",
+            )
 
     def with_(self, **changes) -> SynthParams:
         return replace(self, **changes)

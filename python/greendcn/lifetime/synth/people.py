@@ -63,8 +63,15 @@ def _major(v) -> int:
         return 0
 
 
-def _pick_model(rng: np.random.Generator, cat: Catalog, platform: str, device_class: str, t: float,
-                age_years: tuple[float, float] | None, exclude: set[str]) -> dict | None:
+def _pick_model(
+    rng: np.random.Generator,
+    cat: Catalog,
+    platform: str,
+    device_class: str,
+    t: float,
+    age_years: tuple[float, float] | None,
+    exclude: set[str],
+) -> dict | None:
     """A model of the platform and class on sale at t: released in the past year (new) or in the given age
     range (second-hand); the latest ones released by t when the table has none in the range. Models in
     `exclude` (the user's own, past and present) are never picked: a model names one device of a user."""
@@ -82,19 +89,33 @@ def _pick_model(rng: np.random.Generator, cat: Catalog, platform: str, device_cl
 
 
 def _device_from(row: dict, uid: str, kind: str, start: float, end: float, second_hand: bool) -> Device:
-    return Device(uid=uid, kind=kind, platform=str(row["platform"]), device_class=str(row["device_class"]),
-                  use_start_s=start, use_end_s=end, token=str(row["ua_token"]), brand=str(row["brand"]),
-                  model=str(row["model"]), name=str(row.get("name", "")), release_s=float(row["release_s"]),
-                  launch_os_major=_major(row.get("launch_os_version", "0")),
-                  last_os_major=_major(row.get("last_os_major", "0")) or 99, second_hand=second_hand)
+    return Device(
+        uid=uid,
+        kind=kind,
+        platform=str(row["platform"]),
+        device_class=str(row["device_class"]),
+        use_start_s=start,
+        use_end_s=end,
+        token=str(row["ua_token"]),
+        brand=str(row["brand"]),
+        model=str(row["model"]),
+        name=str(row.get("name", "")),
+        release_s=float(row["release_s"]),
+        launch_os_major=_major(row.get("launch_os_version", "0")),
+        last_os_major=_major(row.get("last_os_major", "0")) or 99,
+        second_hand=second_hand,
+    )
 
 
 def _phone_browsers(rng: np.random.Generator, d: Device) -> None:
     if d.platform != "android":
         d.browsers, d.browser_weights = WEB_BROWSERS[d.platform][:1], (1.0,)
         return
-    main = "samsunginternet_android" if d.brand.lower() == "samsung" and rng.random() < 0.2 else (
-        "firefox_android" if rng.random() < 0.05 else "chrome_android")
+    main = (
+        "samsunginternet_android"
+        if d.brand.lower() == "samsung" and rng.random() < 0.2
+        else ("firefox_android" if rng.random() < 0.05 else "chrome_android")
+    )
     # The in-app browser (WebView) opens some LMS links from other apps.
     d.browsers, d.browser_weights = (main, "webview_android"), (0.9, 0.1)
 
@@ -170,8 +191,16 @@ def make_user(i: int, seed: int, p: SynthParams, cat: Catalog, span: tuple[int, 
         names = WEB_BROWSERS[plat]
         main = names[int(rng.choice(len(names), p=[0.6, 0.25, 0.15]))]
         other = names[(names.index(main) + 1) % len(names)]
-        d = Device(uid=f"{u.uid}-c0", kind="computer", platform=plat, device_class="computer",
-                   use_start_s=w0, use_end_s=w1, browsers=(main, other), browser_weights=(0.85, 0.15))
+        d = Device(
+            uid=f"{u.uid}-c0",
+            kind="computer",
+            platform=plat,
+            device_class="computer",
+            use_start_s=w0,
+            use_end_s=w1,
+            browsers=(main, other),
+            browser_weights=(0.85, 0.15),
+        )
         u.devices.append(d)
 
     # Now and then a session on somebody else's phone (an Android phone of the past three years).

@@ -64,14 +64,27 @@ def _oldness_score(res, truth: pd.DataFrame) -> dict:
             want = set(zip(tcens["user"], tcens["month"], tcens[tkey]))
             both = cens.merge(tcens, left_on=["user", "month", key], right_on=["user", "month", tkey])
             both = both[both["oldness_days"].notna()]
-            inside = (both["oldness_days"] >= both["oldness_lo_days"]) & (both["oldness_days"] <= both["oldness_hi_days"])
-            rec.update({"censored_rows": len(got), "censored_rows_truth": len(want),
-                        "censored_rows_equal": got == want,
-                        "truth_inside_bounds_share": float(inside.mean()) if len(both) else None})
+            inside = (both["oldness_days"] >= both["oldness_lo_days"]) & (
+                both["oldness_days"] <= both["oldness_hi_days"]
+            )
+            rec.update(
+                {
+                    "censored_rows": len(got),
+                    "censored_rows_truth": len(want),
+                    "censored_rows_equal": got == want,
+                    "truth_inside_bounds_share": float(inside.mean()) if len(both) else None,
+                }
+            )
             t = t[~t["censored"].astype(bool)]
         worst, groups = _worst_percentile_gap(exact, value, t, "oldness_days")
-        rec.update({"exact_rows": len(exact), "exact_rows_truth": len(t), "worst_percentile_gap_days": worst,
-                    "compared_platform_months": groups})
+        rec.update(
+            {
+                "exact_rows": len(exact),
+                "exact_rows_truth": len(t),
+                "worst_percentile_gap_days": worst,
+                "compared_platform_months": groups,
+            }
+        )
         out[kind] = rec
     return out
 
@@ -101,11 +114,15 @@ def headline(res_old, res_up, month: int = 10) -> dict:
         "browser_under_4y_share": float((b["oldness_days"] < 4 * year).mean()) if len(b) else None,
         "phone_rows": len(d),
         "phone_censored_share": float(d["censored"].mean()) if len(d) else None,
-        "phone_5_to_6y_share_lo": five_six[0], "phone_5_to_6y_share_hi": five_six[1],
-        "phone_over_5y_share_lo": over_five[0], "phone_over_5y_share_hi": over_five[1],
-        "phone_5_to_6y_share_exact_rows": float(((exact["oldness_lo_days"] >= 5 * year)
-                                                 & (exact["oldness_lo_days"] < 6 * year)).mean())
-        if len(exact) else None,
+        "phone_5_to_6y_share_lo": five_six[0],
+        "phone_5_to_6y_share_hi": five_six[1],
+        "phone_over_5y_share_lo": over_five[0],
+        "phone_over_5y_share_hi": over_five[1],
+        "phone_5_to_6y_share_exact_rows": float(
+            ((exact["oldness_lo_days"] >= 5 * year) & (exact["oldness_lo_days"] < 6 * year)).mean()
+        )
+        if len(exact)
+        else None,
         "upgrades": len(ages),
         "old_age_under_1y_share": float(np.mean(ages < year)) if len(ages) else None,
         "old_age_under_4y_share": float(np.mean(ages < 4 * year)) if len(ages) else None,
@@ -116,8 +133,11 @@ def headline(res_old, res_up, month: int = 10) -> dict:
 def score_frames(cs: pd.DataFrame, truth: dict[str, pd.DataFrame]) -> dict:
     """Scores from classified sightings and the truth tables (`replacements`, `oldness`)."""
     up, old = upgrades(cs), oldness(cs)
-    return {"upgrades": _events_score(up.events, truth["replacements"]),
-            "oldness": _oldness_score(old, truth["oldness"]), "headline": headline(old, up)}
+    return {
+        "upgrades": _events_score(up.events, truth["replacements"]),
+        "oldness": _oldness_score(old, truth["oldness"]),
+        "headline": headline(old, up),
+    }
 
 
 def score_dir(out: str | Path) -> dict:
@@ -125,11 +145,18 @@ def score_dir(out: str | Path) -> dict:
     out = Path(out)
     meta = json.loads((out / "truth.json").read_text())
     cs, stats = read_logs([out / meta["log"]])
-    truth = {"replacements": pd.read_csv(out / "truth_upgrades.csv"),
-             "oldness": pd.read_csv(out / "truth_oldness.csv")}
+    truth = {
+        "replacements": pd.read_csv(out / "truth_upgrades.csv"),
+        "oldness": pd.read_csv(out / "truth_oldness.csv"),
+    }
     scores = score_frames(cs, truth)
     c = meta["counts"]
-    scores["input"] = {"lines_read": stats.get("lines_read"), "lines_written": c["lines"],
-                       "kept": stats.get("kept"), "kept_truth": c["kept_records"],
-                       "malformed": sum(stats.get("malformed", {}).values()), "malformed_truth": c["malformed"]}
+    scores["input"] = {
+        "lines_read": stats.get("lines_read"),
+        "lines_written": c["lines"],
+        "kept": stats.get("kept"),
+        "kept_truth": c["kept_records"],
+        "malformed": sum(stats.get("malformed", {}).values()),
+        "malformed_truth": c["malformed"],
+    }
     return scores

@@ -30,7 +30,7 @@ def _build(major: int) -> str:
 def dotted(version: str, parts: int = 2) -> str:
     """An MDN version key ("17") as a browser writes it ("17.0")."""
     bits = version.split(".")
-    return ".".join((bits + ["0"] * parts)[:max(parts, len(bits))])
+    return ".".join((bits + ["0"] * parts)[: max(parts, len(bits))])
 
 
 def _android_build_id(os_major: int) -> str:
@@ -38,8 +38,17 @@ def _android_build_id(os_major: int) -> str:
     return f"{letters}P1A.{2 + os_major % 7}{os_major % 10}0{os_major % 9 + 1}15.0{os_major + 10}"
 
 
-def browser_ua(browser: str, version: str, *, os_version: str, token: str = "", tablet: bool = False,
-               reduced: bool = False, frozen_ios: bool = False, chrome_major: int | None = None) -> str:
+def browser_ua(
+    browser: str,
+    version: str,
+    *,
+    os_version: str,
+    token: str = "",
+    tablet: bool = False,
+    reduced: bool = False,
+    frozen_ios: bool = False,
+    chrome_major: int | None = None,
+) -> str:
     """The UA of `browser` at `version` on a device.
 
     os_version: Android major ("13"), iOS/iPadOS version key ("17.2"), or for desktops "windows"/"macos".
@@ -55,11 +64,15 @@ def browser_ua(browser: str, version: str, *, os_version: str, token: str = "", 
             return f"Mozilla/5.0 (Linux; {device}) {webkit} Chrome/{full} {mobile}Safari/537.36"
         if browser == "webview_android":
             bid = _android_build_id(int(os_version.split(".")[0]))
-            return (f"Mozilla/5.0 (Linux; Android {os_version}; {token} Build/{bid}; wv) {webkit} "
-                    f"Version/4.0 Chrome/{major}.0.{_build(major)} {mobile}Safari/537.36")
+            return (
+                f"Mozilla/5.0 (Linux; Android {os_version}; {token} Build/{bid}; wv) {webkit} "
+                f"Version/4.0 Chrome/{major}.0.{_build(major)} {mobile}Safari/537.36"
+            )
         cm = chrome_major or 100
-        return (f"Mozilla/5.0 (Linux; {device}) {webkit} SamsungBrowser/{dotted(version)} "
-                f"Chrome/{cm}.0.0.0 {mobile}Safari/537.36")
+        return (
+            f"Mozilla/5.0 (Linux; {device}) {webkit} SamsungBrowser/{dotted(version)} "
+            f"Chrome/{cm}.0.0.0 {mobile}Safari/537.36"
+        )
     if browser == "firefox_android":
         major = int(version.split(".")[0])
         kind = "Tablet" if tablet else "Mobile"
@@ -67,8 +80,10 @@ def browser_ua(browser: str, version: str, *, os_version: str, token: str = "", 
     if browser == "safari_ios":
         os_us = FROZEN_IOS if frozen_ios else dotted(os_version).replace(".", "_")
         head = "iPad; CPU OS" if tablet else "iPhone; CPU iPhone OS"
-        return (f"Mozilla/5.0 ({head} {os_us} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-                f"Version/{dotted(version)} Mobile/15E148 Safari/604.1")
+        return (
+            f"Mozilla/5.0 ({head} {os_us} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+            f"Version/{dotted(version)} Mobile/15E148 Safari/604.1"
+        )
     win = "Windows NT 10.0; Win64; x64"
     mac = "Macintosh; Intel Mac OS X 10_15_7"
     host = win if os_version == "windows" else mac
@@ -76,18 +91,30 @@ def browser_ua(browser: str, version: str, *, os_version: str, token: str = "", 
         return f"Mozilla/5.0 ({host}) {webkit} Chrome/{int(version)}.0.0.0 Safari/537.36"
     if browser == "edge":
         major = int(version)
-        return f"Mozilla/5.0 ({host}) {webkit} Chrome/{major}.0.0.0 Safari/537.36 Edg/{major}.0.{_build(major)}"
+        return (
+            f"Mozilla/5.0 ({host}) {webkit} Chrome/{major}.0.0.0 Safari/537.36 Edg/{major}.0.{_build(major)}"
+        )
     if browser == "firefox":
         major = int(version.split(".")[0])
-        fx_host = "Windows NT 10.0; Win64; x64" if os_version == "windows" else "Macintosh; Intel Mac OS X 10.15"
+        fx_host = (
+            "Windows NT 10.0; Win64; x64" if os_version == "windows" else "Macintosh; Intel Mac OS X 10.15"
+        )
         return f"Mozilla/5.0 ({fx_host}; rv:{major}.0) Gecko/20100101 Firefox/{major}.0"
     if browser == "safari":
-        return (f"Mozilla/5.0 ({mac}) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/{dotted(version)} "
-                "Safari/605.1.15")
+        return (
+            f"Mozilla/5.0 ({mac}) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/{dotted(version)} "
+            "Safari/605.1.15"
+        )
     raise ValueError(f"no UA form for browser {browser!r}")
 
 
-def app_ua(device_id: str, token: str, os_name: str, os_version: str, name: str = APP_NAME,
-           version: str = APP_VERSION) -> str:
+def app_ua(
+    device_id: str,
+    token: str,
+    os_name: str,
+    os_version: str,
+    name: str = APP_NAME,
+    version: str = APP_VERSION,
+) -> str:
     """The LMS app's key-value UA (docs/lifetime.md, "UA classification -> analyses")."""
     return f"{name}/{version} (device_id={device_id}; model={token}; os={os_name}; os_version={os_version})"

@@ -42,7 +42,14 @@ def _iso_time(t: pd.Series) -> pd.Series:
 
 def _ip(users: pd.Series) -> pd.Series:
     n = users.str.slice(1).astype(int)
-    return "10." + (n // 65536 % 256).astype(str) + "." + (n // 256 % 256).astype(str) + "." + (n % 256).astype(str)
+    return (
+        "10."
+        + (n // 65536 % 256).astype(str)
+        + "."
+        + (n // 256 % 256).astype(str)
+        + "."
+        + (n % 256).astype(str)
+    )
 
 
 def format_lines(lines: pd.DataFrame, fmt: str) -> list[bytes]:
@@ -50,8 +57,22 @@ def format_lines(lines: pd.DataFrame, fmt: str) -> list[bytes]:
     if fmt == "combined":
         req = lines["event"].map(_REQUEST)
         size = 200 + lines["time_s"] % 4000
-        text = (_ip(lines["user"]) + " - " + lines["user"] + " [" + _clf_time(lines["time_s"]) + '] "' + req
-                + '" ' + lines["status"].astype(str) + " " + size.astype(str) + ' "-" "' + lines["ua"] + '"')
+        text = (
+            _ip(lines["user"])
+            + " - "
+            + lines["user"]
+            + " ["
+            + _clf_time(lines["time_s"])
+            + '] "'
+            + req
+            + '" '
+            + lines["status"].astype(str)
+            + " "
+            + size.astype(str)
+            + ' "-" "'
+            + lines["ua"]
+            + '"'
+        )
         return [s.encode() for s in text]
     rec = lines.assign(time=_iso_time(lines["time_s"]))[CSV_COLUMNS]
     if fmt == "csv":
@@ -147,6 +168,7 @@ def write_log(path: Path, lines: pd.DataFrame, fmt: str, malformed_share: float,
     else:
         path.write_bytes(data)
     counts = {f"malformed_{k}": chosen.count(k) for k in kinds}
-    counts.update({"lines": len(good) + n_bad, "records": len(good), "malformed": n_bad,
-                   "header_lines": len(header)})
+    counts.update(
+        {"lines": len(good) + n_bad, "records": len(good), "malformed": n_bad, "header_lines": len(header)}
+    )
     return counts

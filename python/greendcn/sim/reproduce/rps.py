@@ -30,14 +30,34 @@ def seed003_scenario(kind: str = "static", **workload: Any) -> dict[str, Any]:
     """The raw scenario dict of scenarios/seed003-<kind>.toml (a test keeps the two equal)."""
     return {
         "name": f"seed003-{kind}",
-        "topology": {"kind": "fattree", "k": 4, "link_rate": "1Gbps", "link_delay": "25us",
-                     "queue": "1000pkt", "host_queue": "1000pkt"},
+        "topology": {
+            "kind": "fattree",
+            "k": 4,
+            "link_rate": "1Gbps",
+            "link_delay": "25us",
+            "queue": "1000pkt",
+            "host_queue": "1000pkt",
+        },
         # ns-3's global routing without ECMP, which seed 003 ran: every flow takes the first equal-cost port
         "routing": {"scheme": "single", "single_path": "first"},
-        "tcp": {"mss": 1448, "initial_window": 10, "min_rto": "1s", "initial_rto": "1s", "dupack_threshold": 3,
-                "max_window": "128KB", "delayed_ack": True},
-        "workload": {"kind": kind, "long_flows": 5, "long_size": "10MB", "short_size": "200KB",
-                     **({"short_flows": 20} if kind == "random" else {}), "start_jitter": "0s", **workload},
+        "tcp": {
+            "mss": 1448,
+            "initial_window": 10,
+            "min_rto": "1s",
+            "initial_rto": "1s",
+            "dupack_threshold": 3,
+            "max_window": "128KB",
+            "delayed_ack": True,
+        },
+        "workload": {
+            "kind": kind,
+            "long_flows": 5,
+            "long_size": "10MB",
+            "short_size": "200KB",
+            **({"short_flows": 20} if kind == "random" else {}),
+            "start_jitter": "0s",
+            **workload,
+        },
         "run": {"seed": 1},
     }
 
@@ -71,8 +91,9 @@ class Case:
     raw: dict[str, Any] = field(hash=False, compare=False)
 
 
-def _case(cfg: RpsConfig, experiment: str, kind: str, scheme: str, n: int, shorts: int, dupack: int,
-          seed: int) -> Case:
+def _case(
+    cfg: RpsConfig, experiment: str, kind: str, scheme: str, n: int, shorts: int, dupack: int, seed: int
+) -> Case:
     wl: dict[str, Any] = {"long_flows": n, "long_size": cfg.long_size, "short_size": cfg.short_size}
     if kind == "random":
         wl["short_flows"] = shorts
@@ -91,26 +112,46 @@ def cases(cfg: RpsConfig) -> list[Case]:
         for scheme in SCHEMES:
             out += [_case(cfg, "static", "static", scheme, n, 1, 3, s) for n in cfg.static_n]
             out += [_case(cfg, "random", "random", scheme, n, full_shorts, 3, s) for n in cfg.random_n]
-        out += [_case(cfg, "shorts", "random", "rps", n, m, 3, s) for m in cfg.short_counts[:-1]
-                for n in cfg.random_n]
+        out += [
+            _case(cfg, "shorts", "random", "rps", n, m, 3, s)
+            for m in cfg.short_counts[:-1]
+            for n in cfg.random_n
+        ]
         out += [_case(cfg, "dupack", "static", "rps", n, 1, cfg.tolerant_dupack, s) for n in cfg.static_n]
-        out += [_case(cfg, "dupack", "random", "rps", n, full_shorts, cfg.tolerant_dupack, s)
-                for n in cfg.random_n]
+        out += [
+            _case(cfg, "dupack", "random", "rps", n, full_shorts, cfg.tolerant_dupack, s)
+            for n in cfg.random_n
+        ]
     return out
 
 
 def run_case(case: Case) -> dict[str, Any]:
     """One simulation; a module-level function so that worker processes can run it."""
     res = simulate(scenario_from_dict(case.raw), seed=case.seed)
-    row = {"experiment": case.experiment, "scenario": case.scenario, "scheme": case.scheme,
-           "n_long": case.n_long, "n_short": case.n_short, "dupack_threshold": case.dupack, "seed": case.seed}
+    row = {
+        "experiment": case.experiment,
+        "scenario": case.scenario,
+        "scheme": case.scheme,
+        "n_long": case.n_long,
+        "n_short": case.n_short,
+        "dupack_threshold": case.dupack,
+        "seed": case.seed,
+    }
     row.update(run_metrics(res.flows))
-    row.update({"drops": res.summary["drops"], "sim_time_s": res.summary["sim_time_s"],
-                "events": res.summary["events"], "wall_s": res.summary["wall_s"]})
+    row.update(
+        {
+            "drops": res.summary["drops"],
+            "sim_time_s": res.summary["sim_time_s"],
+            "events": res.summary["events"],
+            "wall_s": res.summary["wall_s"],
+        }
+    )
     return row
 
 
-def reproduce_rps(cfg: RpsConfig = RpsConfig(), workers: int | None = None, progress: bool = True) -> pd.DataFrame:
+def reproduce_rps(
+    cfg: RpsConfig = RpsConfig(), workers: int | None = None, progress: bool = True
+) -> pd.DataFrame:
     """Every run of the study, one row each (the 'runs' table)."""
     rows = run_parallel(run_case, cases(cfg), workers=workers, desc="seed 003 runs", progress=progress)
     return pd.DataFrame(rows)

@@ -33,8 +33,14 @@ _FIGS = {
 def _line(ax, df: pd.DataFrame, metric: str, label: str) -> None:  # type: ignore[no-untyped-def]
     _, scale = _METRIC[metric]
     df = df.sort_values("n_long")
-    ax.errorbar(df["n_long"], df[metric] * scale, yerr=df[f"{metric}_std"].fillna(0) * scale, marker="o",
-                capsize=3, label=label)
+    ax.errorbar(
+        df["n_long"],
+        df[metric] * scale,
+        yerr=df[f"{metric}_std"].fillna(0) * scale,
+        marker="o",
+        capsize=3,
+        label=label,
+    )
 
 
 def _finish(ax, metric: str, title: str, path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -60,8 +66,12 @@ def write_figures(summary: pd.DataFrame, out: Path) -> list[Path]:
         paths.append(out / f"fig{num}_{exp}_{metric}.png")
         _finish(ax, metric, f"Fig {num} analogue, {title}", paths[-1])
     # Figs 8-9: spraying only, random pairs, fewer vs more short flows.
-    shorts = pd.concat([summary[summary["experiment"] == "shorts"],
-                        summary[(summary["experiment"] == "random") & (summary["scheme"] == "rps")]])
+    shorts = pd.concat(
+        [
+            summary[summary["experiment"] == "shorts"],
+            summary[(summary["experiment"] == "random") & (summary["scheme"] == "rps")],
+        ]
+    )
     for num, metric in ((8, "long_throughput_bps"), (9, "short_fct_s")):
         _, ax = plt.subplots(figsize=(5, 3.6))
         for m in sorted(shorts["n_short"].unique()):

@@ -32,38 +32,81 @@ def findings(summary: pd.DataFrame) -> list[dict[str, str]]:
     def add(figure: str, paper: str, ours: str) -> None:
         rows.append({"figure": figure, "seed 003 states": paper, "our runs (means over N and seeds)": ours})
 
-    add("Fig 2, line 60", "static: spraying gives slightly larger long-flow throughput",
-        "rps vs single: " + _pct(_mean(st2, "long_throughput_bps", scheme="rps"),
-                                 _mean(st2, "long_throughput_bps", scheme="single")) + " (N >= 2)")
-    add("Fig 3, line 78", "static: spraying gives a smaller short-flow FCT",
-        "rps vs single: " + _pct(_mean(st2, "short_fct_s", scheme="rps"), _mean(st2, "short_fct_s", scheme="single"))
-        + f"; with dupack {tol}: " + _pct(_mean(s[(s['experiment'] == 'dupack') & (s['scenario'] == 'static')
-                                                    & (s['n_long'] >= 2)], "short_fct_s"),
-                                          _mean(st2, "short_fct_s", scheme="single")))
+    add(
+        "Fig 2, line 60",
+        "static: spraying gives slightly larger long-flow throughput",
+        "rps vs single: "
+        + _pct(
+            _mean(st2, "long_throughput_bps", scheme="rps"),
+            _mean(st2, "long_throughput_bps", scheme="single"),
+        )
+        + " (N >= 2)",
+    )
+    add(
+        "Fig 3, line 78",
+        "static: spraying gives a smaller short-flow FCT",
+        "rps vs single: "
+        + _pct(_mean(st2, "short_fct_s", scheme="rps"), _mean(st2, "short_fct_s", scheme="single"))
+        + f"; with dupack {tol}: "
+        + _pct(
+            _mean(
+                s[(s["experiment"] == "dupack") & (s["scenario"] == "static") & (s["n_long"] >= 2)],
+                "short_fct_s",
+            ),
+            _mean(st2, "short_fct_s", scheme="single"),
+        ),
+    )
     by_n = st2[st2["scheme"] == "rps"].groupby("n_long")["ooo_pct"].mean()
-    add("Fig 4, line 90", "static: about the same out-of-order share for N >= 2",
-        "rps: " + ", ".join(f"N={n}: {v:.1f} %" for n, v in by_n.items()))
+    add(
+        "Fig 4, line 90",
+        "static: about the same out-of-order share for N >= 2",
+        "rps: " + ", ".join(f"N={n}: {v:.1f} %" for n, v in by_n.items()),
+    )
     single = {"experiment": "random", "scheme": "single"}
-    add("Fig 5, line 92", "random pairs: spraying gives larger long-flow throughput",
-        "rps vs single: " + _pct(_mean(rnd, "long_throughput_bps", experiment="random", scheme="rps"),
-                                 _mean(rnd, "long_throughput_bps", **single))
-        + f"; with dupack {tol}: " + _pct(_mean(rnd, "long_throughput_bps", experiment="dupack"),
-                                          _mean(rnd, "long_throughput_bps", **single)))
-    add("Fig 6, line 94", "random pairs: spraying gives a smaller short-flow FCT",
-        "rps vs single: " + _pct(_mean(rnd, "short_fct_s", experiment="random", scheme="rps"),
-                                 _mean(rnd, "short_fct_s", **single))
-        + f"; with dupack {tol}: " + _pct(_mean(rnd, "short_fct_s", experiment="dupack"),
-                                          _mean(rnd, "short_fct_s", **single)))
-    add("Fig 7, line 96", "random pairs: about 20 % of packets out of order",
+    add(
+        "Fig 5, line 92",
+        "random pairs: spraying gives larger long-flow throughput",
+        "rps vs single: "
+        + _pct(
+            _mean(rnd, "long_throughput_bps", experiment="random", scheme="rps"),
+            _mean(rnd, "long_throughput_bps", **single),
+        )
+        + f"; with dupack {tol}: "
+        + _pct(
+            _mean(rnd, "long_throughput_bps", experiment="dupack"),
+            _mean(rnd, "long_throughput_bps", **single),
+        ),
+    )
+    add(
+        "Fig 6, line 94",
+        "random pairs: spraying gives a smaller short-flow FCT",
+        "rps vs single: "
+        + _pct(
+            _mean(rnd, "short_fct_s", experiment="random", scheme="rps"), _mean(rnd, "short_fct_s", **single)
+        )
+        + f"; with dupack {tol}: "
+        + _pct(_mean(rnd, "short_fct_s", experiment="dupack"), _mean(rnd, "short_fct_s", **single)),
+    )
+    add(
+        "Fig 7, line 96",
+        "random pairs: about 20 % of packets out of order",
         f"rps: {_mean(rnd, 'ooo_pct', experiment='random', scheme='rps'):.1f} %; with dupack {tol}: "
-        f"{_mean(rnd, 'ooo_pct', experiment='dupack'):.1f} %")
+        f"{_mean(rnd, 'ooo_pct', experiment='dupack'):.1f} %",
+    )
     shorts = s[s["experiment"] == "shorts"]
     if len(shorts):
         few = int(shorts["n_short"].min())
         many = int(rnd[rnd["experiment"] == "random"]["n_short"].max())
         full = _mean(rnd, "short_fct_s", experiment="random", scheme="rps")
-        add("Figs 8-9, lines 110-112", "more short flows: slightly lower long-flow throughput, higher short FCT",
+        add(
+            "Figs 8-9, lines 110-112",
+            "more short flows: slightly lower long-flow throughput, higher short FCT",
             f"{few} -> {many} short flows: throughput "
-            + _pct(_mean(rnd, "long_throughput_bps", experiment="random", scheme="rps"),
-                   _mean(shorts, "long_throughput_bps")) + ", FCT " + _pct(full, _mean(shorts, "short_fct_s")))
+            + _pct(
+                _mean(rnd, "long_throughput_bps", experiment="random", scheme="rps"),
+                _mean(shorts, "long_throughput_bps"),
+            )
+            + ", FCT "
+            + _pct(full, _mean(shorts, "short_fct_s")),
+        )
     return rows

@@ -20,8 +20,12 @@ __all__ = [
 
 def build_topology(topo) -> Network:  # type: ignore[no-untyped-def]
     """Build the network a `greendcn.sim.scenario.Topology` describes."""
-    common = {"rate_bps": topo.link_rate, "delay_ps": topo.link_delay, "switch_queue": topo.queue,
-              "host_queue": topo.host_queue}
+    common = {
+        "rate_bps": topo.link_rate,
+        "delay_ps": topo.link_delay,
+        "switch_queue": topo.queue,
+        "host_queue": topo.host_queue,
+    }
     if topo.kind == "fattree":
         return fattree(topo.k, oversubscription=topo.oversubscription, **common)
     return leafspine(topo.leaves, topo.spines, topo.hosts_per_leaf, **common)

@@ -12,8 +12,15 @@ from .graph import Link, Network, Node
 __all__ = ["fattree"]
 
 
-def fattree(k: int = 4, *, oversubscription: float = 1.0, rate_bps: int = 10**9, delay_ps: int = 25_000_000,
-            switch_queue: dict[str, int] | None = None, host_queue: dict[str, int] | None = None) -> Network:
+def fattree(
+    k: int = 4,
+    *,
+    oversubscription: float = 1.0,
+    rate_bps: int = 10**9,
+    delay_ps: int = 25_000_000,
+    switch_queue: dict[str, int] | None = None,
+    host_queue: dict[str, int] | None = None,
+) -> Network:
     """Hosts S*, then edge E*, aggregation A*, core C* switches; every link has the same rate and delay.
 
     `switch_queue` limits switch output ports, `host_queue` host NICs (each None = unlimited)."""

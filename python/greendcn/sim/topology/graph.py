@@ -21,6 +21,7 @@ class Node:
 @dataclass(frozen=True)
 class Link:
     """A full-duplex link; `queue_a` limits a's output queue onto it, `queue_b` b's (None = unlimited)."""
+
     a: int
     b: int
     rate_bps: int
@@ -55,13 +56,17 @@ class Network:
             i = int(ref)
             if 0 <= i < len(hosts):
                 return i
-            raise InputError(f"{what}: host index {i} does not exist (hosts are 0..{len(hosts) - 1})",
-                             hint=f"use an index below {len(hosts)} or a name like {hosts[-1]!r}")
+            raise InputError(
+                f"{what}: host index {i} does not exist (hosts are 0..{len(hosts) - 1})",
+                hint=f"use an index below {len(hosts)} or a name like {hosts[-1]!r}",
+            )
         name = str(ref).strip()
         i = self.index.get(name)
         if i is None or self.nodes[i].kind != "host":
-            raise InputError(f"{what}: no host named {name!r} in this topology",
-                             hint=f"hosts are {hosts[0]}..{hosts[-1]} (or their index 0..{len(hosts) - 1})")
+            raise InputError(
+                f"{what}: no host named {name!r} in this topology",
+                hint=f"hosts are {hosts[0]}..{hosts[-1]} (or their index 0..{len(hosts) - 1})",
+            )
         return i
 
     def adjacency(self) -> list[list[int]]:
@@ -75,8 +80,17 @@ class Network:
         """The `nodes` and `links` of an engine spec."""
         return {
             "nodes": [{"name": n.name, "kind": n.kind} for n in self.nodes],
-            "links": [{"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps,
-                       "queue_a": l.queue_a, "queue_b": l.queue_b} for l in self.links],
+            "links": [
+                {
+                    "a": l.a,
+                    "b": l.b,
+                    "rate_bps": l.rate_bps,
+                    "delay_ps": l.delay_ps,
+                    "queue_a": l.queue_a,
+                    "queue_b": l.queue_b,
+                }
+                for l in self.links
+            ],
         }
 
 

@@ -9,9 +9,16 @@ from .graph import Link, Network, Node
 __all__ = ["leafspine"]
 
 
-def leafspine(leaves: int = 4, spines: int = 2, hosts_per_leaf: int = 4, *, rate_bps: int = 10**9,
-              delay_ps: int = 25_000_000, switch_queue: dict[str, int] | None = None,
-              host_queue: dict[str, int] | None = None) -> Network:
+def leafspine(
+    leaves: int = 4,
+    spines: int = 2,
+    hosts_per_leaf: int = 4,
+    *,
+    rate_bps: int = 10**9,
+    delay_ps: int = 25_000_000,
+    switch_queue: dict[str, int] | None = None,
+    host_queue: dict[str, int] | None = None,
+) -> Network:
     if min(leaves, spines, hosts_per_leaf) < 1:
         raise ValueError("leaves, spines and hosts_per_leaf must be at least 1")
     n_hosts = leaves * hosts_per_leaf
@@ -20,8 +27,13 @@ def leafspine(leaves: int = 4, spines: int = 2, hosts_per_leaf: int = 4, *, rate
     nodes += [Node(f"L{i}", "switch", "leaf") for i in range(leaves)]
     spine0 = len(nodes)
     nodes += [Node(f"P{i}", "switch", "spine") for i in range(spines)]
-    links = [Link(h, leaf0 + h // hosts_per_leaf, rate_bps, delay_ps, host_queue, switch_queue)
-             for h in range(n_hosts)]
-    links += [Link(leaf0 + l, spine0 + s, rate_bps, delay_ps, switch_queue, switch_queue)
-              for l in range(leaves) for s in range(spines)]
+    links = [
+        Link(h, leaf0 + h // hosts_per_leaf, rate_bps, delay_ps, host_queue, switch_queue)
+        for h in range(n_hosts)
+    ]
+    links += [
+        Link(leaf0 + l, spine0 + s, rate_bps, delay_ps, switch_queue, switch_queue)
+        for l in range(leaves)
+        for s in range(spines)
+    ]
     return Network(nodes, links)

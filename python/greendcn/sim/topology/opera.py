@@ -73,11 +73,19 @@ class OperaParams:
         if self.racks < 2:
             raise bad("racks", f"needs at least 2 racks, got {self.racks}", "give racks >= 2")
         if self.switches < 2:
-            raise bad("switches", f"needs at least 2 circuit switches (one reconfigures while the others carry "
-                      f"traffic), got {self.switches}", "give switches >= 2")
+            raise bad(
+                "switches",
+                f"needs at least 2 circuit switches (one reconfigures while the others carry "
+                f"traffic), got {self.switches}",
+                "give switches >= 2",
+            )
         if self.racks % self.switches:
-            raise bad("switches", f"{self.switches} switches do not divide {self.racks} racks: each switch must "
-                      f"hold racks / switches matchings", "choose a divisor of racks, e.g. 6 for 108")
+            raise bad(
+                "switches",
+                f"{self.switches} switches do not divide {self.racks} racks: each switch must "
+                f"hold racks / switches matchings",
+                "choose a divisor of racks, e.g. 6 for 108",
+            )
         if self.rate_bps <= 0:
             raise bad("rate_bps", f"must be positive, got {self.rate_bps}", "give a link rate such as 10e9")
         for name in ("reconfig_s", "propagation_s"):
@@ -87,14 +95,20 @@ class OperaParams:
         if self.queue_bytes < 0 or self.mtu_bytes <= 0:
             raise bad("queue_bytes", "queue must be >= 0 bytes and mtu_bytes > 0", "give byte counts")
         if self.cutoff_bytes < 0:
-            raise bad("cutoff_bytes", f"must be >= 0 bytes, got {self.cutoff_bytes}",
-                      "give a flow size in bytes; flows below it are low-latency")
+            raise bad(
+                "cutoff_bytes",
+                f"must be >= 0 bytes, got {self.cutoff_bytes}",
+                "give a flow size in bytes; flows below it are low-latency",
+            )
         if self.epsilon is not None:
             one_packet = self.mtu_bytes * 8 / self.rate_bps
             if not math.isfinite(self.epsilon) or self.epsilon < one_packet:
-                raise bad("epsilon", f"{self.epsilon:.6g} s is shorter than one {self.mtu_bytes}-byte packet's "
-                          f"transmission ({one_packet:.6g} s at {self.rate_bps:.6g} b/s)",
-                          "leave it unset to compute it from the worst path, or give a longer time")
+                raise bad(
+                    "epsilon",
+                    f"{self.epsilon:.6g} s is shorter than one {self.mtu_bytes}-byte packet's "
+                    f"transmission ({one_packet:.6g} s at {self.rate_bps:.6g} b/s)",
+                    "leave it unset to compute it from the worst path, or give a longer time",
+                )
         if self.search_moves < 0:
             raise bad("search_moves", f"must be >= 0, got {self.search_moves}", "give a move count")
 
@@ -194,8 +208,13 @@ class OperaSchedule:
     def next_hops(self, t: int, src: int, dst: int) -> list[int]:
         """Racks one hop from `src` on a shortest low-latency path to `dst` in slice t."""
         d = self.hops(t)
-        return sorted({int(self.partners[m, src]) for m in self.low_latency_matchings(t)
-                       if self.partners[m, src] != src and d[int(self.partners[m, src]), dst] == d[src, dst] - 1})
+        return sorted(
+            {
+                int(self.partners[m, src])
+                for m in self.low_latency_matchings(t)
+                if self.partners[m, src] != src and d[int(self.partners[m, src]), dst] == d[src, dst] - 1
+            }
+        )
 
 
 def _hops(partners: np.ndarray, matchings: list[int]) -> np.ndarray:
@@ -227,8 +246,9 @@ class _Scorer:
                 if s != sched.reconfiguring(t):
                     p = ((t - s - 1) // u + 1) % per
                     self.slices_of.setdefault((s, p), []).append(t)
-        self.position_of = {int(m): (s, p) for s in range(u) for p in range(per)
-                            for m in [sched.layout[s, p]]}
+        self.position_of = {
+            int(m): (s, p) for s in range(u) for p in range(per) for m in [sched.layout[s, p]]
+        }
 
     def score(self, per_slice: np.ndarray | None = None) -> tuple[float, float]:
         ps = self.per_slice if per_slice is None else per_slice
@@ -247,8 +267,9 @@ class _Scorer:
         return ps
 
 
-def build_opera(params: OperaParams = OperaParams(),
-                progress: Callable[[int, int], None] | None = None) -> OperaSchedule:
+def build_opera(
+    params: OperaParams = OperaParams(), progress: Callable[[int, int], None] | None = None
+) -> OperaSchedule:
     """Search for an Opera schedule whose slices are good expanders; deterministic for given parameters."""
     params.check()
     n, u = params.racks, params.switches
@@ -297,9 +318,15 @@ def build_opera(params: OperaParams = OperaParams(),
     max_hops = int(best[0]) if math.isfinite(best[0]) else 0
     sched.epsilon_s = params.epsilon if params.epsilon is not None else epsilon_s(max_hops, params)
     sched.stats = slice_stats(sched)
-    sched.search = {"start_max_hops": start_score[0], "start_mean_hops": start_score[1],
-                    "max_hops": best[0], "mean_hops": best[1], "moves": params.search_moves,
-                    "accepted": accepted, "wall_s": time.perf_counter() - t0}
+    sched.search = {
+        "start_max_hops": start_score[0],
+        "start_mean_hops": start_score[1],
+        "max_hops": best[0],
+        "mean_hops": best[1],
+        "moves": params.search_moves,
+        "accepted": accepted,
+        "wall_s": time.perf_counter() - t0,
+    }
     return sched
 
 
@@ -318,5 +345,9 @@ def slice_stats(sched: OperaSchedule) -> dict[str, np.ndarray]:
         finite = off[np.isfinite(off)].astype(np.int64)
         hists.append(np.bincount(finite, minlength=8))
     width = max(len(h) for h in hists)
-    return {"mean_hops": np.array(means), "max_hops": np.array(maxes), "one_hop_share": np.array(direct),
-            "hop_histogram": np.array([np.pad(h, (0, width - len(h))) for h in hists])}
+    return {
+        "mean_hops": np.array(means),
+        "max_hops": np.array(maxes),
+        "one_hop_share": np.array(direct),
+        "hop_histogram": np.array([np.pad(h, (0, width - len(h))) for h in hists]),
+    }

@@ -41,6 +41,8 @@ def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-u
                 path = Path(scenario.base_dir) / path
             flows += read_flows_csv(path, net, first_id=len(flows))
     if not flows:
-        raise InputError("workload: it produces no flows",
-                         hint="add flows (workload.flows or workload.file) or raise long_flows/short_flows")
+        raise InputError(
+            "workload: it produces no flows",
+            hint="add flows (workload.flows or workload.file) or raise long_flows/short_flows",
+        )
     return add_start_jitter(flows, w.start_jitter, seed)

@@ -26,7 +26,9 @@ def flows_from_entries(net, entries, first_id: int = 0) -> list[Flow]:  # type: 
         src = net.host_index(e.src, f"{where}.src")
         dst = net.host_index(e.dst, f"{where}.dst")
         if src == dst:
-            raise InputError(f"{where}: src and dst are the same host", hint="a flow needs two distinct hosts")
+            raise InputError(
+                f"{where}: src and dst are the same host", hint="a flow needs two distinct hosts"
+            )
         if e.size <= 0:
             raise InputError(f"{where}.size: must be positive", hint="write a size like '200KB'")
         flows.append(Flow(first_id + i, src, dst, e.size, e.start, e.flow_class, e.transport, e.rate))
@@ -40,12 +42,16 @@ def read_flows_csv(path: str | Path, net, first_id: int = 0) -> list[Flow]:  # t
     header = [h.strip() for h in (csv.reader(text.splitlines()[:1]).__next__() if text.strip() else [])]
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        raise InputError(f"{p.name}: missing column {missing[0]!r}",
-                         hint="the header must be src,dst,size_bytes,start_s with an optional class column")
+        raise InputError(
+            f"{p.name}: missing column {missing[0]!r}",
+            hint="the header must be src,dst,size_bytes,start_s with an optional class column",
+        )
     unknown = [c for c in header if c not in (*REQUIRED, "class")]
     if unknown:
-        raise InputError(f"{p.name}: unknown column {unknown[0]!r}",
-                         hint="columns are src,dst,size_bytes,start_s and optionally class")
+        raise InputError(
+            f"{p.name}: unknown column {unknown[0]!r}",
+            hint="columns are src,dst,size_bytes,start_s and optionally class",
+        )
     flows = []
     for n, row in enumerate(rows):
         where = f"{p.name} line {n + 2}"
@@ -53,18 +59,24 @@ def read_flows_csv(path: str | Path, net, first_id: int = 0) -> list[Flow]:  # t
         src = net.host_index(row["src"], f"{where}: src")
         dst = net.host_index(row["dst"], f"{where}: dst")
         if src == dst:
-            raise InputError(f"{where}: src and dst are the same host", hint="a flow needs two distinct hosts")
+            raise InputError(
+                f"{where}: src and dst are the same host", hint="a flow needs two distinct hosts"
+            )
         try:
             size = int(row["size_bytes"])
             start = float(row["start_s"])
         except ValueError:
-            raise InputError(f"{where}: size_bytes must be a whole number of bytes and start_s a number of "
-                             f"seconds, got {row['size_bytes']!r}, {row['start_s']!r}",
-                             hint="for example: S0,S15,200000,0") from None
+            raise InputError(
+                f"{where}: size_bytes must be a whole number of bytes and start_s a number of "
+                f"seconds, got {row['size_bytes']!r}, {row['start_s']!r}",
+                hint="for example: S0,S15,200000,0",
+            ) from None
         if size <= 0:
             raise InputError(f"{where}: size_bytes must be positive, got {size}", hint="sizes are in bytes")
         if not math.isfinite(start) or start < 0:
-            raise InputError(f"{where}: start_s must be >= 0, got {row['start_s']}", hint="starts are in seconds")
+            raise InputError(
+                f"{where}: start_s must be >= 0, got {row['start_s']}", hint="starts are in seconds"
+            )
         flows.append(Flow(first_id + n, src, dst, size, round(start * PS_PER_S), row.get("class") or "flow"))
     if not flows:
         raise InputError(f"{p.name}: no flows in the file", hint="add one row per flow under the header")

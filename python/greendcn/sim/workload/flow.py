@@ -31,8 +31,15 @@ class Flow:
     rate_bps: int | None = None
 
     def to_spec(self) -> dict[str, Any]:
-        return {"id": self.id, "src": self.src, "dst": self.dst, "size_bytes": self.size_bytes,
-                "start_ps": self.start_ps, "transport": self.transport, "rate_bps": self.rate_bps}
+        return {
+            "id": self.id,
+            "src": self.src,
+            "dst": self.dst,
+            "size_bytes": self.size_bytes,
+            "start_ps": self.start_ps,
+            "transport": self.transport,
+            "rate_bps": self.rate_bps,
+        }
 
 
 def add_start_jitter(flows: list[Flow], jitter_ps: int, seed: int) -> list[Flow]:

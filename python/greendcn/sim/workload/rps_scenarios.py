@@ -13,15 +13,23 @@ from .flow import STREAM_PAIRS, Flow, rng_for
 __all__ = ["randomized", "static"]
 
 
-def static(net, long_flows: int = 5, long_size: int = 10_000_000, short_size: int = 200_000,  # type: ignore[no-untyped-def]
-           destination: str | int | None = None) -> list[Flow]:
+def static(
+    net,
+    long_flows: int = 5,
+    long_size: int = 10_000_000,
+    short_size: int = 200_000,  # type: ignore[no-untyped-def]
+    destination: str | int | None = None,
+) -> list[Flow]:
     """Long flows from hosts 0..N-1 and one short flow from host 0, all to `destination` (the last host)."""
     hosts = net.hosts
     dst = net.host_index(destination, "workload.destination") if destination is not None else len(hosts) - 1
     sources = [i for i in range(len(hosts)) if i != dst][:long_flows]
     if len(sources) < long_flows:
-        raise InputError(f"workload.long_flows: {long_flows} long flows need {long_flows} sources besides the "
-                         f"destination, this topology has {len(hosts) - 1}", hint="lower workload.long_flows")
+        raise InputError(
+            f"workload.long_flows: {long_flows} long flows need {long_flows} sources besides the "
+            f"destination, this topology has {len(hosts) - 1}",
+            hint="lower workload.long_flows",
+        )
     flows = [Flow(i, s, dst, long_size, 0, "long") for i, s in enumerate(sources)]
     short_src = 0 if dst != 0 else 1
     flows.append(Flow(len(flows), short_src, dst, short_size, 0, "short"))
@@ -37,8 +45,16 @@ def random_pairs(n_hosts: int, count: int, rng) -> list[tuple[int, int]]:  # typ
     return [(int(s), int((s + o) % n_hosts)) for s, o in zip(src, off)]
 
 
-def randomized(net, long_flows: int = 5, short_flows: int = 20, long_size: int = 10_000_000,  # type: ignore[no-untyped-def]
-               short_size: int = 200_000, seed: int = 1) -> list[Flow]:
+def randomized(
+    net,
+    long_flows: int = 5,
+    short_flows: int = 20,
+    long_size: int = 10_000_000,  # type: ignore[no-untyped-def]
+    short_size: int = 200_000,
+    seed: int = 1,
+) -> list[Flow]:
     pairs = random_pairs(len(net.hosts), long_flows + short_flows, rng_for(seed, STREAM_PAIRS))
-    return [Flow(i, s, d, long_size if i < long_flows else short_size, 0, "long" if i < long_flows else "short")
-            for i, (s, d) in enumerate(pairs)]
+    return [
+        Flow(i, s, d, long_size if i < long_flows else short_size, 0, "long" if i < long_flows else "short")
+        for i, (s, d) in enumerate(pairs)
+    ]
