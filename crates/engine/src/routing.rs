@@ -339,8 +339,11 @@ fn bfs(
 mod tests {
     use super::*;
 
-    /// k-ary fat-tree as (kinds, out_ports, hosts), links in the order the Python generator makes them.
-    fn fat_tree(k: u32) -> (Vec<NodeKind>, Vec<Vec<(u32, u32)>>, Vec<u32>) {
+    /// (node kinds, each node's (port, far node) list, host node ids)
+    type Network = (Vec<NodeKind>, Vec<Vec<(u32, u32)>>, Vec<u32>);
+
+    /// k-ary fat-tree, links in the order the Python generator makes them.
+    fn fat_tree(k: u32) -> Network {
         let half = k / 2;
         let hosts_n = k * half * half;
         let edges = k * half;
