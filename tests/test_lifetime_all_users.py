@@ -118,3 +118,14 @@ def test_month_specs_read_as_lists_and_ranges():
     assert parse_months("all") is None
     assert parse_months("10") == [10]
     assert parse_months("1,4, 9-11") == [1, 4, 9, 10, 11]
+
+
+def test_the_report_behind_the_command_is_a_function(synth):
+    from greendcn.lifetime.oldness import oldness_report
+
+    _out, cs, res, _truth = synth
+    rep = oldness_report(cs, None)
+    assert rep["months_used"] == sorted(res.browser_rows["month"].unique())
+    assert rep["params"]["months"] == "all" and rep["headline"]["rows"].iloc[0]["platform"] == ALL_PLATFORMS
+    october = oldness_report(cs, [10])
+    assert {m[5:] for m in october["months_used"]} == {"10"}

@@ -9,7 +9,7 @@ import typer
 
 from ..core.clitools import JsonOption, echo_table, fail, info, write_json, finite_float
 from . import pipeline
-from .oldness import PERCENTILES, oldness
+from .oldness import PERCENTILES
 from .upgrades import SEED_RULES, UpgradeRules, upgrades
 
 app = typer.Typer(
@@ -125,7 +125,7 @@ def oldness_cmd(
 ) -> None:
     """Browser, device and OS age at the latest use per user and month, per platform and over all platforms;
     censored ages as bounds; the share of users whose browser is within N years (seed 001's headline)."""
-    from .oldness import ALL_PLATFORMS, for_months, parse_months, users_within
+    from .oldness import ALL_PLATFORMS, oldness_report, parse_months
 
     if not 1 <= month <= 12:
         fail(f"--month: {month} is not a month", hint="give 1-12 (10 = October)")
@@ -139,49 +139,13 @@ def oldness_cmd(
     if any(not 0 <= q <= 100 for q in qs):
         fail(f"--percentiles: each must be in [0, 100], got {percentiles!r}", hint="e.g. 1,50,99")
     cs, stats = _read(logs, fmt, column, events, status, max_line_bytes)
-    res = oldness(cs, qs, window_days)
+    out = oldness_report(cs, chosen, qs, window_days)
+    out = {"input": stats, **out, "params": {"month": month, "within_years": within, **out["params"]}}
+    out["headline"]["seed_statement"] = HEADLINE_STATEMENT
     shown = [q for q in qs if q in (1, 50, 99)] or qs[:3]
-    label = "all months" if chosen is None else ("month " + ",".join(f"{m:02d}" for m in chosen))
-    out = {
-        "input": stats,
-        "params": {
-            "month": month,
-            "months": "all" if chosen is None else chosen,
-            "percentiles": qs,
-            "within_years": within,
-            "within_days": window_days,
-        },
-    }
-    tables = []
-    for kind, summary, rows in (
-        ("browser", res.browser, res.browser_rows),
-        ("device", res.device, res.device_rows),
-        ("os", res.os, res.os_rows),
-    ):
-        year = for_months(summary, chosen)
-        out[kind] = {
-            "by_year": year,
-            "monthly": summary,
-            "rows": len(rows),
-            **({} if kind == "browser" else {"censored_rows": int(rows["censored"].sum())}),
-        }
-        tables.append((kind, year))
-    out["months_used"] = (
-        sorted(set(out["browser"]["by_year"]["month"])) if len(out["browser"]["by_year"]) else []
-    )
-    b_rows = res.browser_rows
-    if chosen is not None:
-        b_rows = b_rows[b_rows["month"].str.slice(5, 7).astype(int).isin(chosen)]
-    seen = cs[["user", "month", "platform"]]
-    if chosen is not None:
-        seen = seen[seen["month"].str.slice(5, 7).astype(int).isin(chosen)]
-    head = users_within(b_rows, seen, window_days)
-    out["headline"] = {
-        "measure": f"share of users whose browser was released within {within:g} years "
-        f"({window_days} days), pooled over {label}",
-        "seed_statement": HEADLINE_STATEMENT,
-        "rows": head,
-    }
+    label = out["params"]["label"]
+    tables = [(kind, out[kind]["by_year"]) for kind in ("browser", "device", "os")]
+    head = out["headline"]["rows"]
     # Files first, so that a reader closing stdout early (| head) still gets them.
     write_json(json_out, out)
     if figures is not None:

@@ -25,6 +25,7 @@ __all__ = [
     "for_month",
     "for_months",
     "oldness",
+    "oldness_report",
     "os_oldness",
     "parse_months",
     "summarize",
@@ -277,3 +278,50 @@ def oldness(
     b, d, o = browser_oldness(cs), device_oldness(cs), os_oldness(cs)
     kw = dict(percentiles=percentiles, within_days=within_days)
     return OldnessResult(b, d, o, _with_all(b, by, **kw), _with_all(d, by, **kw), _with_all(o, by, **kw))
+
+
+def oldness_report(
+    cs: pd.DataFrame,
+    months: Sequence[int] | None = (10,),
+    percentiles: Sequence[float] = PERCENTILES,
+    within_days: int = WITHIN_DAYS,
+) -> dict:
+    """What `greendcn lifetime oldness` reports: per kind the chosen months of each year (`by_year`, with the
+    all-platforms rows), the monthly summaries and row counts, the months used, and the headline (the share of
+    users within `within_days`, pooled over the chosen months). `months` None means every month."""
+    res = oldness(cs, percentiles, within_days)
+    label = "all months" if months is None else ("month " + ",".join(f"{m:02d}" for m in months))
+    out: dict = {
+        "params": {
+            "months": "all" if months is None else list(months),
+            "label": label,
+            "percentiles": list(percentiles),
+            "within_days": within_days,
+        }
+    }
+    for kind, summary, rows in (
+        ("browser", res.browser, res.browser_rows),
+        ("device", res.device, res.device_rows),
+        ("os", res.os, res.os_rows),
+    ):
+        out[kind] = {
+            "by_year": for_months(summary, months),
+            "monthly": summary,
+            "rows": len(rows),
+            **({} if kind == "browser" else {"censored_rows": int(rows["censored"].sum())}),
+        }
+    by_year = out["browser"]["by_year"]
+    out["months_used"] = sorted(set(by_year["month"])) if len(by_year) else []
+
+    def chosen(frame: pd.DataFrame) -> pd.DataFrame:
+        return (
+            frame if months is None else frame[frame["month"].str.slice(5, 7).astype(int).isin(list(months))]
+        )
+
+    head = users_within(chosen(res.browser_rows), chosen(cs[["user", "month", "platform"]]), within_days)
+    out["headline"] = {
+        "measure": f"share of users whose browser was released within {within_days / 365.25:g} "
+        f"years ({within_days} days), pooled over {label}",
+        "rows": head,
+    }
+    return out
