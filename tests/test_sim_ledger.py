@@ -142,7 +142,7 @@ def test_device_models_and_their_errors():
 def test_scenario_power_table_builds_the_models():
     from pydantic import ValidationError
 
-    from greendcn.power.config import PowerConfig
+    from greendcn.sim.power_table import PowerConfig
 
     rep = run_energy(results(), PowerConfig().models())  # defaults: SN2700 switches only
     assert rep.total_energy_j == pytest.approx(2 * 90.5 * 2e-3)
@@ -162,7 +162,7 @@ def test_scenario_power_table_builds_the_models():
 def test_the_documented_power_table_parses():
     import tomllib
 
-    import greendcn.power.config as config
+    import greendcn.sim.power_table as config
 
     snippet = config.__doc__.split("```toml")[1].split("```")[0]
     cfg = config.PowerConfig(**tomllib.loads(snippet)["power"])

@@ -32,6 +32,7 @@ MOVED: dict[str, str] = {
     "greendcn.experiments": "greendcn.sim.reproduce",
     "greendcn.experiments.cli": "greendcn.sim.cli",
     "greendcn.power.energy": "greendcn.sim.ledger",
+    "greendcn.power.config": "greendcn.sim.power_table",
     "greendcn.circuit": "greendcn.host.tdma",
     "greendcn.circuit.tdma": "greendcn.host.tdma.model",
     "greendcn.circuit.tdma_checks": "greendcn.host.tdma.checks",

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from ..core.errors import FieldError, InputError, format_loc
-from ..power.config import PowerConfig
+from .power_table import PowerConfig
 from ..core.userfile import read_text
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 

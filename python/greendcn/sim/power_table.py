@@ -20,9 +20,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..core.errors import InputError
 from ..core.units import parse_time_ps
-from ..sim.ledger import DEFAULT_SWITCH, EnergyModels
-from .models import ConstantPower, LinearPower, from_switch
-from .switches import get_switch, load_switch_table
+from ..power.models import ConstantPower, LinearPower, from_switch
+from ..power.switches import get_switch, load_switch_table
+from .ledger import DEFAULT_SWITCH, EnergyModels
 
 __all__ = ["PowerConfig"]
 
