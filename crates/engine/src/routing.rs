@@ -96,23 +96,7 @@ impl Routes {
                 continue;
             }
             bfs(kinds, out_ports, dst, &mut dist, &mut frontier, &mut next);
-            let mut row = vec![NO_ROUTE; n];
-            for node in 0..n {
-                if node == dst as usize || dist[node] == u32::MAX {
-                    continue;
-                }
-                group.clear();
-                for &(port, v) in &out_ports[node] {
-                    let transit_ok = v == dst || kinds[v as usize] == NodeKind::Switch;
-                    if transit_ok && dist[v as usize] + 1 == dist[node] {
-                        group.push(port);
-                    }
-                }
-                if !group.is_empty() {
-                    row[node] = groups.id(&group);
-                }
-            }
-            own.insert(h, row);
+            own.insert(h, groups_toward_host(kinds, out_ports, dst, &dist, &mut groups, &mut group));
         }
         // Each node's row over destination hosts, run-length encoded as the reference stores it. Hosts come in
         // blocks of consecutive indices behind one attachment switch (a rack); a node other than that switch
@@ -177,58 +161,17 @@ impl Routes {
     pub fn build_per_host(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Routes {
         let n = kinds.len();
         let mut table = vec![NO_ROUTE; n * hosts.len()]; // node-major, compressed into runs below
-        let mut group_ids: HashMap<Vec<u32>, u32> = HashMap::new();
-        let mut offsets = vec![0u32];
-        let mut ports = Vec::new();
+        let mut groups = GroupStore::default();
         let mut dist = vec![u32::MAX; n];
-        let mut frontier = Vec::new();
-        let mut next = Vec::new();
-        let mut group = Vec::new();
+        let (mut frontier, mut next, mut group) = (Vec::new(), Vec::new(), Vec::new());
         for (h, &dst) in hosts.iter().enumerate() {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst as usize] = 0;
-            frontier.clear();
-            frontier.push(dst);
-            let mut level = 0;
-            while !frontier.is_empty() {
-                level += 1;
-                next.clear();
-                for &u in &frontier {
-                    if u != dst && kinds[u as usize] == NodeKind::Host {
-                        continue; // hosts do not carry transit traffic
-                    }
-                    // links are full duplex, so u's neighbours are exactly the far ends of u's ports
-                    for &(_, v) in &out_ports[u as usize] {
-                        if dist[v as usize] == u32::MAX {
-                            dist[v as usize] = level;
-                            next.push(v);
-                        }
-                    }
-                }
-                std::mem::swap(&mut frontier, &mut next);
-            }
-            for node in 0..n {
-                if node == dst as usize || dist[node] == u32::MAX {
-                    continue;
-                }
-                group.clear();
-                for &(port, v) in &out_ports[node] {
-                    let transit_ok = v == dst || kinds[v as usize] == NodeKind::Switch;
-                    if transit_ok && dist[v as usize] + 1 == dist[node] {
-                        group.push(port);
-                    }
-                }
-                if group.is_empty() {
-                    continue;
-                }
-                let gid = *group_ids.entry(group.clone()).or_insert_with(|| {
-                    ports.extend_from_slice(&group);
-                    offsets.push(ports.len() as u32);
-                    (offsets.len() - 2) as u32
-                });
-                table[node * hosts.len() + h] = gid;
+            bfs(kinds, out_ports, dst, &mut dist, &mut frontier, &mut next);
+            let row = groups_toward_host(kinds, out_ports, dst, &dist, &mut groups, &mut group);
+            for (node, &g) in row.iter().enumerate() {
+                table[node * hosts.len() + h] = g;
             }
         }
+        let (offsets, ports) = groups.into_parts();
         let mut run_offsets = Vec::with_capacity(n + 1);
         let mut runs = Vec::new();
         run_offsets.push(0);
@@ -333,6 +276,35 @@ fn bfs(
         }
         std::mem::swap(frontier, next);
     }
+}
+
+/// Every node's group of next-hop ports towards host `dst`, from hop counts `dist` measured from it: the ports
+/// to neighbours one hop nearer that may carry the packet (a switch, or `dst` itself). NO_ROUTE where none.
+fn groups_toward_host(
+    kinds: &[NodeKind],
+    out_ports: &[Vec<(u32, u32)>],
+    dst: u32,
+    dist: &[u32],
+    groups: &mut GroupStore,
+    group: &mut Vec<u32>,
+) -> Vec<u32> {
+    let mut row = vec![NO_ROUTE; kinds.len()];
+    for node in 0..kinds.len() {
+        if node == dst as usize || dist[node] == u32::MAX {
+            continue;
+        }
+        group.clear();
+        for &(port, v) in &out_ports[node] {
+            let transit_ok = v == dst || kinds[v as usize] == NodeKind::Switch;
+            if transit_ok && dist[v as usize] + 1 == dist[node] {
+                group.push(port);
+            }
+        }
+        if !group.is_empty() {
+            row[node] = groups.id(group);
+        }
+    }
+    row
 }
 
 #[cfg(test)]
