@@ -44,6 +44,10 @@ def test_windows_of_link_bytes_add_up_to_the_link_counters():
     assert series["window_ps"] == 1_000_000_000
     for link, row in zip(r["links"], series["link_bytes"]):
         assert sum(row) == link["bytes_sent"]
+    hosts = [n for n in r["nodes"] if n["kind"] == "host"]
+    for n, sent, received in zip(hosts, series["host_packets_sent"], series["host_packets_received"]):
+        assert sum(sent) == n["packets_sent"] and sum(received) == n["packets_received"]
+    assert sum(map(sum, series["host_bytes_received"])) > 1_000_000  # the flow's payload and headers
 
 
 def test_same_spec_same_results_apart_from_wall_time():

@@ -70,6 +70,12 @@ pub struct Series {
     pub window_ps: u64,
     /// Bytes whose transmission started in each window, per link direction.
     pub link_bytes: Vec<Vec<u64>>,
+    /// Per host (in node order of the hosts) and window: packets and bytes (on the wire) the host sent, counted
+    /// when they leave it, and received, counted when they are delivered to it. What a host power model needs.
+    pub host_packets_sent: Vec<Vec<u64>>,
+    pub host_bytes_sent: Vec<Vec<u64>>,
+    pub host_packets_received: Vec<Vec<u64>>,
+    pub host_bytes_received: Vec<Vec<u64>>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -51,6 +51,9 @@ pub struct Sim<'a> {
     routes: Routes,
     switch_rngs: Vec<Rng>,
     node_counters: Vec<NodeCounters>,
+    /// Per host index and window: [packets sent, bytes sent, packets received, bytes received] (windows on).
+    host_windows: Vec<Vec<[u64; 4]>>,
+    host_windows_overflowed: bool,
     flows: Vec<FlowState>,
     window_ps: u64,
     segs: Vec<Segment>,
@@ -129,6 +132,8 @@ impl<'a> Sim<'a> {
             pool: PacketPool::default(),
             ports,
             node_counters: vec![NodeCounters::default(); kinds.len()],
+            host_windows: vec![Vec::new(); hosts.len()],
+            host_windows_overflowed: false,
             kinds,
             host_index,
             routes,
@@ -182,7 +187,7 @@ impl<'a> Sim<'a> {
                 EventKind::UdpSend => self.udp_send(ev.arg),
             }
         }
-        if self.ports.iter().any(|p| p.windows_overflowed) {
+        if self.host_windows_overflowed || self.ports.iter().any(|p| p.windows_overflowed) {
             return Err(EngineError::invalid(
                 "stats_window_ps",
                 format!(
@@ -281,7 +286,30 @@ impl<'a> Sim<'a> {
         };
         self.created += 1;
         self.node_counters[host as usize].sent += 1;
+        if self.window_ps > 0 {
+            self.count_host_window(host, 0, entry.wire_bytes);
+        }
         self.forward(host, entry);
+    }
+
+    /// Count one packet of `wire_bytes` in the host's current window: `at` 0 for sent, 2 for received.
+    fn count_host_window(&mut self, host: u32, at: usize, wire_bytes: u32) {
+        let w = self.now / self.window_ps;
+        if w >= crate::port::MAX_WINDOWS {
+            self.host_windows_overflowed = true;
+            return;
+        }
+        let row = &mut self.host_windows[self.host_index[host as usize] as usize];
+        let w = w as usize;
+        if row.len() <= w {
+            if row.try_reserve(w + 1 - row.len()).is_err() {
+                self.host_windows_overflowed = true;
+                return;
+            }
+            row.resize(w + 1, [0; 4]);
+        }
+        row[w][at] += 1;
+        row[w][at + 1] += wire_bytes as u64;
     }
 
     fn port_arrival(&mut self, port: u32) {
@@ -305,6 +333,9 @@ impl<'a> Sim<'a> {
         self.pool.release(pkt_id);
         self.node_counters[host as usize].received += 1;
         self.delivered += 1;
+        if self.window_ps > 0 {
+            self.count_host_window(host, 2, pkt.wire_bytes);
+        }
         debug_assert_eq!(self.host_index[host as usize], pkt.dst_host);
         let f = pkt.flow;
         match pkt.kind {
@@ -545,9 +576,25 @@ impl<'a> Sim<'a> {
             })
             .collect();
         let series = (self.window_ps > 0).then(|| {
-            let width = self.ports.iter().map(|p| p.window_bytes.len()).max().unwrap_or(0);
+            let width = self
+                .ports
+                .iter()
+                .map(|p| p.window_bytes.len())
+                .chain(self.host_windows.iter().map(|r| r.len()))
+                .max()
+                .unwrap_or(0);
+            let host_series = |at: usize| -> Vec<Vec<u64>> {
+                self.host_windows
+                    .iter()
+                    .map(|r| (0..width).map(|w| r.get(w).map_or(0, |c| c[at])).collect())
+                    .collect()
+            };
             Series {
                 window_ps: self.window_ps,
+                host_packets_sent: host_series(0),
+                host_bytes_sent: host_series(1),
+                host_packets_received: host_series(2),
+                host_bytes_received: host_series(3),
                 link_bytes: self
                     .ports
                     .iter()

@@ -277,3 +277,31 @@ fn a_handshake_delays_the_first_data_packet_and_counts_in_the_completion_time() 
     let shaken = go(&base(nodes, links, flows, Routing::Single));
     assert_eq!(shaken.flows[0].fct_ps.unwrap(), plain.flows[0].fct_ps.unwrap() + 41 * US);
 }
+
+#[test]
+fn host_windows_add_up_to_the_host_counters() {
+    let (nodes, links) = fattree(4, GBPS, US, Some(QueueLimit::Packets(100)));
+    let flows = vec![tcp(15, 0, 400_000, 0), tcp(9, 4, 300_000, 1), tcp(0, 12, 200_000, 2)];
+    let mut spec = base(nodes, links, flows, Routing::Rps);
+    spec.stats_window_ps = Some(100 * US);
+    let r = go(&spec);
+    conserved(&r);
+    let s = r.series.as_ref().expect("windows on");
+    let hosts: Vec<_> = r.nodes.iter().filter(|n| n.kind == "host").collect();
+    assert_eq!(s.host_packets_sent.len(), hosts.len());
+    for (i, n) in hosts.iter().enumerate() {
+        assert_eq!(s.host_packets_sent[i].iter().sum::<u64>(), n.packets_sent, "{}", n.name);
+        assert_eq!(s.host_packets_received[i].iter().sum::<u64>(), n.packets_received, "{}", n.name);
+        assert_eq!(s.host_packets_sent[i].len(), s.link_bytes[0].len());
+    }
+    // every byte a host sends is offered to its own uplink: carried, or dropped by the host's queue
+    let sent: u64 = s.host_bytes_sent.iter().flatten().sum();
+    let up: u64 = r
+        .links
+        .iter()
+        .filter(|l| l.dir % 2 == 0 && (l.dir / 2) < 16)
+        .map(|l| l.bytes_sent + l.drop_bytes)
+        .sum();
+    assert_eq!(sent, up);
+    assert!(s.host_packets_sent[0].iter().filter(|&&p| p > 0).count() > 1); // spread over several windows
+}
