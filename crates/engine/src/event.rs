@@ -24,6 +24,12 @@ pub enum EventKind {
     DelackTimer,
     /// A UDP constant-bit-rate source sends its next datagram. Arg: flow index.
     UdpSend,
+    /// Circuit fabrics (`crate::circuit`): a circuit switch's next slot begins at its senders. Arg: switch.
+    SlotStart,
+    /// Circuit fabrics: a sender port may hand its next packet to the NIC. Arg: port.
+    PortNext,
+    /// Circuit fabrics: the packet at the head of a sender port's pipe reaches the far endpoint. Arg: port.
+    CircuitArrival,
 }
 
 #[derive(Debug, Clone, Copy)]

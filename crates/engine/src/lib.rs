@@ -2,6 +2,7 @@
 //! Pure Rust, no Python: `run` moves packets through links, queues and switches and returns per-flow,
 //! per-link and per-node counters. Python prices those counters in watts and joules.
 
+pub mod circuit;
 pub mod error;
 pub mod event;
 pub mod packet;

@@ -185,6 +185,9 @@ impl<'a> Sim<'a> {
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
                 EventKind::UdpSend => self.udp_send(ev.arg),
+                EventKind::SlotStart | EventKind::PortNext | EventKind::CircuitArrival => {
+                    unreachable!("circuit events belong to circuit::CircuitSim")
+                }
             }
         }
         if self.host_windows_overflowed || self.ports.iter().any(|p| p.windows_overflowed) {

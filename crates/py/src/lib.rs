@@ -116,6 +116,29 @@ fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult
     })
 }
 
+/// Run one circuit-fabric simulation (docs/circuit-engine.md): the same contract as `run`, with a
+/// circuit spec in and circuit results out.
+#[pyfunction]
+#[pyo3(signature = (spec_json, progress=None))]
+fn run_circuit(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
+    let spec = spec_json.to_owned();
+    guarded(py, move |interrupted| {
+        let mut last = std::time::Instant::now();
+        let mut watch = |p: &greendcn_engine::Progress| {
+            if let Some(cb) = &progress {
+                if last.elapsed() >= std::time::Duration::from_secs(1) {
+                    last = std::time::Instant::now();
+                    Python::attach(|py| {
+                        let _ = cb.call1(py, (p.now_ps, p.stop_ps, p.events, p.flows_done, p.flows));
+                    });
+                }
+            }
+            interrupted()
+        };
+        Ok(greendcn_engine::circuit::run_json_watched(&spec, &mut watch)?)
+    })
+}
+
 /// Panics inside the guarded path on purpose, so tests can check that a panic becomes NativePanic.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<String> {
@@ -130,6 +153,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_circuit, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("SpecError", m.py().get_type::<SpecError>())?;

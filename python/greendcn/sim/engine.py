@@ -13,7 +13,7 @@ from typing import Any
 from .. import _native
 from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 
-__all__ = ["engine_version", "run_spec", "scenario_loc"]
+__all__ = ["engine_version", "run_circuit_spec", "run_spec", "scenario_loc"]
 
 # Engine spec keys -> scenario keys, where the names differ (units live in the engine's names).
 _TCP_KEYS = {
@@ -55,15 +55,33 @@ def run_spec(spec: dict[str, Any], progress: Callable[..., object] | None = None
 
     `progress(now_ps, stop_ps, events, flows_done, flows)` is called about once a second. Ctrl-C stops the run
     and returns what was measured, with `summary.stopped_by == "interrupted"`."""
+    return _call(_native.run, spec, progress, scenario_loc, "docs/engine-spec.md")
+
+
+def run_circuit_spec(
+    spec: dict[str, Any], progress: Callable[..., object] | None = None, loc_map: Callable[[Loc], Loc] = tuple
+) -> dict[str, Any]:
+    """Run one circuit-fabric simulation (docs/circuit-engine.md), with `run_spec`'s contract. `loc_map` turns
+    a field of the circuit spec into the key of whatever the user wrote (the optical fabric's options)."""
+    return _call(_native.run_circuit, spec, progress, loc_map, "docs/circuit-engine.md")
+
+
+def _call(
+    native: Callable[..., str],
+    spec: dict[str, Any],
+    progress: Callable[..., object] | None,
+    loc_map: Callable[[Loc], Loc],
+    doc: str,
+) -> dict[str, Any]:
     try:
-        text = _native.run(json.dumps(spec), progress)
+        text = native(json.dumps(spec), progress)
     except _native.SpecError as e:
         message, engine_loc, msg = e.args
-        loc = scenario_loc(engine_loc)
+        loc = loc_map(engine_loc)
         where = f" (scenario key {format_loc(loc)})" if loc and loc != tuple(engine_loc) else ""
         raise EngineInputError(
             f"{message}{where}",
-            hint="see docs/engine-spec.md for the fields the engine accepts",
+            hint=f"see {doc} for the fields the engine accepts",
             loc=loc,
             engine_loc=engine_loc,
             msg=msg,

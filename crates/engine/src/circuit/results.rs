@@ -1,0 +1,77 @@
+//! The output of a circuit-fabric run (docs/circuit-engine.md): per-flow and per-uplink counters, a summary
+//! whose packet counts balance (created = delivered + control received + no-circuit drops + in flight), and
+//! per-endpoint series when windows are on.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CircuitFlowResult {
+    pub id: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub size_bytes: u64,
+    pub start_ps: u64,
+    pub completed: bool,
+    pub finish_ps: Option<u64>,
+    pub fct_ps: Option<u64>,
+    /// Payload bytes the source handed out (a dropped packet's bytes are not sent again).
+    pub bytes_sent: u64,
+    pub data_packets_sent: u64,
+    /// Distinct payload bytes that reached the destination.
+    pub bytes_received: u64,
+    pub packets_received: u64,
+    /// Packets that arrived ahead of a gap and waited in the receiver's reorder buffer.
+    pub ooo_packets: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CircuitPortResult {
+    pub endpoint: u32,
+    pub switch: u32,
+    pub bytes_sent: u64,
+    pub packets_sent: u64,
+    pub busy_ps: u64,
+    pub no_circuit_drops: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CircuitSummary {
+    pub sim_time_ps: u64,
+    pub events: u64,
+    /// Packets put on an uplink (a circuit switch adds no hop of its own: it has no queue).
+    pub packet_hops: u64,
+    pub wall_s: f64,
+    pub packets_created: u64,
+    /// Data packets that reached their final destination.
+    pub packets_delivered: u64,
+    pub control_packets_received: u64,
+    /// Data packets stored at an intermediate endpoint on their way (RotorLB or selector multi-hop).
+    pub relayed_packets: u64,
+    /// Packets that met no circuit (a gap, the wrong peer, or a slot's end before they were sent).
+    pub no_circuit_drops: u64,
+    /// Packets alive at the end: queued, stored at a relay, or on a fibre.
+    pub packets_in_flight: u64,
+    pub payload_bytes_delivered: u64,
+    /// Longest time from a relayed packet's hand-over at its source to its delivery.
+    pub max_relay_delay_ps: u64,
+    pub flows_completed: u64,
+    pub stopped_by: &'static str,
+    pub peak_packets_alive: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CircuitSeries {
+    pub window_ps: u64,
+    /// Per endpoint and window: payload bytes delivered to it (as final destination).
+    pub endpoint_payload_bytes_received: Vec<Vec<u64>>,
+    /// Per endpoint and window: bytes it put on the wire (all uplinks, control included).
+    pub endpoint_wire_bytes_sent: Vec<Vec<u64>>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CircuitResults {
+    pub summary: CircuitSummary,
+    pub flows: Vec<CircuitFlowResult>,
+    pub ports: Vec<CircuitPortResult>,
+    pub series: Option<CircuitSeries>,
+}

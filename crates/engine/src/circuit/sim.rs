@@ -1,0 +1,853 @@
+//! The circuit-fabric simulator: endpoints (racks or hosts) send over circuit switches that have no buffer
+//! and follow cyclic schedules. Each endpoint has one uplink per switch; an uplink holds traffic per next hop
+//! and sends only inside its TDMA window of the current slot; the switch passes a packet only if it arrives
+//! wholly inside the uptime of the circuit the sender meant, else it is dropped as a no-circuit drop.
+//!
+//! Traffic is datagrams (no acknowledgement, no retransmission). A flow is backlogged from its start or
+//! capped at a rate; its packets are made when an uplink can send them, so a backlog costs no memory.
+//! Within a window an uplink sends, in strict priority: control messages (RotorLB offers and accepts),
+//! stored relayed traffic for the peer, the endpoint's own traffic for the peer, and RotorLB phase-3 relayed
+//! traffic. The per-packet send-to-wire lag (fixed + jitter + rare stalls) is the TDMA host model's.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use super::results::{CircuitFlowResult, CircuitPortResult, CircuitResults, CircuitSeries, CircuitSummary};
+use super::rotorlb::{accept, Offer};
+use super::schedule::Schedule;
+use super::spec::{CircuitRouting, CircuitSpec};
+use crate::error::EngineError;
+use crate::event::{EventKind, EventQueue};
+use crate::rng::Rng;
+use crate::spec::TcpSpec;
+use crate::tcp::TcpReceiver;
+use crate::units::SerClock;
+
+const INTERRUPT_EVERY: u64 = 1 << 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Data,
+    Offer,
+    Accept,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct CPacket {
+    kind: Kind,
+    flow: u32,
+    /// Final destination endpoint.
+    dst: u32,
+    wire_bytes: u32,
+    payload: u32,
+    seq: u64,
+    /// When the source handed it over (data) ; message index (control).
+    ts: u64,
+    msg: u32,
+    relayed: bool,
+}
+
+struct Msg {
+    slot_start: i128,
+    offer: Offer,
+    accepted: Vec<u64>,
+}
+
+#[derive(Default)]
+struct PortState {
+    peer: Option<u32>,
+    slot_start: i128,
+    win_start: u64,
+    win_end: u64,
+    next_handover: u64,
+    next_at: Option<u64>,
+    wire_free: u64,
+    control: VecDeque<u32>,
+    /// RotorLB phase 3: bytes the peer accepted, per final destination, for this slot.
+    relay_budget: Vec<(u32, u64)>,
+    rr: u32,
+    pipe: VecDeque<(u64, u32, u32)>,
+    bytes_sent: u64,
+    packets_sent: u64,
+    busy_ps: u64,
+    no_circuit_drops: u64,
+}
+
+struct FlowState {
+    sent: u64,
+    receiver: TcpReceiver,
+    packets_sent: u64,
+}
+
+pub struct CircuitSim<'a> {
+    spec: &'a CircuitSpec,
+    n: u32,
+    s: u32,
+    scheds: Vec<Schedule>,
+    clock: SerClock,
+    events: EventQueue,
+    pkts: Vec<CPacket>,
+    free: Vec<u32>,
+    live: u64,
+    peak_live: u64,
+    ports: Vec<PortState>,
+    rngs: Vec<Rng>,
+    flows: Vec<FlowState>,
+    /// Flow indices per (source, destination), in flow order.
+    local: Vec<Vec<u32>>,
+    /// Relayed packets held per (endpoint, final destination), and their payload bytes.
+    relay: Vec<VecDeque<u32>>,
+    held: Vec<u64>,
+    msgs: Vec<Option<Msg>>,
+    free_msgs: Vec<u32>,
+    /// Offers received per endpoint for the slot being negotiated: (message, uplink of the relay).
+    mailbox: Vec<Vec<(u32, u32)>>,
+    window_ps: u64,
+    win_rx: Vec<Vec<u64>>,
+    win_tx: Vec<Vec<u64>>,
+    windows_overflowed: bool,
+    tcp: TcpSpec,
+    now: u64,
+    events_done: u64,
+    hops: u64,
+    created: u64,
+    delivered: u64,
+    control_received: u64,
+    relayed: u64,
+    payload_delivered: u64,
+    max_relay_delay: u64,
+    no_circuit: u64,
+    all_sent: bool,
+}
+
+impl<'a> CircuitSim<'a> {
+    pub fn new(spec: &'a CircuitSpec) -> Result<Self, EngineError> {
+        super::validate::check(spec)?;
+        let (n, s) = (spec.endpoints, spec.switches.len() as u32);
+        let scheds: Vec<Schedule> = spec.switches.iter().map(|sw| Schedule::new(sw, n)).collect();
+        if spec.routing == CircuitRouting::Rotorlb {
+            // Offers and accepts go back over the circuit they came on, so each circuit must be two-way.
+            for (i, sc) in scheds.iter().enumerate() {
+                for (k, peers) in sc.peers.iter().enumerate() {
+                    if (0..n).any(|p| peers[peers[p as usize] as usize] != p) {
+                        return Err(EngineError::invalid(
+                            &format!("switches[{i}].slots[{k}].matching"),
+                            "RotorLB needs symmetric matchings (if p reaches q, q reaches p)",
+                        ));
+                    }
+                }
+            }
+        }
+        let mut local = vec![Vec::new(); (n * n) as usize];
+        for (i, f) in spec.flows.iter().enumerate() {
+            local[(f.src * n + f.dst) as usize].push(i as u32);
+        }
+        let mut events = EventQueue::default();
+        for (i, sc) in scheds.iter().enumerate() {
+            // The slot in force at time 0 (a phase may put its start before 0); `run` opens it first.
+            let (_, start) = sc.slot_at(0);
+            events.push(Self::window_start(start, spec.tdma.prealloc_ps + spec.delay_ps), EventKind::SlotStart, i as u32);
+        }
+        for (i, f) in spec.flows.iter().enumerate() {
+            if f.start_ps > 0 {
+                events.push(f.start_ps, EventKind::FlowStart, i as u32);
+            }
+        }
+        let ports = (0..n * s).map(|_| PortState::default()).collect();
+        let rngs = (0..n * s).map(|p| Rng::new(spec.seed, 0xC1C0 + p as u64)).collect();
+        let flows = spec
+            .flows
+            .iter()
+            .map(|f| FlowState { sent: 0, receiver: TcpReceiver::new(f.size_bytes), packets_sent: 0 })
+            .collect();
+        Ok(CircuitSim {
+            spec,
+            n,
+            s,
+            scheds,
+            clock: SerClock::new(spec.link_rate_bps),
+            events,
+            pkts: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            peak_live: 0,
+            ports,
+            rngs,
+            flows,
+            local,
+            relay: vec![VecDeque::new(); (n * n) as usize],
+            held: vec![0; (n * n) as usize],
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            mailbox: vec![Vec::new(); n as usize],
+            window_ps: spec.stats_window_ps.unwrap_or(0),
+            win_rx: vec![Vec::new(); n as usize],
+            win_tx: vec![Vec::new(); n as usize],
+            windows_overflowed: false,
+            tcp: TcpSpec::default(),
+            now: 0,
+            events_done: 0,
+            hops: 0,
+            created: 0,
+            delivered: 0,
+            control_received: 0,
+            relayed: 0,
+            payload_delivered: 0,
+            max_relay_delay: 0,
+            no_circuit: 0,
+            all_sent: false,
+        })
+    }
+
+    fn window_start(slot_start: i128, prealloc: u64) -> u64 {
+        (slot_start - prealloc as i128).max(0) as u64
+    }
+
+    pub fn run(mut self, watch: &mut dyn FnMut(&crate::Progress) -> bool) -> Result<CircuitResults, EngineError> {
+        let started = Instant::now();
+        let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
+        let mut stopped_by = "completion";
+        // The first slot of each switch: remembered per switch so each SlotStart knows which slot it opens.
+        let mut next_slot: Vec<(usize, i128)> = self.scheds.iter().map(|sc| sc.slot_at(0)).collect();
+        while let Some(ev) = self.events.pop() {
+            if ev.time > stop {
+                stopped_by = "time_limit";
+                self.now = stop;
+                break;
+            }
+            if ev.kind == EventKind::PortNext && self.ports[ev.arg as usize].next_at != Some(ev.time) {
+                continue; // superseded
+            }
+            self.now = ev.time;
+            self.events_done += 1;
+            if self.events_done.is_multiple_of(INTERRUPT_EVERY) {
+                let progress = crate::Progress {
+                    now_ps: self.now,
+                    stop_ps: self.spec.stop_ps,
+                    events: self.events_done,
+                    flows_done: self.flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64,
+                    flows: self.flows.len() as u64,
+                };
+                if watch(&progress) {
+                    stopped_by = "interrupted";
+                    break;
+                }
+            }
+            match ev.kind {
+                EventKind::SlotStart => {
+                    let sw = ev.arg as usize;
+                    let (k, start) = next_slot[sw];
+                    self.slot_start(sw as u32, k, start);
+                    next_slot[sw] = self.scheds[sw].next_slot(k, start);
+                    if !self.finished() {
+                        let lead = self.spec.tdma.prealloc_ps + self.spec.delay_ps;
+                        let t = Self::window_start(next_slot[sw].1, lead).max(self.now);
+                        self.events.push(t, EventKind::SlotStart, ev.arg);
+                    }
+                }
+                EventKind::PortNext => {
+                    self.ports[ev.arg as usize].next_at = None;
+                    self.port_next(ev.arg);
+                }
+                EventKind::CircuitArrival => self.arrival(ev.arg),
+                EventKind::FlowStart => {
+                    let src = self.spec.flows[ev.arg as usize].src;
+                    self.wake_endpoint(src);
+                }
+                _ => unreachable!("packet-switch events do not occur in a circuit run"),
+            }
+        }
+        if self.windows_overflowed {
+            return Err(EngineError::invalid(
+                "stats_window_ps",
+                format!("the run lasted {} ps, more than {} windows", self.now, crate::port::MAX_WINDOWS),
+            ));
+        }
+        Ok(self.results(started.elapsed().as_secs_f64(), stopped_by))
+    }
+
+    /// Every flow has handed out all its bytes and no packet is left anywhere: no slot needs to open again.
+    fn finished(&mut self) -> bool {
+        if !self.all_sent {
+            self.all_sent = self.spec.flows.iter().zip(&self.flows).all(|(f, s)| s.sent >= f.size_bytes);
+        }
+        self.all_sent && self.live == 0
+    }
+
+    // ---- packets -----------------------------------------------------------------------------------
+
+    fn alloc(&mut self, p: CPacket) -> u32 {
+        self.live += 1;
+        self.peak_live = self.peak_live.max(self.live);
+        self.created += 1;
+        if let Some(i) = self.free.pop() {
+            self.pkts[i as usize] = p;
+            i
+        } else {
+            self.pkts.push(p);
+            (self.pkts.len() - 1) as u32
+        }
+    }
+
+    fn release(&mut self, i: u32) {
+        self.live -= 1;
+        self.free.push(i);
+    }
+
+    fn new_msg(&mut self, m: Msg) -> u32 {
+        if let Some(i) = self.free_msgs.pop() {
+            self.msgs[i as usize] = Some(m);
+            i
+        } else {
+            self.msgs.push(Some(m));
+            (self.msgs.len() - 1) as u32
+        }
+    }
+
+    fn take_msg(&mut self, i: u32) -> Msg {
+        self.free_msgs.push(i);
+        self.msgs[i as usize].take().expect("a control packet's message is alive")
+    }
+
+    fn full_packet_wire(&self) -> u32 {
+        let p = &self.spec.packet;
+        p.payload_bytes + p.header_bytes + p.frame_overhead_bytes
+    }
+
+    /// Payload bytes an uplink can send in a window of `len` ps, in full-size packets.
+    fn window_payload(&self, len: u64) -> u64 {
+        let per = self.clock.time_ps(self.full_packet_wire() as u64);
+        (len / per) * self.spec.packet.payload_bytes as u64
+    }
+
+    /// Bytes flow `f` could hand out now: all that is left once started, or what its rate has earned.
+    fn available(&self, f: u32) -> u64 {
+        let spec = &self.spec.flows[f as usize];
+        let st = &self.flows[f as usize];
+        if self.now < spec.start_ps {
+            return 0;
+        }
+        let earned = match spec.rate_bps {
+            None => spec.size_bytes,
+            Some(r) => {
+                let e = (r as u128 * (self.now - spec.start_ps) as u128 / 8_000_000_000_000u128) as u64;
+                e.min(spec.size_bytes)
+            }
+        };
+        earned.saturating_sub(st.sent)
+    }
+
+    /// When the first of flows `fs` will have a whole packet (or its last bytes) to send, if ever.
+    fn earliest_available(&self, fs: &[u32]) -> Option<u64> {
+        let pay = self.spec.packet.payload_bytes as u64;
+        fs.iter()
+            .filter_map(|&f| {
+                let spec = &self.spec.flows[f as usize];
+                let st = &self.flows[f as usize];
+                if st.sent >= spec.size_bytes {
+                    return None;
+                }
+                let need = (st.sent + pay).min(spec.size_bytes);
+                match spec.rate_bps {
+                    None => Some(spec.start_ps),
+                    Some(r) => {
+                        let dt = (need as u128 * 8_000_000_000_000u128).div_ceil(r as u128) as u64;
+                        Some(spec.start_ps + dt)
+                    }
+                }
+            })
+            .min()
+    }
+
+    // ---- slots -------------------------------------------------------------------------------------
+
+    fn slot_start(&mut self, sw: u32, k: usize, start: i128) {
+        let t = &self.spec.tdma;
+        let uptime = self.scheds[sw as usize].uptimes[k];
+        // Senders are synchronised to the switch: they lead its slot by the fibre's delay and the
+        // preallocation (the expected send-to-wire lag), and stop a guard time before the uptime ends.
+        let lead = t.prealloc_ps as i128 + self.spec.delay_ps as i128;
+        let win_start = Self::window_start(start, lead as u64).max(self.now);
+        let win_end = (start + uptime as i128 - t.guard_ps as i128 - lead).max(0) as u64;
+        for e in 0..self.n {
+            let port = e * self.s + sw;
+            let peer = self.scheds[sw as usize].peers[k][e as usize];
+            let ps = &mut self.ports[port as usize];
+            // Control messages and budgets of the last slot are void: their circuit is gone.
+            while let Some(c) = ps.control.pop_front() {
+                let pk = self.pkts[c as usize];
+                self.free_msgs.push(pk.msg);
+                self.msgs[pk.msg as usize] = None;
+                self.live -= 1;
+                self.free.push(c);
+                self.no_circuit += 1;
+                ps.no_circuit_drops += 1;
+            }
+            ps.relay_budget.clear();
+            ps.slot_start = start;
+            ps.win_start = win_start;
+            ps.win_end = win_end;
+            ps.peer = (peer != e && win_end > win_start).then_some(peer);
+            ps.next_handover = ps.next_handover.max(win_start);
+        }
+        if self.spec.routing == CircuitRouting::Rotorlb {
+            for e in 0..self.n {
+                self.send_offer(e * self.s + sw);
+            }
+        }
+        for e in 0..self.n {
+            self.wake(e * self.s + sw);
+        }
+    }
+
+    fn send_offer(&mut self, port: u32) {
+        let Some(peer) = self.ports[port as usize].peer else { return };
+        let e = port / self.s;
+        let (ws, we) = (self.ports[port as usize].win_start, self.ports[port as usize].win_end);
+        let cap = self.window_payload(we - ws);
+        let stored = self.held[(e * self.n + peer) as usize];
+        let direct: u64 = self.local[(e * self.n + peer) as usize].iter().map(|&f| self.available(f)).sum();
+        let capacity = cap.saturating_sub(stored).saturating_sub(direct);
+        let mut bytes = vec![0u64; self.n as usize];
+        for d in 0..self.n {
+            if d != e && d != peer {
+                let avail: u64 = self.local[(e * self.n + d) as usize].iter().map(|&f| self.available(f)).sum();
+                bytes[d as usize] = avail.min(cap);
+            }
+        }
+        if capacity == 0 || bytes.iter().all(|&b| b == 0) {
+            return; // nothing to offer: the peer expects no offer from an uplink that sends none (see below)
+        }
+        let slot_start = self.ports[port as usize].slot_start;
+        let msg = self.new_msg(Msg { slot_start, offer: Offer { bytes, capacity }, accepted: Vec::new() });
+        self.push_control(port, Kind::Offer, peer, msg);
+    }
+
+    fn push_control(&mut self, port: u32, kind: Kind, to: u32, msg: u32) {
+        let p = &self.spec.packet;
+        let wire = p.control_bytes + p.frame_overhead_bytes;
+        let id = self.alloc(CPacket {
+            kind,
+            flow: u32::MAX,
+            dst: to,
+            wire_bytes: wire,
+            payload: 0,
+            seq: 0,
+            ts: self.now,
+            msg,
+            relayed: false,
+        });
+        self.ports[port as usize].control.push_back(id);
+        self.wake(port);
+    }
+
+    /// Make sure `port` looks for work at the earliest time it may hand over a packet.
+    fn wake(&mut self, port: u32) {
+        let ps = &mut self.ports[port as usize];
+        if ps.peer.is_none() || self.now >= ps.win_end {
+            return;
+        }
+        let t = ps.next_handover.max(self.now).max(ps.win_start);
+        if ps.next_at.is_none_or(|p| p > t) {
+            ps.next_at = Some(t);
+            self.events.push(t, EventKind::PortNext, port);
+        }
+    }
+
+    fn wake_endpoint(&mut self, e: u32) {
+        for sw in 0..self.s {
+            self.wake(e * self.s + sw);
+        }
+    }
+
+    // ---- sending -----------------------------------------------------------------------------------
+
+    /// Is endpoint `d` reachable from `e` through a next hop of offset `off` (selector routing)?
+    #[inline]
+    fn selector_uses(&self, e: u32, d: u32, off: u32) -> bool {
+        ((d + self.n - e) % self.n) & off != 0
+    }
+
+    fn port_next(&mut self, port: u32) {
+        let Some(peer) = self.ports[port as usize].peer else { return };
+        let e = port / self.s;
+        let n = self.n;
+        let now = self.now;
+        if now >= self.ports[port as usize].win_end {
+            return;
+        }
+        let pkt_hdr = self.spec.packet.header_bytes + self.spec.packet.frame_overhead_bytes;
+        let pay = self.spec.packet.payload_bytes as u64;
+        // 1. control
+        if let Some(&c) = self.ports[port as usize].control.front() {
+            if self.fits(port, self.pkts[c as usize].wire_bytes) {
+                self.ports[port as usize].control.pop_front();
+                self.transmit(port, peer, c);
+            }
+            return;
+        }
+        let routing = self.spec.routing;
+        let off = (peer + n - e) % n;
+        // 2. stored relayed traffic that this circuit moves on
+        let relay_dst = match routing {
+            CircuitRouting::Selector => {
+                let start = self.ports[port as usize].rr;
+                (0..n).map(|i| (start + i) % n).find(|&d| {
+                    !self.relay[(e * n + d) as usize].is_empty() && self.selector_uses(e, d, off)
+                })
+            }
+            _ => (!self.relay[(e * n + peer) as usize].is_empty()).then_some(peer),
+        };
+        if let Some(d) = relay_dst {
+            let q = (e * n + d) as usize;
+            let id = *self.relay[q].front().expect("non-empty");
+            if self.fits(port, self.pkts[id as usize].wire_bytes) {
+                self.relay[q].pop_front();
+                self.held[q] -= self.pkts[id as usize].payload as u64;
+                self.ports[port as usize].rr = (d + 1) % n;
+                self.transmit(port, peer, id);
+            }
+            return;
+        }
+        // 3. the endpoint's own traffic for the peer (selector: for any destination this hop brings closer)
+        let mut candidates: Vec<(u32, bool)> = Vec::new();
+        match routing {
+            CircuitRouting::Selector => {
+                let start = self.ports[port as usize].rr;
+                for i in 0..n {
+                    let d = (start + i) % n;
+                    if d != e && self.selector_uses(e, d, off) {
+                        candidates.push((d, false));
+                    }
+                }
+            }
+            _ => candidates.push((peer, false)),
+        }
+        // 4. RotorLB phase 3: what the peer accepted to relay
+        if routing == CircuitRouting::Rotorlb {
+            let budget = &self.ports[port as usize].relay_budget;
+            candidates.extend(budget.iter().filter(|(_, b)| *b > 0).map(|(d, _)| (*d, true)));
+        }
+        let mut waiting: Vec<u32> = Vec::new();
+        for (d, via_relay) in candidates {
+            let fs_at = (e * n + d) as usize;
+            let Some(&f) = self.local[fs_at].iter().find(|&&f| self.available(f) > 0) else {
+                waiting.extend(self.local[fs_at].iter().copied());
+                continue;
+            };
+            let mut len = self.available(f).min(pay);
+            if via_relay {
+                let b = self.ports[port as usize].relay_budget.iter().find(|(x, _)| *x == d).map_or(0, |x| x.1);
+                len = len.min(b);
+            }
+            let wire = len as u32 + pkt_hdr;
+            if !self.fits(port, wire) {
+                return; // the window cannot take this packet: stop early (the guard)
+            }
+            if via_relay {
+                for x in self.ports[port as usize].relay_budget.iter_mut().filter(|x| x.0 == d) {
+                    x.1 -= len;
+                }
+            }
+            let st = &mut self.flows[f as usize];
+            let seq = st.sent;
+            st.sent += len;
+            st.packets_sent += 1;
+            let id = self.alloc(CPacket {
+                kind: Kind::Data,
+                flow: f,
+                dst: d,
+                wire_bytes: wire,
+                payload: len as u32,
+                seq,
+                ts: now,
+                msg: 0,
+                relayed: via_relay || d != peer,
+            });
+            if routing == CircuitRouting::Selector {
+                self.ports[port as usize].rr = (d + 1) % n;
+            }
+            self.transmit(port, peer, id);
+            return;
+        }
+        // Nothing to send now: wake when a rate-capped flow will have a packet (arrivals wake us otherwise).
+        if let Some(t) = self.earliest_available(&waiting) {
+            if t > now && t < self.ports[port as usize].win_end {
+                let ps = &mut self.ports[port as usize];
+                if ps.next_at.is_none_or(|p| p > t) {
+                    ps.next_at = Some(t);
+                    self.events.push(t, EventKind::PortNext, port);
+                }
+            }
+        }
+    }
+
+    /// Does a packet of `wire` bytes handed over now finish before the window closes?
+    #[inline]
+    fn fits(&self, port: u32, wire: u32) -> bool {
+        self.now + self.clock.time_ps(wire as u64) <= self.ports[port as usize].win_end
+    }
+
+    fn lag(&mut self, port: u32) -> u64 {
+        let t = &self.spec.tdma;
+        let mut lag = t.lag_ps;
+        if t.jitter_mean_ps == 0 && t.stall_prob == 0.0 {
+            return lag;
+        }
+        let rng = &mut self.rngs[port as usize];
+        let mut unit = || ((rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64; // (0, 1]
+        if t.jitter_mean_ps > 0 {
+            lag += (-(t.jitter_mean_ps as f64) * unit().ln()) as u64;
+        }
+        if t.stall_prob > 0.0 && unit() <= t.stall_prob {
+            lag += if t.stall_law == "fixed" { t.stall_ps } else { (-(t.stall_ps as f64) * unit().ln()) as u64 };
+        }
+        lag
+    }
+
+    fn transmit(&mut self, port: u32, peer: u32, id: u32) {
+        let wire = self.pkts[id as usize].wire_bytes;
+        let ser = self.clock.time_ps(wire as u64);
+        let lag = self.lag(port);
+        let delay = self.spec.delay_ps;
+        let e = port / self.s;
+        let sw = (port % self.s) as usize;
+        let ps = &mut self.ports[port as usize];
+        let w = (self.now + lag).max(ps.wire_free);
+        ps.wire_free = w + ser;
+        ps.next_handover = self.now + ser;
+        ps.bytes_sent += wire as u64;
+        ps.packets_sent += 1;
+        ps.busy_ps += ser;
+        self.hops += 1;
+        if let Some(win) = w.checked_div(self.window_ps) {
+            Self::count(&mut self.win_tx[e as usize], win, wire as u64, &mut self.windows_overflowed);
+        }
+        // The switch passes the packet only inside the uptime of the circuit to the intended peer.
+        let a0 = w + delay;
+        let ok = matches!(self.scheds[sw].circuit_at(e, a0), Some((q, end)) if q == peer && (a0 + ser) as i128 <= end);
+        if ok {
+            let arrival = a0 + ser + delay;
+            let ps = &mut self.ports[port as usize];
+            ps.pipe.push_back((arrival, id, peer));
+            if ps.pipe.len() == 1 {
+                self.events.push(arrival, EventKind::CircuitArrival, port);
+            }
+        } else {
+            let pk = self.pkts[id as usize];
+            if pk.kind != Kind::Data {
+                self.take_msg(pk.msg);
+            }
+            self.release(id);
+            self.no_circuit += 1;
+            self.ports[port as usize].no_circuit_drops += 1;
+        }
+        let t = self.ports[port as usize].next_handover;
+        let ps = &mut self.ports[port as usize];
+        if t < ps.win_end && ps.next_at.is_none_or(|p| p > t) {
+            ps.next_at = Some(t);
+            self.events.push(t, EventKind::PortNext, port);
+        }
+    }
+
+    fn count(row: &mut Vec<u64>, w: u64, bytes: u64, overflowed: &mut bool) {
+        if w >= crate::port::MAX_WINDOWS {
+            *overflowed = true;
+            return;
+        }
+        let w = w as usize;
+        if row.len() <= w {
+            row.resize(w + 1, 0);
+        }
+        row[w] += bytes;
+    }
+
+    // ---- receiving ---------------------------------------------------------------------------------
+
+    fn arrival(&mut self, port: u32) {
+        let ps = &mut self.ports[port as usize];
+        let (_, id, to) = ps.pipe.pop_front().expect("an arrival has a packet");
+        if let Some(&(next, _, _)) = ps.pipe.front() {
+            self.events.push(next, EventKind::CircuitArrival, port);
+        }
+        let sw = port % self.s;
+        let pk = self.pkts[id as usize];
+        match pk.kind {
+            Kind::Data if pk.dst == to => {
+                self.release(id);
+                self.delivered += 1;
+                self.payload_delivered += pk.payload as u64;
+                if let Some(w) = self.now.checked_div(self.window_ps) {
+                    Self::count(&mut self.win_rx[to as usize], w, pk.payload as u64, &mut self.windows_overflowed);
+                }
+                if pk.relayed {
+                    self.max_relay_delay = self.max_relay_delay.max(self.now - pk.ts);
+                }
+                let tcp = &self.tcp;
+                self.flows[pk.flow as usize].receiver.on_data(self.now, pk.seq, pk.payload, false, pk.ts, tcp);
+            }
+            Kind::Data => {
+                let q = (to * self.n + pk.dst) as usize;
+                self.relay[q].push_back(id);
+                self.held[q] += pk.payload as u64;
+                self.relayed += 1;
+                self.wake_endpoint(to);
+            }
+            Kind::Offer => {
+                self.release(id);
+                self.control_received += 1;
+                self.mailbox[to as usize].push((pk.msg, to * self.s + sw));
+                self.maybe_accept(to, pk.msg);
+            }
+            Kind::Accept => {
+                self.release(id);
+                self.control_received += 1;
+                let m = self.take_msg(pk.msg);
+                let my_port = to * self.s + sw;
+                let ps = &mut self.ports[my_port as usize];
+                if ps.slot_start == m.slot_start && ps.peer.is_some() {
+                    ps.relay_budget = m
+                        .accepted
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &b)| b > 0)
+                        .map(|(d, &b)| (d as u32, b))
+                        .collect();
+                    self.wake(my_port);
+                }
+            }
+        }
+    }
+
+    /// Phase 2 at relay `r`: once every neighbour that will offer in this slot has, accept for all of them.
+    fn maybe_accept(&mut self, r: u32, msg: u32) {
+        let slot_start = self.msgs[msg as usize].as_ref().expect("alive").slot_start;
+        let mine: Vec<(u32, u32)> = self.mailbox[r as usize]
+            .iter()
+            .copied()
+            .filter(|(m, _)| self.msgs[*m as usize].as_ref().is_some_and(|x| x.slot_start == slot_start))
+            .collect();
+        // Neighbours that will offer: the peers of r's uplinks in this slot whose own offer was non-empty. We
+        // cannot know the latter at r without a message, so every uplink of a peer offers or is silent, and
+        // r waits for the offers of the peers it can see; silent peers are learnt from the other offers' time:
+        // all offers of one slot are sent at its start and travel the same delay, so they arrive together.
+        let expected = (0..self.s)
+            .filter(|&sw| {
+                let ps = &self.ports[(r * self.s + sw) as usize];
+                ps.peer.is_some() && ps.slot_start == slot_start
+            })
+            .count();
+        let pending_same_time = mine.len() < expected && self.events_pending_offer(r, slot_start);
+        if pending_same_time {
+            return;
+        }
+        self.mailbox[r as usize].retain(|(m, _)| !mine.iter().any(|(x, _)| x == m));
+        let ws = self.ports[mine[0].1 as usize].win_start;
+        let we = self.ports[mine[0].1 as usize].win_end;
+        let slot_bytes = self.window_payload(we - ws);
+        let room: Vec<u64> = (0..self.n).map(|d| slot_bytes.saturating_sub(self.held[(r * self.n + d) as usize])).collect();
+        let offers: Vec<Offer> =
+            mine.iter().map(|(m, _)| self.msgs[*m as usize].as_ref().expect("alive").offer.clone()).collect();
+        let acc = accept(&room, &offers);
+        for ((m, port), accepted) in mine.into_iter().zip(acc) {
+            let sender = self.ports[port as usize].peer.expect("an uplink that got an offer is up");
+            let msg = self.msgs[m as usize].as_mut().expect("alive");
+            msg.accepted = accepted;
+            self.push_control(port, Kind::Accept, sender, m);
+        }
+    }
+
+    /// Is another offer for relay `r` of the slot starting at `slot_start` still on its way?
+    fn events_pending_offer(&self, r: u32, slot_start: i128) -> bool {
+        (0..self.s).any(|sw| {
+            let peer_port = |p: u32| p * self.s + sw;
+            let ps = &self.ports[(r * self.s + sw) as usize];
+            let Some(peer) = ps.peer else { return false };
+            if ps.slot_start != slot_start {
+                return false;
+            }
+            let pp = &self.ports[peer_port(peer) as usize];
+            pp.control.iter().any(|&c| self.pkts[c as usize].kind == Kind::Offer)
+                || pp.pipe.iter().any(|&(_, id, _)| self.pkts[id as usize].kind == Kind::Offer)
+        })
+    }
+
+    // ---- results -----------------------------------------------------------------------------------
+
+    fn results(self, wall_s: f64, stopped_by: &'static str) -> CircuitResults {
+        let flows = self
+            .spec
+            .flows
+            .iter()
+            .zip(&self.flows)
+            .map(|(f, s)| CircuitFlowResult {
+                id: f.id,
+                src: f.src,
+                dst: f.dst,
+                size_bytes: f.size_bytes,
+                start_ps: f.start_ps,
+                completed: s.receiver.finish.is_some(),
+                finish_ps: s.receiver.finish,
+                fct_ps: s.receiver.finish.map(|t| t - f.start_ps),
+                bytes_sent: s.sent,
+                data_packets_sent: s.packets_sent,
+                bytes_received: s.receiver.bytes_received(),
+                packets_received: s.receiver.stats.packets_received,
+                ooo_packets: s.receiver.stats.ooo_packets,
+            })
+            .collect::<Vec<_>>();
+        let ports = self
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| CircuitPortResult {
+                endpoint: i as u32 / self.s,
+                switch: i as u32 % self.s,
+                bytes_sent: p.bytes_sent,
+                packets_sent: p.packets_sent,
+                busy_ps: p.busy_ps,
+                no_circuit_drops: p.no_circuit_drops,
+            })
+            .collect();
+        let series = (self.window_ps > 0).then(|| {
+            let width = self.win_rx.iter().chain(&self.win_tx).map(|r| r.len()).max().unwrap_or(0);
+            let pad = |rows: &Vec<Vec<u64>>| {
+                rows.iter()
+                    .map(|r| {
+                        let mut v = r.clone();
+                        v.resize(width, 0);
+                        v
+                    })
+                    .collect()
+            };
+            CircuitSeries {
+                window_ps: self.window_ps,
+                endpoint_payload_bytes_received: pad(&self.win_rx),
+                endpoint_wire_bytes_sent: pad(&self.win_tx),
+            }
+        });
+        let flows_completed = flows.iter().filter(|f| f.completed).count() as u64;
+        CircuitResults {
+            summary: CircuitSummary {
+                sim_time_ps: self.now,
+                events: self.events_done,
+                packet_hops: self.hops,
+                wall_s,
+                packets_created: self.created,
+                packets_delivered: self.delivered,
+                control_packets_received: self.control_received,
+                relayed_packets: self.relayed,
+                no_circuit_drops: self.no_circuit,
+                packets_in_flight: self.live,
+                payload_bytes_delivered: self.payload_delivered,
+                max_relay_delay_ps: self.max_relay_delay,
+                flows_completed,
+                stopped_by,
+                peak_packets_alive: self.peak_live,
+            },
+            flows,
+            ports,
+            series,
+        }
+    }
+}

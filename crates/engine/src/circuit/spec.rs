@@ -1,0 +1,145 @@
+//! The input of a circuit-fabric run: endpoints (racks or hosts) with one uplink per circuit switch, the
+//! switches' cyclic schedules, the senders' TDMA settings and timing error, the routing mode and the flows.
+//! Units as in the packet engine: picoseconds, bytes, bits per second. docs/circuit-engine.md is the contract.
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SwitchKind {
+    /// Cycles through its matchings in the order of `slots`; every port follows the same matching.
+    Rotor,
+    /// Holds a fixed set of hard-wired matchings; a slot may pick one for all ports or one per input port.
+    Selector,
+}
+
+/// Which matching a slot uses: one index for every port, or one per input port (selector switches only).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Selection {
+    All(u32),
+    PerPort(Vec<u32>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlotSpec {
+    pub matching: Selection,
+    /// Time the circuits of this slot stay up.
+    pub uptime_ps: u64,
+    /// Reconfiguration gap after the uptime: no circuit at all.
+    pub reconfig_ps: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSpec {
+    pub kind: SwitchKind,
+    /// Each matching maps input port p (endpoint p) to output port matching[p] (endpoint matching[p]).
+    pub matchings: Vec<Vec<u32>>,
+    pub slots: Vec<SlotSpec>,
+    /// The schedule's cycle starts at this time (all of the switch's cycles are shifted by it).
+    #[serde(default)]
+    pub phase_ps: u64,
+}
+
+/// How endpoints move traffic over the circuits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CircuitRouting {
+    /// One hop only: a flow waits for the circuit to its destination.
+    Direct,
+    /// RotorLB (seed 001, Algorithm 1): direct traffic plus two-hop relaying negotiated by offer/accept.
+    Rotorlb,
+    /// SelectorNet multi-hop: matchings are rotations by powers of two; a packet takes one hop per set bit
+    /// of its offset (destination - source mod N), using whichever of those matchings is up first.
+    Selector,
+}
+
+/// The sender's TDMA: for a slot whose circuits are up at the switch over [start, start + uptime), the
+/// sending window is [start - lead, start + uptime - guard - lead) with lead = prealloc + delay (senders are
+/// synchronised to the switch and lead it by the fibre delay: our choice).
+/// The send-to-wire lag of every packet is lag + Exp(jitter_mean) + (with probability stall_prob) a stall
+/// (the parameters of greendcn.host.tdma.model.LagLaw, so a probe of a real host can drive a run).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TdmaSpec {
+    pub guard_ps: u64,
+    pub prealloc_ps: u64,
+    pub lag_ps: u64,
+    pub jitter_mean_ps: u64,
+    pub stall_prob: f64,
+    pub stall_ps: u64,
+    /// "exponential" or "fixed" stall lengths (of mean / exactly `stall_ps`).
+    pub stall_law: String,
+}
+
+impl Default for TdmaSpec {
+    fn default() -> Self {
+        TdmaSpec {
+            guard_ps: 0,
+            prealloc_ps: 0,
+            lag_ps: 0,
+            jitter_mean_ps: 0,
+            stall_prob: 0.0,
+            stall_ps: 0,
+            stall_law: "exponential".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CircuitFlowSpec {
+    pub id: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub size_bytes: u64,
+    #[serde(default)]
+    pub start_ps: u64,
+    /// A sending-rate cap (a scheduler's allocation); `None`: the flow is backlogged from its start.
+    #[serde(default)]
+    pub rate_bps: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PacketSpec {
+    /// Payload bytes per data packet (UDP-style datagrams: no acknowledgements, no retransmission).
+    pub payload_bytes: u32,
+    pub header_bytes: u32,
+    /// Bytes on the wire of a RotorLB offer or accept message.
+    pub control_bytes: u32,
+    /// Bytes added to every packet on the wire (preamble, FCS, gap).
+    pub frame_overhead_bytes: u32,
+}
+
+impl Default for PacketSpec {
+    fn default() -> Self {
+        PacketSpec { payload_bytes: 1472, header_bytes: 28, control_bytes: 64, frame_overhead_bytes: 24 }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CircuitSpec {
+    #[serde(default)]
+    pub seed: u64,
+    pub endpoints: u32,
+    pub link_rate_bps: u64,
+    /// One-way propagation delay of an endpoint's fibre to a circuit switch (each way).
+    #[serde(default)]
+    pub delay_ps: u64,
+    pub switches: Vec<SwitchSpec>,
+    pub routing: CircuitRouting,
+    #[serde(default)]
+    pub tdma: TdmaSpec,
+    #[serde(default)]
+    pub packet: PacketSpec,
+    #[serde(default)]
+    pub flows: Vec<CircuitFlowSpec>,
+    #[serde(default)]
+    pub stop_ps: Option<u64>,
+    #[serde(default)]
+    pub stats_window_ps: Option<u64>,
+}

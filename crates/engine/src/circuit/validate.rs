@@ -1,0 +1,142 @@
+//! Checks a circuit spec before a run; every refusal names the field (`switches[0].slots[3].matching`).
+
+use std::collections::HashMap;
+
+use super::spec::{CircuitRouting, CircuitSpec, Selection, SwitchKind};
+use crate::error::EngineError;
+
+fn bad(path: &str, msg: impl Into<String>) -> Result<(), EngineError> {
+    Err(EngineError::invalid(path, msg))
+}
+
+fn is_permutation(v: &[u32], n: u32) -> bool {
+    let mut seen = vec![false; n as usize];
+    v.len() == n as usize && v.iter().all(|&x| x < n && !std::mem::replace(&mut seen[x as usize], true))
+}
+
+pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
+    let n = spec.endpoints;
+    if n < 2 {
+        return bad("endpoints", format!("a fabric needs at least 2 endpoints, got {n}"));
+    }
+    if n > 1 << 20 {
+        return bad("endpoints", format!("{n} endpoints is more than the circuit engine supports (2^20)"));
+    }
+    if spec.link_rate_bps == 0 {
+        return bad("link_rate_bps", "must be positive");
+    }
+    if spec.switches.is_empty() {
+        return bad("switches", "the fabric has no circuit switch");
+    }
+    let t = &spec.tdma;
+    for (i, sw) in spec.switches.iter().enumerate() {
+        let at = format!("switches[{i}]");
+        if sw.matchings.is_empty() {
+            return bad(&format!("{at}.matchings"), "a circuit switch needs at least one matching");
+        }
+        for (j, m) in sw.matchings.iter().enumerate() {
+            if !is_permutation(m, n) {
+                return bad(
+                    &format!("{at}.matchings[{j}]"),
+                    format!("is not a permutation of the {n} endpoints 0..{}: {m:?}", n - 1),
+                );
+            }
+        }
+        if sw.slots.is_empty() {
+            return bad(&format!("{at}.slots"), "the schedule has no slots");
+        }
+        let count = sw.matchings.len() as u32;
+        for (k, slot) in sw.slots.iter().enumerate() {
+            let sat = format!("{at}.slots[{k}]");
+            match &slot.matching {
+                Selection::All(m) if *m >= count => {
+                    return bad(&format!("{sat}.matching"), format!("the switch has no matching {m} (it has {count})"));
+                }
+                Selection::All(_) => {}
+                Selection::PerPort(v) => {
+                    if sw.kind == SwitchKind::Rotor {
+                        return bad(&format!("{sat}.matching"), "a rotor switch moves all ports together: give one index");
+                    }
+                    if v.len() != n as usize {
+                        return bad(&format!("{sat}.matching"), format!("{} per-port choices for {n} ports", v.len()));
+                    }
+                    if let Some((p, m)) = v.iter().enumerate().find(|(_, m)| **m >= count) {
+                        return bad(
+                            &format!("{sat}.matching[{p}]"),
+                            format!("the switch has no matching {m} (it has {count})"),
+                        );
+                    }
+                    let map: Vec<u32> = (0..n as usize).map(|p| sw.matchings[v[p] as usize][p]).collect();
+                    if !is_permutation(&map, n) {
+                        return bad(
+                            &format!("{sat}.matching"),
+                            "the ports' choices together are not a permutation: two inputs would reach one output",
+                        );
+                    }
+                }
+            }
+            if slot.uptime_ps == 0 {
+                return bad(&format!("{sat}.uptime_ps"), "must be positive");
+            }
+            if t.guard_ps >= slot.uptime_ps {
+                return bad(
+                    "tdma.guard_ps",
+                    format!("the guard ({} ps) is not shorter than the uptime of {sat} ({} ps)", t.guard_ps, slot.uptime_ps),
+                );
+            }
+            if spec.routing == CircuitRouting::Selector {
+                // A selector route needs every circuit to join an endpoint to the one 2^i further on.
+                let resolved = |p: usize| match &slot.matching {
+                    Selection::All(m) => sw.matchings[*m as usize][p],
+                    Selection::PerPort(v) => sw.matchings[v[p] as usize][p],
+                };
+                if !n.is_power_of_two() || (0..n).any(|p| !((resolved(p as usize) + n - p) % n).is_power_of_two()) {
+                    return bad(
+                        &format!("{sat}.matching"),
+                        "selector routing needs N = 2^k endpoints and circuits from each endpoint p to p + 2^i mod N",
+                    );
+                }
+            }
+        }
+        if sw.slots.iter().map(|s| s.uptime_ps + s.reconfig_ps).sum::<u64>() >= 1 << 60 {
+            return bad(&format!("{at}.slots"), "the cycle is longer than 2^60 ps");
+        }
+    }
+    if !(0.0..=1.0).contains(&t.stall_prob) {
+        return bad("tdma.stall_prob", format!("must lie in [0, 1], got {}", t.stall_prob));
+    }
+    if t.stall_law != "exponential" && t.stall_law != "fixed" {
+        return bad("tdma.stall_law", format!("{:?} is not \"exponential\" or \"fixed\"", t.stall_law));
+    }
+    let p = &spec.packet;
+    if p.payload_bytes == 0 {
+        return bad("packet.payload_bytes", "must be positive");
+    }
+    if p.control_bytes == 0 {
+        return bad("packet.control_bytes", "must be positive");
+    }
+    if spec.stats_window_ps == Some(0) {
+        return bad("stats_window_ps", "must be positive");
+    }
+    let mut ids: HashMap<u64, usize> = HashMap::new();
+    for (i, f) in spec.flows.iter().enumerate() {
+        for (name, end) in [("src", f.src), ("dst", f.dst)] {
+            if end >= n {
+                return bad(&format!("flows[{i}].{name}"), format!("endpoint {end} does not exist ({n} endpoints)"));
+            }
+        }
+        if f.src == f.dst {
+            return bad(&format!("flows[{i}]"), format!("source and destination are the same endpoint ({})", f.src));
+        }
+        if f.size_bytes == 0 {
+            return bad(&format!("flows[{i}].size_bytes"), "must be positive");
+        }
+        if f.rate_bps == Some(0) {
+            return bad(&format!("flows[{i}].rate_bps"), "must be positive (leave it out for a backlogged flow)");
+        }
+        if let Some(j) = ids.insert(f.id, i) {
+            return bad(&format!("flows[{i}].id"), format!("{} is also the id of flows[{j}]", f.id));
+        }
+    }
+    Ok(())
+}

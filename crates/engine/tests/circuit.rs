@@ -1,0 +1,216 @@
+//! Circuit fabrics end to end: schedules, no-circuit drops, conservation, RotorLB against one-hop, selector
+//! multi-hop routes and the refusals of bad specs.
+
+use greendcn_engine::circuit::{CircuitSim, CircuitSpec};
+use greendcn_engine::EngineError;
+use serde_json::{json, Value};
+
+const GBPS10: u64 = 10_000_000_000;
+
+/// The round-robin 1-factorisation of K_n (n even): n - 1 symmetric matchings meeting every pair once.
+fn round_robin(n: u32) -> Vec<Vec<u32>> {
+    (0..n - 1)
+        .map(|r| {
+            let mut m = vec![0u32; n as usize];
+            let pairs = |i: u32| if i == 0 { n - 1 } else { (i + r) % (n - 1) };
+            // Pair position i with n-1-i on the circle of n-1 points plus the fixed point n-1.
+            for i in 0..n / 2 {
+                let a = if i == 0 { n - 1 } else { (r + i) % (n - 1) };
+                let b = (r + n - 1 - i) % (n - 1);
+                let _ = pairs;
+                m[a as usize] = b;
+                m[b as usize] = a;
+            }
+            m
+        })
+        .collect()
+}
+
+fn rotor_spec(n: u32, uptime: u64, reconfig: u64, routing: &str, flows: Value, stop: u64) -> Value {
+    let ms = round_robin(n);
+    let slots: Vec<Value> =
+        (0..ms.len()).map(|k| json!({"matching": k, "uptime_ps": uptime, "reconfig_ps": reconfig})).collect();
+    json!({
+        "seed": 1, "endpoints": n, "link_rate_bps": GBPS10, "delay_ps": 500_000,
+        "switches": [{"kind": "rotor", "matchings": ms, "slots": slots}],
+        "routing": routing, "flows": flows, "stop_ps": stop,
+    })
+}
+
+fn run(v: &Value) -> Result<Value, EngineError> {
+    let spec: CircuitSpec = serde_json::from_value(v.clone()).expect("spec parses");
+    let res = CircuitSim::new(&spec)?.run(&mut |_| false)?;
+    Ok(serde_json::to_value(&res).unwrap())
+}
+
+fn u(v: &Value, path: &[&str]) -> u64 {
+    path.iter().fold(v, |x, k| &x[*k]).as_u64().unwrap_or_else(|| panic!("{path:?} in {v}"))
+}
+
+fn conserved(r: &Value) {
+    let s = &r["summary"];
+    assert_eq!(
+        u(s, &["packets_created"]),
+        u(s, &["packets_delivered"])
+            + u(s, &["control_packets_received"])
+            + u(s, &["no_circuit_drops"])
+            + u(s, &["packets_in_flight"]),
+        "{s}"
+    );
+}
+
+#[test]
+fn round_robin_matchings_meet_every_pair_once() {
+    let ms = round_robin(8);
+    assert_eq!(ms.len(), 7);
+    let mut met = std::collections::HashSet::new();
+    for m in &ms {
+        for p in 0..8u32 {
+            let q = m[p as usize];
+            assert_ne!(p, q);
+            assert_eq!(m[q as usize], p);
+            met.insert((p.min(q), p.max(q)));
+        }
+    }
+    assert_eq!(met.len(), 28);
+}
+
+#[test]
+fn a_direct_flow_moves_only_while_its_circuit_is_up() {
+    // 8 endpoints, 7 slots of 100 us + 10 us: the pair (0, q) is up 100 us per 770 us cycle.
+    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 10_000_000u64}]);
+    let r = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", flows, 7_700_000_000)).unwrap();
+    conserved(&r);
+    assert_eq!(u(&r, &["summary", "no_circuit_drops"]), 0);
+    // 10 cycles, one 100 us window each at 10 Gb/s: at most 10 x 125 kB on the wire, payload a bit less.
+    let got = u(&r, &["summary", "payload_bytes_delivered"]);
+    let per_slot = (100_000_000u64 / 1_216_000) * 1472; // whole 1,520-byte frames in 100 us
+    assert!(got <= 10 * per_slot && got + 2 * per_slot >= 10 * per_slot, "{got} vs {per_slot} per slot");
+}
+
+#[test]
+fn packets_that_overlap_a_gap_are_dropped_and_counted() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 10_000_000u64}]);
+    let mut spec = rotor_spec(8, 100_000_000, 10_000_000, "direct", flows, 7_700_000_000);
+    // A 3 us lag the sender does not correct for (no preallocation, no guard): the window's tail leaks.
+    spec["tdma"] = json!({"lag_ps": 3_000_000});
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    let drops = u(&r, &["summary", "no_circuit_drops"]);
+    // Each window's last ~3 us (2-3 packets) run into the gap.
+    assert!((10..=40).contains(&drops), "{drops}");
+    // A guard of the same length as the lag stops the sender early enough: no drop.
+    spec["tdma"] = json!({"lag_ps": 3_000_000, "guard_ps": 3_000_000});
+    let r = run(&spec).unwrap();
+    assert_eq!(u(&r, &["summary", "no_circuit_drops"]), 0);
+    conserved(&r);
+}
+
+#[test]
+fn rotorlb_lends_a_heavy_flow_every_circuit() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 1, "size_bytes": 1u64 << 40}]);
+    let stop = 40 * 7 * 110_000_000u64;
+    let direct = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", flows.clone(), stop)).unwrap();
+    let lb = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, stop)).unwrap();
+    conserved(&lb);
+    let (d, l) = (u(&direct, &["summary", "payload_bytes_delivered"]), u(&lb, &["summary", "payload_bytes_delivered"]));
+    // The fluid model's gain is N - 1 = 7; the packet level loses the first cycle (relays fill) and the control
+    // messages' share of each slot, so over 40 cycles we ask for at least 6.5 (our tolerance).
+    let gain = l as f64 / d as f64;
+    assert!(gain > 6.5 && gain <= 7.0, "gain {gain}");
+    assert!(u(&lb, &["summary", "relayed_packets"]) > 0);
+    // Relayed data arrives within one cycle plus one slot of its hand-over.
+    assert!(u(&lb, &["summary", "max_relay_delay_ps"]) <= 8 * 110_000_000, "{}", lb["summary"]);
+}
+
+#[test]
+fn rotorlb_is_not_worse_than_one_hop_under_uniform_load() {
+    let mut flows = Vec::new();
+    for s in 0..8u32 {
+        for d in 0..8u32 {
+            if s != d {
+                flows.push(json!({"id": s * 8 + d, "src": s, "dst": d, "size_bytes": 1u64 << 40}));
+            }
+        }
+    }
+    let stop = 20 * 7 * 110_000_000u64;
+    let direct = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), stop)).unwrap();
+    let lb = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", json!(flows), stop)).unwrap();
+    conserved(&lb);
+    let (d, l) = (u(&direct, &["summary", "payload_bytes_delivered"]), u(&lb, &["summary", "payload_bytes_delivered"]));
+    // Uniform all-to-all fills every direct circuit: RotorLB has no spare capacity to lend (ratio 1 in the
+    // fluid model); control messages cost it at most 1 % here.
+    let ratio = l as f64 / d as f64;
+    assert!((0.99..=1.0001).contains(&ratio), "{ratio}");
+}
+
+fn selector_spec(n: u32, uptime: u64, flows: Value, stop: u64) -> Value {
+    let k = n.trailing_zeros();
+    let ms: Vec<Vec<u32>> = (0..k).map(|i| (0..n).map(|p| (p + (1 << i)) % n).collect()).collect();
+    let slots: Vec<Value> =
+        (0..k).map(|i| json!({"matching": i, "uptime_ps": uptime, "reconfig_ps": 150_000_000})).collect();
+    json!({
+        "seed": 3, "endpoints": n, "link_rate_bps": GBPS10, "delay_ps": 100_000,
+        "switches": [{"kind": "selector", "matchings": ms, "slots": slots}],
+        "routing": "selector", "flows": flows, "stop_ps": stop,
+        "tdma": {"guard_ps": 400_000, "prealloc_ps": 5_600_000, "lag_ps": 5_600_000},
+    })
+}
+
+#[test]
+fn selector_routes_take_one_hop_per_set_bit() {
+    // One packet-sized flow per offset from endpoint 0: relays = sum over offsets of (popcount - 1).
+    let flows: Vec<Value> = (1..16u32).map(|d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 1000})).collect();
+    let r = run(&selector_spec(16, 1_000_000_000, json!(flows), 100_000_000_000)).unwrap();
+    conserved(&r);
+    let expect: u64 = (1..16u32).map(|o| (o.count_ones() - 1) as u64).sum();
+    assert_eq!(u(&r, &["summary", "relayed_packets"]), expect);
+    assert_eq!(u(&r, &["summary", "flows_completed"]), 15);
+    assert_eq!(u(&r, &["summary", "no_circuit_drops"]), 0);
+    assert_eq!(u(&r, &["summary", "packet_hops"]), (1..16u32).map(|o| o.count_ones() as u64).sum::<u64>());
+}
+
+#[test]
+fn timing_error_runs_are_deterministic_and_conserve_packets() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 5, "size_bytes": 1u64 << 30}]);
+    let mut spec = rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, 3_000_000_000);
+    spec["tdma"] = json!({"guard_ps": 1_000_000, "prealloc_ps": 2_000_000, "lag_ps": 2_000_000,
+                          "jitter_mean_ps": 200_000, "stall_prob": 0.001, "stall_ps": 20_000_000});
+    let a = run(&spec).unwrap();
+    let b = run(&spec).unwrap();
+    conserved(&a);
+    assert!(u(&a, &["summary", "no_circuit_drops"]) > 0, "stalls must cost some packets");
+    let strip = |mut v: Value| {
+        v["summary"]["wall_s"] = json!(0);
+        v
+    };
+    assert_eq!(strip(a), strip(b));
+}
+
+fn refused(v: Value) -> String {
+    match run(&v) {
+        Err(EngineError::Invalid { loc, msg }) => format!("{loc}: {msg}"),
+        other => panic!("accepted: {other:?}"),
+    }
+}
+
+#[test]
+fn bad_schedules_are_refused_naming_the_field() {
+    let base = rotor_spec(8, 100_000_000, 10_000_000, "direct", json!([]), 1);
+    let mut v = base.clone();
+    v["switches"][0]["matchings"][2] = json!([0, 0, 1, 2, 3, 4, 5, 6]);
+    assert!(refused(v).starts_with("switches[0].matchings[2]: is not a permutation"));
+    let mut v = base.clone();
+    v["switches"][0]["slots"][1]["matching"] = json!(9);
+    assert!(refused(v).starts_with("switches[0].slots[1].matching: the switch has no matching 9"));
+    let mut v = base.clone();
+    v["tdma"] = json!({"guard_ps": 100_000_000});
+    assert!(refused(v).starts_with("tdma.guard_ps: the guard"));
+    let mut v = base.clone();
+    v["switches"][0]["slots"] = json!([]);
+    assert!(refused(v).starts_with("switches[0].slots: the schedule has no slots"));
+    let mut v = base.clone();
+    v["switches"][0]["kind"] = json!("selector");
+    v["switches"][0]["slots"][0]["matching"] = json!([0, 1, 0, 1, 0, 1, 0, 1]);
+    assert!(refused(v).starts_with("switches[0].slots[0].matching: the ports' choices"), "per-port clash");
+}
