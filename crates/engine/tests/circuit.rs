@@ -214,3 +214,17 @@ fn bad_schedules_are_refused_naming_the_field() {
     v["switches"][0]["slots"][0]["matching"] = json!([0, 1, 0, 1, 0, 1, 0, 1]);
     assert!(refused(v).starts_with("switches[0].slots[0].matching: the ports' choices"), "per-port clash");
 }
+
+#[test]
+fn selector_routes_follow_the_given_order_and_bad_routes_are_refused() {
+    // 0 -> 7 (offset 7) by +1, +2, +4: relays at 1 and 3; the default order (+4, +2, +1) relays at 4 and 6.
+    let flows = json!([{"id": 1, "src": 0, "dst": 7, "size_bytes": 1000, "route_offsets": [1, 2, 4]}]);
+    let r = run(&selector_spec(16, 1_000_000_000, flows, 100_000_000_000)).unwrap();
+    assert_eq!(u(&r, &["summary", "relayed_packets"]), 2);
+    assert_eq!(u(&r, &["summary", "flows_completed"]), 1);
+    let sent: Vec<u64> = r["ports"].as_array().unwrap().iter().map(|p| p["packets_sent"].as_u64().unwrap()).collect();
+    assert_eq!((sent[0], sent[1], sent[3], sent[4]), (1, 1, 1, 0));
+    let flows = json!([{"id": 1, "src": 0, "dst": 7, "size_bytes": 1000, "route_offsets": [1, 2]}]);
+    let msg = refused(selector_spec(16, 1_000_000_000, flows, 1));
+    assert!(msg.starts_with("flows[0].route_offsets: [1, 2] does not lead from 0 to 7"), "{msg}");
+}

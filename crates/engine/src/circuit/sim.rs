@@ -45,6 +45,8 @@ struct CPacket {
     ts: u64,
     msg: u32,
     relayed: bool,
+    /// Selector routing: index of the next hop in the flow's route.
+    hop: u8,
 }
 
 struct Msg {
@@ -79,6 +81,11 @@ struct FlowState {
     packets_sent: u64,
 }
 
+/// A selector route's default order: the offset's powers of two from the largest down.
+pub fn default_route(offset: u32) -> Vec<u32> {
+    (0..32).rev().map(|i| 1u32 << i).filter(|b| offset & b != 0).collect()
+}
+
 pub struct CircuitSim<'a> {
     spec: &'a CircuitSpec,
     n: u32,
@@ -95,6 +102,9 @@ pub struct CircuitSim<'a> {
     flows: Vec<FlowState>,
     /// Flow indices per (source, destination), in flow order.
     local: Vec<Vec<u32>>,
+    /// Selector routing: each flow's hops as offsets, and flow indices per (source, first offset).
+    routes: Vec<Vec<u32>>,
+    first_hop: Vec<Vec<u32>>,
     /// Relayed packets held per (endpoint, final destination), and their payload bytes.
     relay: Vec<VecDeque<u32>>,
     held: Vec<u64>,
@@ -142,6 +152,16 @@ impl<'a> CircuitSim<'a> {
         for (i, f) in spec.flows.iter().enumerate() {
             local[(f.src * n + f.dst) as usize].push(i as u32);
         }
+        let mut routes = Vec::new();
+        let mut first_hop = Vec::new();
+        if spec.routing == CircuitRouting::Selector {
+            first_hop = vec![Vec::new(); (n * n) as usize];
+            for (i, f) in spec.flows.iter().enumerate() {
+                let r = f.route_offsets.clone().unwrap_or_else(|| default_route((f.dst + n - f.src) % n));
+                first_hop[(f.src * n + r[0]) as usize].push(i as u32);
+                routes.push(r);
+            }
+        }
         let mut events = EventQueue::default();
         for (i, sc) in scheds.iter().enumerate() {
             // The slot in force at time 0 (a phase may put its start before 0); `run` opens it first.
@@ -175,6 +195,8 @@ impl<'a> CircuitSim<'a> {
             rngs,
             flows,
             local,
+            routes,
+            first_hop,
             relay: vec![VecDeque::new(); (n * n) as usize],
             held: vec![0; (n * n) as usize],
             msgs: Vec::new(),
@@ -436,6 +458,7 @@ impl<'a> CircuitSim<'a> {
             ts: self.now,
             msg,
             relayed: false,
+            hop: 0,
         });
         self.ports[port as usize].control.push_back(id);
         self.wake(port);
@@ -462,12 +485,6 @@ impl<'a> CircuitSim<'a> {
 
     // ---- sending -----------------------------------------------------------------------------------
 
-    /// Is endpoint `d` reachable from `e` through a next hop of offset `off` (selector routing)?
-    #[inline]
-    fn selector_uses(&self, e: u32, d: u32, off: u32) -> bool {
-        ((d + self.n - e) % self.n) & off != 0
-    }
-
     fn port_next(&mut self, port: u32) {
         let Some(peer) = self.ports[port as usize].peer else { return };
         let e = port / self.s;
@@ -488,53 +505,38 @@ impl<'a> CircuitSim<'a> {
         }
         let routing = self.spec.routing;
         let off = (peer + n - e) % n;
-        // 2. stored relayed traffic that this circuit moves on
-        let relay_dst = match routing {
-            CircuitRouting::Selector => {
-                let start = self.ports[port as usize].rr;
-                (0..n).map(|i| (start + i) % n).find(|&d| {
-                    !self.relay[(e * n + d) as usize].is_empty() && self.selector_uses(e, d, off)
-                })
-            }
-            _ => (!self.relay[(e * n + peer) as usize].is_empty()).then_some(peer),
-        };
-        if let Some(d) = relay_dst {
-            let q = (e * n + d) as usize;
-            let id = *self.relay[q].front().expect("non-empty");
+        // 2. stored relayed traffic that this circuit moves on (held per next hop)
+        let q = (e * n + peer) as usize;
+        if let Some(&id) = self.relay[q].front() {
             if self.fits(port, self.pkts[id as usize].wire_bytes) {
                 self.relay[q].pop_front();
                 self.held[q] -= self.pkts[id as usize].payload as u64;
-                self.ports[port as usize].rr = (d + 1) % n;
                 self.transmit(port, peer, id);
             }
             return;
         }
-        // 3. the endpoint's own traffic for the peer (selector: for any destination this hop brings closer)
-        let mut candidates: Vec<(u32, bool)> = Vec::new();
+        // 3. the endpoint's own traffic for the peer (selector: flows whose route starts with this hop), then
+        // 4. RotorLB phase 3: what the peer accepted to relay, per final destination
+        let mut candidates: Vec<(usize, u32, bool)> = Vec::new();
         match routing {
-            CircuitRouting::Selector => {
-                let start = self.ports[port as usize].rr;
-                for i in 0..n {
-                    let d = (start + i) % n;
-                    if d != e && self.selector_uses(e, d, off) {
-                        candidates.push((d, false));
-                    }
-                }
-            }
-            _ => candidates.push((peer, false)),
+            CircuitRouting::Selector => candidates.push(((e * n + off) as usize, peer, false)),
+            _ => candidates.push(((e * n + peer) as usize, peer, false)),
         }
-        // 4. RotorLB phase 3: what the peer accepted to relay
         if routing == CircuitRouting::Rotorlb {
             let budget = &self.ports[port as usize].relay_budget;
-            candidates.extend(budget.iter().filter(|(_, b)| *b > 0).map(|(d, _)| (*d, true)));
+            candidates.extend(budget.iter().filter(|(_, b)| *b > 0).map(|(d, _)| ((e * n + d) as usize, *d, true)));
         }
         let mut waiting: Vec<u32> = Vec::new();
-        for (d, via_relay) in candidates {
-            let fs_at = (e * n + d) as usize;
-            let Some(&f) = self.local[fs_at].iter().find(|&&f| self.available(f) > 0) else {
-                waiting.extend(self.local[fs_at].iter().copied());
+        for (list, d, via_relay) in candidates {
+            let flows = if routing == CircuitRouting::Selector { &self.first_hop[list] } else { &self.local[list] };
+            // Round robin over the list's flows (selector lists mix destinations), first come otherwise.
+            let len_list = flows.len();
+            let start = if routing == CircuitRouting::Selector { self.ports[port as usize].rr as usize } else { 0 };
+            let Some(f) = (0..len_list).map(|i| flows[(start + i) % len_list]).find(|&f| self.available(f) > 0) else {
+                waiting.extend(flows.iter().copied());
                 continue;
             };
+            let d = if routing == CircuitRouting::Selector { self.spec.flows[f as usize].dst } else { d };
             let mut len = self.available(f).min(pay);
             if via_relay {
                 let b = self.ports[port as usize].relay_budget.iter().find(|(x, _)| *x == d).map_or(0, |x| x.1);
@@ -563,9 +565,12 @@ impl<'a> CircuitSim<'a> {
                 ts: now,
                 msg: 0,
                 relayed: via_relay || d != peer,
+                hop: 1,
             });
             if routing == CircuitRouting::Selector {
-                self.ports[port as usize].rr = (d + 1) % n;
+                let len_list = self.first_hop[list].len();
+                let at = self.first_hop[list].iter().position(|&x| x == f).expect("listed");
+                self.ports[port as usize].rr = ((at + 1) % len_list) as u32;
             }
             self.transmit(port, peer, id);
             return;
@@ -687,7 +692,15 @@ impl<'a> CircuitSim<'a> {
                 self.flows[pk.flow as usize].receiver.on_data(self.now, pk.seq, pk.payload, false, pk.ts, tcp);
             }
             Kind::Data => {
-                let q = (to * self.n + pk.dst) as usize;
+                // Held for the next hop: the destination itself (RotorLB) or the route's next offset (selector).
+                let next = if self.spec.routing == CircuitRouting::Selector {
+                    let off = self.routes[pk.flow as usize][pk.hop as usize];
+                    self.pkts[id as usize].hop += 1;
+                    (to + off) % self.n
+                } else {
+                    pk.dst
+                };
+                let q = (to * self.n + next) as usize;
                 self.relay[q].push_back(id);
                 self.held[q] += pk.payload as u64;
                 self.relayed += 1;

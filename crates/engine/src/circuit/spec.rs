@@ -100,6 +100,10 @@ pub struct CircuitFlowSpec {
     /// A sending-rate cap (a scheduler's allocation); `None`: the flow is backlogged from its start.
     #[serde(default)]
     pub rate_bps: Option<u64>,
+    /// Selector routing: the hops as offsets (powers of two, distinct, summing to dst - src mod N), in the
+    /// order taken; by default the offset's bits from the largest down.
+    #[serde(default)]
+    pub route_offsets: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -134,6 +134,22 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
         if f.rate_bps == Some(0) {
             return bad(&format!("flows[{i}].rate_bps"), "must be positive (leave it out for a backlogged flow)");
         }
+        if let Some(r) = &f.route_offsets {
+            let at = format!("flows[{i}].route_offsets");
+            if spec.routing != CircuitRouting::Selector {
+                return bad(&at, "routes are given only under selector routing");
+            }
+            let mut seen = 0u64;
+            for &o in r {
+                if !o.is_power_of_two() || o >= n || seen & o as u64 != 0 {
+                    return bad(&at, format!("{r:?}: each hop must be a distinct power of two below {n}"));
+                }
+                seen |= o as u64;
+            }
+            if r.is_empty() || (seen as u32) != (f.dst + n - f.src) % n {
+                return bad(&at, format!("{r:?} does not lead from {} to {} (offset {})", f.src, f.dst, (f.dst + n - f.src) % n));
+            }
+        }
         if let Some(j) = ids.insert(f.id, i) {
             return bad(&format!("flows[{i}].id"), format!("{} is also the id of flows[{j}]", f.id));
         }
