@@ -30,8 +30,9 @@ class FabricPower:
         """Energy over `duration_s` at a steady `delivered_bps`: per device and in total (the sum), W, and pJ per
         delivered bit (None when nothing is delivered)."""
         if not math.isfinite(duration_s) or duration_s <= 0:
-            raise InputError(f"duration_s: must be a positive time, got {duration_s}", hint="e.g. 1.0",
-                             loc=("duration_s",))
+            raise InputError(
+                f"duration_s: must be a positive time, got {duration_s}", hint="e.g. 1.0", loc=("duration_s",)
+            )
         devices = [{**d, "energy_j": d["power_w"] * duration_s} for d in self.devices]
         total = sum(d["energy_j"] for d in devices)
         bits = delivered_bps * duration_s
@@ -46,17 +47,25 @@ class FabricPower:
 
 
 def fabric_power(
-    circuit_switches: int, tors: int, tor: str | None = DEFAULT_TOR, table: dict[str, SwitchModel] | None = None
+    circuit_switches: int,
+    tors: int,
+    tor: str | None = DEFAULT_TOR,
+    table: dict[str, SwitchModel] | None = None,
 ) -> FabricPower:
     """`circuit_switches` selector switches v1 and `tors` ToR switches of model `tor` (None or 'none': leave the
     ToRs out, e.g. when hosts face the circuit switches directly, as in the thesis's testbeds)."""
     optical = get_switch(CIRCUIT_SWITCH, table)
-    devices = [{"name": f"circuit switch {i}", "model": optical.id, "power_w": optical.power_w}
-               for i in range(circuit_switches)]
+    devices = [
+        {"name": f"circuit switch {i}", "model": optical.id, "power_w": optical.power_w}
+        for i in range(circuit_switches)
+    ]
     if tor not in (None, "none"):
         packet = get_switch(tor, table)
         if packet.kind != "packet":
-            raise InputError(f"tor: '{tor}' is a {packet.kind} switch, not a packet switch",
-                             hint="e.g. --tor sn2700 or --tor wedge100bf65x", loc=("tor",))
+            raise InputError(
+                f"tor: '{tor}' is a {packet.kind} switch, not a packet switch",
+                hint="e.g. --tor sn2700 or --tor wedge100bf65x",
+                loc=("tor",),
+            )
         devices += [{"name": f"tor {i}", "model": packet.id, "power_w": packet.power_w} for i in range(tors)]
     return FabricPower(tuple(devices))

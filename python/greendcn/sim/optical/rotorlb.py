@@ -74,17 +74,26 @@ def layout_partners(matchings: Sequence[np.ndarray]) -> tuple[list[np.ndarray], 
     common multiple of the M_s; every switch rotates one matching per slot, in lock-step)."""
     mats = [np.asarray(m, dtype=np.int64) for m in matchings]
     if not mats or any(m.ndim != 2 or m.shape[0] == 0 for m in mats):
-        raise InputError("matchings: need at least one switch with at least one matching",
-                         hint="use rotor_matchings(racks, switches)", loc=("matchings",))
+        raise InputError(
+            "matchings: need at least one switch with at least one matching",
+            hint="use rotor_matchings(racks, switches)",
+            loc=("matchings",),
+        )
     n = mats[0].shape[1]
     for s, m in enumerate(mats):
         if m.shape[1] != n:
-            raise InputError(f"matchings[{s}]: has {m.shape[1]} racks, switch 0 has {n}", hint="same racks",
-                             loc=("matchings", s))
+            raise InputError(
+                f"matchings[{s}]: has {m.shape[1]} racks, switch 0 has {n}",
+                hint="same racks",
+                loc=("matchings", s),
+            )
         for k, row in enumerate(m):
             if sorted(row.tolist()) != list(range(n)) or (row[row] != np.arange(n)).any():
-                raise InputError(f"matchings[{s}][{k}]: not a symmetric matching of {n} racks",
-                                 hint="each row is an involution: row[row[i]] == i", loc=("matchings", s, k))
+                raise InputError(
+                    f"matchings[{s}][{k}]: not a symmetric matching of {n} racks",
+                    hint="each row is an involution: row[row[i]] == i",
+                    loc=("matchings", s, k),
+                )
     cycle = int(np.lcm.reduce([m.shape[0] for m in mats]))
     return mats, cycle
 
@@ -132,8 +141,12 @@ def _accept_loop(
 
 
 def rotorlb_slot(
-    local: np.ndarray, nonlocal_: np.ndarray, partners: Sequence[np.ndarray], rotorlb: bool = True,
-    record: bool = False, loop: bool = False,
+    local: np.ndarray,
+    nonlocal_: np.ndarray,
+    partners: Sequence[np.ndarray],
+    rotorlb: bool = True,
+    record: bool = False,
+    loop: bool = False,
 ) -> tuple[np.ndarray, SlotOutcome | None]:
     """Run one slot in place on queues of shape (B, N, N); `partners[s]` is switch s's matching this slot.
     Returns the units delivered to their final rack per matrix (B,) and, with `record`, the slot's details.
@@ -234,14 +247,21 @@ def run_fluid(
         d = d[None]
     n = mats[0].shape[1]
     if d.ndim != 3 or d.shape[1:] != (n, n):
-        raise InputError(f"demand: need shape (B, {n}, {n}), got {d.shape}", hint="one row per source rack",
-                         loc=("demand",))
+        raise InputError(
+            f"demand: need shape (B, {n}, {n}), got {d.shape}",
+            hint="one row per source rack",
+            loc=("demand",),
+        )
     if np.isnan(d).any() or (d < 0).any():
-        raise InputError("demand: entries must be >= 0 (np.inf for backlogged)", hint="check the matrix",
-                         loc=("demand",))
+        raise InputError(
+            "demand: entries must be >= 0 (np.inf for backlogged)", hint="check the matrix", loc=("demand",)
+        )
     if warmup_cycles < 0 or measure_cycles < 1:
-        raise InputError("measure_cycles: need warmup >= 0 and measure >= 1 cycles", hint="e.g. 4 and 4",
-                         loc=("measure_cycles",))
+        raise InputError(
+            "measure_cycles: need warmup >= 0 and measure >= 1 cycles",
+            hint="e.g. 4 and 4",
+            loc=("measure_cycles",),
+        )
     local = np.minimum(d, BACKLOG)
     local[:, np.arange(n), np.arange(n)] = 0.0
     nonlocal_ = np.zeros_like(local)
@@ -269,7 +289,9 @@ def density_matrices(n: int, k: int, count: int, seed: int) -> np.ndarray:
     other densities run."""
     pairs = n * (n - 1)
     if not 1 <= k <= pairs:
-        raise InputError(f"density: k must lie in 1..{pairs}, got {k}", hint=f"k = 1..{pairs}", loc=("density",))
+        raise InputError(
+            f"density: k must lie in 1..{pairs}, got {k}", hint=f"k = 1..{pairs}", loc=("density",)
+        )
     rng = np.random.default_rng([seed, k])
     chosen = np.argsort(rng.random((count, pairs)), axis=1)[:, :k]
     src, dst = np.nonzero(~np.eye(n, dtype=bool))  # the off-diagonal pairs, row by row

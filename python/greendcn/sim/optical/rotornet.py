@@ -43,14 +43,18 @@ def parse_layout(text: str, racks: int = THESIS_RACKS) -> int:
     try:
         s, m = (int(x) for x in text.lower().split("x"))
     except ValueError:
-        raise InputError(f"layout: {text!r} is not SxM, e.g. 1x7", hint="--layout 1x7 or --layout 2x4",
-                         loc=("layout",)) from None
-    ok = s >= 1 and (((racks - 1) % s == 0 and s * m == racks - 1) or ((racks - 1) % s and racks % s == 0
-                                                                        and s * m == racks))
+        raise InputError(
+            f"layout: {text!r} is not SxM, e.g. 1x7", hint="--layout 1x7 or --layout 2x4", loc=("layout",)
+        ) from None
+    ok = s >= 1 and (
+        ((racks - 1) % s == 0 and s * m == racks - 1)
+        or ((racks - 1) % s and racks % s == 0 and s * m == racks)
+    )
     if not ok:
         raise InputError(
             f"layout: {text!r} does not give {racks} racks {racks - 1} matchings (or {racks} with the identity)",
-            hint=f"for {racks} racks: 1x{racks - 1} or 2x{racks // 2}", loc=("layout",),
+            hint=f"for {racks} racks: 1x{racks - 1} or 2x{racks // 2}",
+            loc=("layout",),
         )
     return s
 
@@ -77,14 +81,16 @@ def rotor_matchings(racks: int, switches: int) -> list[np.ndarray]:
     rr = round_robin(racks)
     if switches >= 1 and (racks - 1) % switches == 0:
         per = (racks - 1) // switches
-        return [rr[s * per:(s + 1) * per] for s in range(switches)]
+        return [rr[s * per : (s + 1) * per] for s in range(switches)]
     if switches >= 1 and racks % switches == 0:
         allm = np.vstack([rr, np.arange(racks)[None, :]])
         per = racks // switches
-        return [allm[s * per:(s + 1) * per] for s in range(switches)]
+        return [allm[s * per : (s + 1) * per] for s in range(switches)]
     raise InputError(
         f"switches: {switches} rotor switches cannot share {racks - 1} matchings evenly (nor {racks} with the "
-        "identity)", hint=f"use a divisor of {racks - 1} or of {racks}", loc=("switches",),
+        "identity)",
+        hint=f"use a divisor of {racks - 1} or of {racks}",
+        loc=("switches",),
     )
 
 
@@ -100,8 +106,9 @@ def build_rotornet(
     """The RotorNet fabric: each rotor switch cycles its matchings, one slot each, all in lock-step."""
     sched = []
     for rows in rotor_matchings(racks, switches):
-        sched.append(SwitchSchedule(tuple(Slot(tuple(int(x) for x in row), uptime_ps, reconfig_ps)
-                                          for row in rows)))
+        sched.append(
+            SwitchSchedule(tuple(Slot(tuple(int(x) for x in row), uptime_ps, reconfig_ps) for row in rows))
+        )
     return CircuitFabric(
         kind="rotornet",
         endpoints=racks,

@@ -97,7 +97,9 @@ class SwitchSchedule:
             )
         for k, s in enumerate(self.slots):
             if not isinstance(s, Slot):
-                raise _bad(("slots", k), f"must be a Slot, got {type(s).__name__}", "build slots with Slot(...)")
+                raise _bad(
+                    ("slots", k), f"must be a Slot, got {type(s).__name__}", "build slots with Slot(...)"
+                )
         _check_time(("phase_ps",), self.phase_ps, positive=False)
         starts, t = [], 0
         for s in self.slots:
@@ -130,14 +132,21 @@ class CircuitFabric:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise FieldError("kind", f"kind: {self.kind!r} is not one of {', '.join(KINDS)}", hint="kind=rotornet")
+            raise FieldError(
+                "kind", f"kind: {self.kind!r} is not one of {', '.join(KINDS)}", hint="kind=rotornet"
+            )
         if not _is_int(self.endpoints) or self.endpoints < 2:
-            raise FieldError("endpoints", f"endpoints: need an integer >= 2, got {self.endpoints!r}", hint="e.g. 8")
+            raise FieldError(
+                "endpoints", f"endpoints: need an integer >= 2, got {self.endpoints!r}", hint="e.g. 8"
+            )
         if not isinstance(self.switches, tuple) or not self.switches:
-            raise FieldError("switches", "switches: a fabric needs at least one circuit switch", hint="give one")
+            raise FieldError(
+                "switches", "switches: a fabric needs at least one circuit switch", hint="give one"
+            )
         if not _is_int(self.link_rate_bps) or self.link_rate_bps <= 0:
             raise FieldError(
-                "link_rate_bps", f"link_rate_bps: must be a positive integer, got {self.link_rate_bps!r}",
+                "link_rate_bps",
+                f"link_rate_bps: must be a positive integer, got {self.link_rate_bps!r}",
                 hint="e.g. 10_000_000_000 for 10 Gb/s",
             )
         _check_time(("guard_ps",), self.guard_ps, positive=False)
@@ -179,7 +188,9 @@ class CircuitFabric:
             # its own, so each port's offset must be a power of two.
             if n & (n - 1):
                 raise FieldError(
-                    "endpoints", f"endpoints: a selector switch has 2^k ports, got {n}", hint="use 8, 16, 32, ..."
+                    "endpoints",
+                    f"endpoints: a selector switch has 2^k ports, got {n}",
+                    hint="use 8, 16, 32, ...",
                 )
             for p, q in enumerate(m):
                 off = (q - p) % n

@@ -60,8 +60,11 @@ WORKLOADS = ("all-to-all", "rolling-stride", "random-bijection")
 
 def _check_ports(n: int) -> int:
     if not isinstance(n, (int, np.integer)) or n < 2 or n & (n - 1):
-        raise InputError(f"ports: a selector switch has 2^k >= 2 ports, got {n!r}", hint="use 8, 16, 32, ...",
-                         loc=("ports",))
+        raise InputError(
+            f"ports: a selector switch has 2^k >= 2 ports, got {n!r}",
+            hint="use 8, 16, 32, ...",
+            loc=("ports",),
+        )
     return int(math.log2(n))
 
 
@@ -108,16 +111,20 @@ def bandwidth_tax_uniform(n: int, self_pairs: bool) -> float:
 def uptime_efficiency(uptime_s: float, guard_s: float) -> float:
     """(U - g) / U, the share of an uptime a host can send in (seed 001 line 538's formula)."""
     if not uptime_s > 0 or not 0 <= guard_s < uptime_s:
-        raise InputError(f"guard: need 0 <= guard < uptime, got guard {guard_s} s, uptime {uptime_s} s",
-                         hint="the guard must be shorter than the uptime", loc=("guard",))
+        raise InputError(
+            f"guard: need 0 <= guard < uptime, got guard {guard_s} s, uptime {uptime_s} s",
+            hint="the guard must be shorter than the uptime",
+            loc=("guard",),
+        )
     return (uptime_s - guard_s) / uptime_s
 
 
 def duty_cycle(uptime_s: float, reconfig_s: float) -> float:
     """U / (U + r): the share of time a circuit is up (seed 001 line 530)."""
     if not uptime_s > 0 or not reconfig_s >= 0:
-        raise InputError("uptime: need uptime > 0 and reconfiguration >= 0", hint="check the times",
-                         loc=("uptime",))
+        raise InputError(
+            "uptime: need uptime > 0 and reconfiguration >= 0", hint="check the times", loc=("uptime",)
+        )
     return uptime_s / (uptime_s + reconfig_s)
 
 
@@ -217,12 +224,18 @@ def schedule_slots(demand: np.ndarray) -> list[tuple[int, int]]:
     bottleneck = port_loads(np.asarray(demand, dtype=np.int64)).max(axis=0)
     used = [int(b) for b in bottleneck if b > 0]
     if not used:
-        raise InputError("demand: the matrix moves nothing between distinct ports", hint="give some demand",
-                         loc=("demand",))
+        raise InputError(
+            "demand: the matrix moves nothing between distinct ports",
+            hint="give some demand",
+            loc=("demand",),
+        )
     g = reduce(math.gcd, used)
     n = demand.shape[0]
-    return [(off, int(b) // g) for off, b in reversed(list(zip(matching_offsets(n), bottleneck, strict=True)))
-            if b > 0]
+    return [
+        (off, int(b) // g)
+        for off, b in reversed(list(zip(matching_offsets(n), bottleneck, strict=True)))
+        if b > 0
+    ]
 
 
 @dataclass(frozen=True)
@@ -240,16 +253,21 @@ class SelectorTiming:
     def check(self) -> None:
         for name in ("rate_bps", "uptime_ps"):
             if getattr(self, name) <= 0:
-                raise InputError(f"{name}: must be > 0, got {getattr(self, name)}", hint="give a positive value",
-                                 loc=(name,))
+                raise InputError(
+                    f"{name}: must be > 0, got {getattr(self, name)}",
+                    hint="give a positive value",
+                    loc=(name,),
+                )
         for name in ("reconfig_ps", "guard_ps", "prealloc_ps"):
             if getattr(self, name) < 0:
-                raise InputError(f"{name}: must be >= 0, got {getattr(self, name)}", hint="give a time >= 0",
-                                 loc=(name,))
+                raise InputError(
+                    f"{name}: must be >= 0, got {getattr(self, name)}", hint="give a time >= 0", loc=(name,)
+                )
         if self.guard_ps >= self.uptime_ps:
             raise InputError(
                 f"guard_ps: a guard of {self.guard_ps} ps is not shorter than the uptime ({self.uptime_ps} ps)",
-                hint="lower the guard or lengthen the uptime", loc=("guard_ps",),
+                hint="lower the guard or lengthen the uptime",
+                loc=("guard_ps",),
             )
 
     def link_goodput_bps(self) -> float:
@@ -258,8 +276,12 @@ class SelectorTiming:
         lag = self.prealloc_ps if self.lag_ps is None else self.lag_ps
         ps = 1e-12
         return goodput_bps(
-            self.rate_bps, (self.uptime_ps + self.reconfig_ps) * ps, self.uptime_ps * ps, self.guard_ps * ps,
-            self.prealloc_ps * ps, lag * ps,
+            self.rate_bps,
+            (self.uptime_ps + self.reconfig_ps) * ps,
+            self.uptime_ps * ps,
+            self.guard_ps * ps,
+            self.prealloc_ps * ps,
+            lag * ps,
         )
 
 
@@ -293,8 +315,11 @@ def workload_prediction(
         per = [predicted_per_host_bps(d, timing) for d in random_bijections(n, bijections, seed)]
         hmean = len(per) / float(np.sum(1.0 / np.asarray(per)))
         return {"per_host_bps": hmean, "effective_tax": g / hmean, "matrices": bijections}
-    raise InputError(f"workload: {workload!r} is not one of {', '.join(WORKLOADS)}", hint="e.g. all-to-all",
-                     loc=("workload",))
+    raise InputError(
+        f"workload: {workload!r} is not one of {', '.join(WORKLOADS)}",
+        hint="e.g. all-to-all",
+        loc=("workload",),
+    )
 
 
 def build_selectornet(demand: np.ndarray, timing: SelectorTiming) -> CircuitFabric:
