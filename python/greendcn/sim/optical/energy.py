@@ -55,6 +55,11 @@ def fabric_power(
     """`circuit_switches` selector switches v1 and `tors` ToR switches of model `tor` (None or 'none': leave the
     ToRs out, e.g. when hosts face the circuit switches directly, as in the thesis's testbeds)."""
     optical = get_switch(CIRCUIT_SWITCH, table)
+    if tor not in (None, "none"):
+        try:
+            get_switch(tor, table)
+        except InputError as e:
+            raise InputError(f"tor: {e}", hint=e.hint, loc=("tor",)) from None
     devices = [
         {"name": f"circuit switch {i}", "model": optical.id, "power_w": optical.power_w}
         for i in range(circuit_switches)

@@ -120,7 +120,8 @@ def _accept_loop(
     live = room > _EPS
     scaled = [waterfill(np.where(live, o, 0.0), lc) for o, lc in zip(offers, linkcap, strict=True)]
     iterations = 0
-    for iterations in range(1, 4 * n + 8):  # each pass uses up a destination's room or a neighbour's capacity
+    while iterations < 4 * n + 8:  # each pass uses up a destination's room or a neighbour's capacity
+        iterations += 1
         if len(scaled) == 1:
             share = [np.minimum(scaled[0], room)]
         else:
