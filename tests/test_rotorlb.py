@@ -190,3 +190,77 @@ def test_bad_inputs_name_their_field():
         run_fluid(-np.ones((8, 8)), mats)
     with pytest.raises(InputError, match="matchings"):
         run_fluid(np.zeros((8, 8)), [np.array([[1, 2, 0, 3, 4, 5, 6, 7]])])
+
+
+def test_sharing_between_two_neighbours_is_the_water_filling():
+    from greendcn.sim.optical.rotorlb import _share_two
+
+    rng = np.random.default_rng(4)
+    a, b = rng.random(2000) * rng.choice([0, 1], 2000), rng.random(2000)
+    room = rng.random(2000) * 1.5
+    sa, sb = _share_two(a, b, room)
+    ref = waterfill(np.stack([a, b], axis=-1), room)
+    assert np.allclose(sa, ref[:, 0]) and np.allclose(sb, ref[:, 1])
+
+
+def _fair(x: list[float], cap: float) -> list[float]:
+    """Plain max-min fair shares by progressive filling, the reference for the vectorized water-filling."""
+    out, left, open_ = [0.0] * len(x), max(cap, 0.0), [j for j, v in enumerate(x) if v > 0]
+    while open_ and left > 1e-15:
+        step = min(left / len(open_), min(x[j] - out[j] for j in open_))
+        for j in open_:
+            out[j] += step
+        left -= step * len(open_)
+        open_ = [j for j in open_ if x[j] - out[j] > 1e-15]
+    return out
+
+
+def test_two_neighbours_follow_algorithm_1_step_by_step():
+    """Phase 2 for the 2 x 4 layout (two neighbours per rack), against a plain per-acceptor transcription of
+    Algorithm 1 lines 780-794 (with our two readings: accumulate `indir`, drop destinations without room)."""
+    rng = np.random.default_rng(21)
+    full, _ = layout_partners(rotor_matchings(8, 2))
+    for trial in range(12):
+        local = rng.random((6, 8, 8)) * rng.choice([0.0, 0.4, 3.0], size=(6, 8, 8))
+        relayed = rng.random((6, 8, 8)) * rng.choice([0.0, 0.3], size=(6, 8, 8))
+        for q in (local, relayed):
+            q[:, np.arange(8), np.arange(8)] = 0.0
+        partners = [m[trial % 4] for m in full]
+        lo, re = local.copy(), relayed.copy()
+        _, out = rotorlb_slot(lo, re, partners, record=True)
+        for b in range(6):
+            # phase 1 by hand, then phase 2 per acceptor
+            L, Q = local[b].copy(), relayed[b].copy()
+            spare = {}
+            for s, p in enumerate(partners):
+                for i in range(8):
+                    j = int(p[i])
+                    if j == i:
+                        continue
+                    x = min(Q[i, j], 1.0)
+                    Q[i, j] -= x
+                    y = min(L[i, j], 1.0 - x)
+                    L[i, j] -= y
+                    spare[(s, i)] = 1.0 - x - y
+            for acc in range(8):
+                nbrs = [(s, int(p[acc])) for s, p in enumerate(partners) if p[acc] != acc]
+                room = [0.0 if d == acc else max(0.0, 1.0 - L[acc, d] - Q[acc, d]) for d in range(8)]
+                offer = {s: [0.0 if d == acc else L[i, d] for d in range(8)] for s, i in nbrs}
+                alloc = {s: [0.0] * 8 for s, _ in nbrs}
+                while True:
+                    scl = {
+                        s: _fair(
+                            [offer[s][d] - alloc[s][d] if room[d] > 1e-9 else 0.0 for d in range(8)],
+                            spare[(s, i)] - sum(alloc[s]),
+                        )
+                        for s, i in nbrs
+                    }
+                    if max((v for s in scl for v in scl[s]), default=0.0) <= 1e-9:
+                        break
+                    for d in range(8):
+                        got = _fair([scl[s][d] for s, _ in nbrs], room[d])
+                        for (s, _), g in zip(nbrs, got, strict=True):
+                            alloc[s][d] += g
+                        room[d] -= sum(got)
+                for s, _ in nbrs:
+                    assert np.allclose(out.accepted[s][b, acc], alloc[s], atol=1e-9), (trial, b, acc, s)

@@ -111,33 +111,58 @@ class SlotOutcome:
     iterations: int = 0
 
 
+def _share_two(a: np.ndarray, b: np.ndarray, room: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`waterfill` over two claimants, elementwise, without sorting (the 2 x 4 layout's hot spot)."""
+    room = np.maximum(room, 0.0)
+    half = 0.5 * room
+    fits = a + b <= room
+    sa = np.where(fits, a, np.where(a <= half, a, np.where(b <= half, room - b, half)))
+    sb = np.where(fits, b, np.where(b <= half, b, np.where(a <= half, room - a, half)))
+    return sa, sb
+
+
 def _accept_loop(
     offers: list[np.ndarray], linkcap: list[np.ndarray], room: np.ndarray, n: int
 ) -> tuple[list[np.ndarray], int]:
     """Algorithm 1's phase-2 loop (lines 785-793): fair-share each neighbour's spare capacity over its offers,
-    then each destination's room over the neighbours; repeat with what is left until nothing changes."""
+    then each destination's room over the neighbours; repeat with what is left until nothing changes. Each pass
+    works only on the matrices that still have something to share (after the first pass, few do)."""
     alloc = [np.zeros_like(o) for o in offers]
+    room = room.copy()
     live = room > _EPS
     scaled = [waterfill(np.where(live, o, 0.0), lc) for o, lc in zip(offers, linkcap, strict=True)]
+    idx = np.arange(room.shape[0])
     iterations = 0
-    while iterations < 4 * n + 8:  # each pass uses up a destination's room or a neighbour's capacity
+    while idx.size and iterations < 4 * n + 8:  # each pass uses up a destination's room or a capacity
         iterations += 1
+        rm = room[idx]
         if len(scaled) == 1:
-            share = [np.minimum(scaled[0], room)]
+            share = [np.minimum(scaled[0], rm)]
+        elif len(scaled) == 2:
+            share = list(_share_two(scaled[0], scaled[1], rm))
         else:
-            stacked = waterfill(np.stack(scaled, axis=-1), room)
+            stacked = waterfill(np.stack(scaled, axis=-1), rm)
             share = [stacked[..., s] for s in range(len(scaled))]
+        subs = []
         for s, t in enumerate(share):
-            alloc[s] += t
-            room = room - t
-        room = np.maximum(room, 0.0)
-        live = room > _EPS
+            a_s = alloc[s][idx] + t
+            alloc[s][idx] = a_s
+            subs.append(a_s)
+            rm = rm - t
+        rm = np.maximum(rm, 0.0)
+        room[idx] = rm
+        live = rm > _EPS
         scaled = [
-            waterfill(np.where(live, np.maximum(o - a, 0.0), 0.0), np.maximum(lc - a.sum(axis=-1), 0.0))
-            for o, a, lc in zip(offers, alloc, linkcap, strict=True)
+            waterfill(
+                np.where(live, np.maximum(o[idx] - a, 0.0), 0.0), np.maximum(lc[idx] - a.sum(axis=-1), 0.0)
+            )
+            for o, a, lc in zip(offers, subs, linkcap, strict=True)
         ]
-        if max(float(sc.max()) for sc in scaled) <= _EPS:
-            break
+        keep = np.zeros(idx.size, dtype=bool)
+        for sc in scaled:
+            keep |= sc.reshape(idx.size, -1).max(axis=1) > _EPS
+        idx = idx[keep]
+        scaled = [sc[keep] for sc in scaled]
     return alloc, iterations
 
 
