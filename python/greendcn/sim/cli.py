@@ -292,3 +292,180 @@ def opera(
         print(f"  {f['source']}: {f['statement']}\n      ours: {f['ours']}")
     info(f"wrote {out / 'slices.csv'} and {fig}")
     write_json(json_out, {**s, "findings": found, "slices_table": table})
+
+
+def _progress_bar(total: int, desc: str, unit: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=None)
+
+
+def _tor_option(value: str) -> str | None:
+    return None if value == "none" else value
+
+
+def _print_findings(found: list[dict[str, str]]) -> None:
+    print("\nseed 001's statements beside our model:")
+    for f in found:
+        print(f"  {f['source']}: {f['statement']}\n      ours: {f['ours']}")
+
+
+@reproduce_app.command()
+def rotornet(
+    matrices: int = typer.Option(
+        32, "--matrices", help="Random matrices per density (seed 001 line 879: 32)."
+    ),
+    layout: str = typer.Option(
+        "1x7",
+        "--layout",
+        help="Rotor switches x matchings: 1x7 (the thesis's testbed) or 2x4 (public model).",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random traffic matrices."),
+    uptime_ms: float = typer.Option(
+        10.0, "--uptime-ms", help="Slot uptime (line 890: 10 ms).", parser=finite_float
+    ),
+    guard_ms: float = typer.Option(
+        1.0, "--guard-ms", help="Host guard time (line 890: 1 ms).", parser=finite_float
+    ),
+    reconfig_us: float = typer.Option(
+        150.0, "--reconfig-us", help="Reconfiguration time (line 675: 150 us).", parser=finite_float
+    ),
+    tor: str = typer.Option("sn2700", "--tor", help="ToR packet switch of the switch table, or none."),
+    duration_s: float = typer.Option(
+        1.0, "--duration-s", help="Steady-state time the energy is reported over.", parser=finite_float
+    ),
+    out: Path = typer.Option(Path("out/reproduce-rotornet"), "--out", help="Folder for the CSV and the PNG."),
+    json_out: Path | None = JsonOption,
+) -> None:
+    """Seed 001 Fig 2.10: RotorLB / one-hop throughput against traffic density (fluid model), with energy."""
+    from .optical.rotornet import THESIS_RACKS
+    from .reproduce.rotornet import RotorNetConfig, reproduce_rotornet, write_figure
+
+    cfg = RotorNetConfig(
+        racks=THESIS_RACKS,
+        layout=layout,
+        matrices=matrices,
+        seed=seed,
+        uptime_ps=round(uptime_ms * 1e9),
+        guard_ps=round(guard_ms * 1e9),
+        reconfig_ps=round(reconfig_us * 1e6),
+        tor=_tor_option(tor),
+        duration_s=duration_s,
+    )
+    cfg.check()
+    with _progress_bar(2 * (cfg.warmup_cycles + cfg.measure_cycles), "fluid model", "cycle") as bar:
+        res = reproduce_rotornet(cfg, progress=lambda done, _total: bar.update(done - bar.n))
+    table = res["densities"]
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "rotornet_densities.csv", index=False)
+    fig = write_figure(table, out / "rotornet_fig2_10.png", res["permutations"])
+    show = table.iloc[sorted({0, 6, 13, 27, 41, len(table) - 1} & set(range(len(table))))]
+    echo_table(
+        [
+            {
+                "density": f"{int(r.connections)}/56",
+                "ratio_mean": r.ratio_mean,
+                "ratio_min": r.ratio_min,
+                "ratio_max": r.ratio_max,
+                "RotorLB_Gbps": r.rotorlb_bps / 1e9,
+                "one-hop_Gbps": r.onehop_bps / 1e9,
+                "power_W": r.power_w,
+                "RotorLB_pJ_per_bit": r.rotorlb_pj_per_bit,
+                "one-hop_pJ_per_bit": r.onehop_pj_per_bit,
+            }
+            for r in show.itertuples()
+        ]
+    )
+    p = res["permutations"]
+    print(
+        f"random permutations ({p['matrices']}): ratio {p['ratio_mean']:.3f} "
+        f"(min {p['ratio_min']:.3f}, max {p['ratio_max']:.3f})"
+    )
+    print(
+        f"throughput and pJ/bit are the fluid model's (greendcn), not measurements; energy: {res['switches']} "
+        f"selector switch(es) v1 + ToRs ({tor}) from seed 001 Table 2.1, over {duration_s:g} s"
+    )
+    _print_findings(res["findings"])
+    info(f"wrote {out / 'rotornet_densities.csv'} and {fig}")
+    write_json(json_out, res)
+
+
+@reproduce_app.command()
+def selectornet(
+    uptimes_ms: str = typer.Option(
+        ",".join(f"{u:g}" for u in (0.15, 0.3, 0.5, 1, 2, 5, 10, 20, 50, 100)),
+        "--uptimes-ms",
+        help="Comma-separated uptimes in ms (the thesis's random bijection: 1 to 100 ms).",
+    ),
+    bijections: int = typer.Option(1000, "--bijections", help="Random bijections (seed 001 line 709: 1000)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random bijections."),
+    guard_ns: float = typer.Option(
+        400.0, "--guard-ns", help="Guard time (line 663: 400 ns).", parser=finite_float
+    ),
+    reconfig_us: float = typer.Option(
+        150.0, "--reconfig-us", help="Reconfiguration (line 675: 150 us).", parser=finite_float
+    ),
+    prealloc_us: float = typer.Option(
+        5.6, "--prealloc-us", help="Preallocation delay (line 663: 5.6 us).", parser=finite_float
+    ),
+    lag_us: float | None = typer.Option(
+        None, "--lag-us", help="Hosts' fixed lag (default: the preallocation covers it).", parser=finite_float
+    ),
+    tor: str = typer.Option("sn2700", "--tor", help="ToR packet switch of the switch table, or none."),
+    duration_s: float = typer.Option(
+        1.0, "--duration-s", help="Steady-state time the energy is reported over.", parser=finite_float
+    ),
+    out: Path = typer.Option(
+        Path("out/reproduce-selectornet"), "--out", help="Folder for the CSV and the PNG."
+    ),
+    json_out: Path | None = JsonOption,
+) -> None:
+    """Seed 001 Fig 2.8: our scheduler's predicted maximum per-host throughput against uptime, with energy."""
+    from .reproduce.selectornet import SelectorNetConfig, reproduce_selectornet, write_figure
+
+    try:
+        ups = tuple(float(x) for x in uptimes_ms.split(",") if x.strip())
+    except ValueError:
+        raise InputError(
+            f"--uptimes-ms: {uptimes_ms!r} is not a comma-separated list of numbers", hint="e.g. 1,10,100"
+        ) from None
+    cfg = SelectorNetConfig(
+        uptimes_ms=ups,
+        guard_ps=round(guard_ns * 1e3),
+        reconfig_ps=round(reconfig_us * 1e6),
+        prealloc_ps=round(prealloc_us * 1e6),
+        lag_ps=None if lag_us is None else round(lag_us * 1e6),
+        bijections=bijections,
+        seed=seed,
+        tor=_tor_option(tor),
+        duration_s=duration_s,
+    )
+    cfg.check()
+    with _progress_bar(3 * len(ups), "workloads x uptimes", "point") as bar:
+        res = reproduce_selectornet(cfg, progress=lambda done, _total: bar.update(done - bar.n))
+    table = res["table"]
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / "selectornet_uptimes.csv", index=False)
+    fig = write_figure(table, out / "selectornet_fig2_8.png")
+    echo_table(
+        [
+            {
+                "workload": r.workload,
+                "uptime_ms": r.uptime_ms,
+                "duty": r.duty_cycle,
+                "tax": r.effective_tax,
+                "predicted_Gbps_per_host": r.predicted_per_host_bps / 1e9,
+                "power_W": r.power_w,
+                "pJ_per_bit": r.pj_per_bit,
+            }
+            for r in table.itertuples()
+        ]
+    )
+    print(
+        "throughput is our scheduler's predicted maximum (greendcn's model, docs/selectornet.md), not a "
+        f"measurement; energy: 1 selector switch v1 + {cfg.ports} ToRs ({tor}), seed 001 Table 2.1, "
+        f"over {duration_s:g} s"
+    )
+    _print_findings(res["findings"])
+    info(f"wrote {out / 'selectornet_uptimes.csv'} and {fig}")
+    write_json(json_out, res)
