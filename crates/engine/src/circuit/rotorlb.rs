@@ -1,8 +1,8 @@
 //! RotorLB's phase 2 (seed 001, Algorithm 1): how much relayed traffic an endpoint accepts from the
 //! neighbours that offered it some in one slot.
 //!
-//! For each destination the relay has room for one slot's worth minus what it already holds for that
-//! destination; the room is shared fairly among the neighbours that offered traffic for it, each limited by
+//! For each destination the relay has room for one slot's worth minus what it already queues for that
+//! destination (relayed and its own); the room is shared fairly among the neighbours that offered traffic for it, each limited by
 //! its offer and by the capacity it has left in the slot; shares a neighbour cannot use go round again until
 //! nothing changes (water-filling). Integer bytes keep it exact and the same on every machine.
 

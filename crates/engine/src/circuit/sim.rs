@@ -102,6 +102,9 @@ pub struct CircuitSim<'a> {
     flows: Vec<FlowState>,
     /// Flow indices per (source, destination), in flow order.
     local: Vec<Vec<u32>>,
+    /// Per (source, destination): remaining bytes of started backlogged flows; whether rate-capped flows exist.
+    backlog: Vec<u64>,
+    capped: Vec<bool>,
     /// Selector routing: each flow's hops as offsets, and flow indices per (source, first offset).
     routes: Vec<Vec<u32>>,
     first_hop: Vec<Vec<u32>>,
@@ -152,6 +155,16 @@ impl<'a> CircuitSim<'a> {
         for (i, f) in spec.flows.iter().enumerate() {
             local[(f.src * n + f.dst) as usize].push(i as u32);
         }
+        let mut backlog = vec![0u64; (n * n) as usize];
+        let mut capped = vec![false; (n * n) as usize];
+        for f in &spec.flows {
+            let at = (f.src * n + f.dst) as usize;
+            match f.rate_bps {
+                Some(_) => capped[at] = true,
+                None if f.start_ps == 0 => backlog[at] += f.size_bytes,
+                None => {}
+            }
+        }
         let mut routes = Vec::new();
         let mut first_hop = Vec::new();
         if spec.routing == CircuitRouting::Selector {
@@ -195,6 +208,8 @@ impl<'a> CircuitSim<'a> {
             rngs,
             flows,
             local,
+            backlog,
+            capped,
             routes,
             first_hop,
             relay: vec![VecDeque::new(); (n * n) as usize],
@@ -273,7 +288,11 @@ impl<'a> CircuitSim<'a> {
                 }
                 EventKind::CircuitArrival => self.arrival(ev.arg),
                 EventKind::FlowStart => {
-                    let src = self.spec.flows[ev.arg as usize].src;
+                    let f = &self.spec.flows[ev.arg as usize];
+                    if f.rate_bps.is_none() {
+                        self.backlog[(f.src * self.n + f.dst) as usize] += f.size_bytes;
+                    }
+                    let src = f.src;
                     self.wake_endpoint(src);
                 }
                 _ => unreachable!("packet-switch events do not occur in a circuit run"),
@@ -340,6 +359,29 @@ impl<'a> CircuitSim<'a> {
     fn window_payload(&self, len: u64) -> u64 {
         let per = self.clock.time_ps(self.full_packet_wire() as u64);
         (len / per) * self.spec.packet.payload_bytes as u64
+    }
+
+    /// Flow `f` has a whole packet to send, or its last bytes: a rate-capped flow waits for a full packet
+    /// rather than trickling out the bytes its rate earned since its last one.
+    fn ready(&self, f: u32) -> bool {
+        let spec = &self.spec.flows[f as usize];
+        let left = spec.size_bytes - self.flows[f as usize].sent;
+        left > 0 && self.available(f) >= left.min(self.spec.packet.payload_bytes as u64)
+    }
+
+    /// Bytes all flows from `e` to `d` could hand out now: the started backlogged flows' remainder (kept as a
+    /// running sum, as every slot's offers ask for it) plus what rate-capped flows have earned.
+    fn pair_available(&self, e: u32, d: u32) -> u64 {
+        let at = (e * self.n + d) as usize;
+        let mut sum = self.backlog[at];
+        if self.capped[at] {
+            sum += self.local[at]
+                .iter()
+                .filter(|&&f| self.spec.flows[f as usize].rate_bps.is_some())
+                .map(|&f| self.available(f))
+                .sum::<u64>();
+        }
+        sum
     }
 
     /// Bytes flow `f` could hand out now: all that is left once started, or what its rate has earned.
@@ -428,12 +470,12 @@ impl<'a> CircuitSim<'a> {
         let (ws, we) = (self.ports[port as usize].win_start, self.ports[port as usize].win_end);
         let cap = self.window_payload(we - ws);
         let stored = self.held[(e * self.n + peer) as usize];
-        let direct: u64 = self.local[(e * self.n + peer) as usize].iter().map(|&f| self.available(f)).sum();
+        let direct = self.pair_available(e, peer);
         let capacity = cap.saturating_sub(stored).saturating_sub(direct);
         let mut bytes = vec![0u64; self.n as usize];
         for d in 0..self.n {
             if d != e && d != peer {
-                let avail: u64 = self.local[(e * self.n + d) as usize].iter().map(|&f| self.available(f)).sum();
+                let avail = self.pair_available(e, d);
                 bytes[d as usize] = avail.min(cap);
             }
         }
@@ -517,23 +559,30 @@ impl<'a> CircuitSim<'a> {
         }
         // 3. the endpoint's own traffic for the peer (selector: flows whose route starts with this hop), then
         // 4. RotorLB phase 3: what the peer accepted to relay, per final destination
-        let mut candidates: Vec<(usize, u32, bool)> = Vec::new();
-        match routing {
-            CircuitRouting::Selector => candidates.push(((e * n + off) as usize, peer, false)),
-            _ => candidates.push(((e * n + peer) as usize, peer, false)),
-        }
-        if routing == CircuitRouting::Rotorlb {
-            let budget = &self.ports[port as usize].relay_budget;
-            candidates.extend(budget.iter().filter(|(_, b)| *b > 0).map(|(d, _)| ((e * n + d) as usize, *d, true)));
-        }
-        let mut waiting: Vec<u32> = Vec::new();
-        for (list, d, via_relay) in candidates {
+        let primary = match routing {
+            CircuitRouting::Selector => ((e * n + off) as usize, peer, false),
+            _ => ((e * n + peer) as usize, peer, false),
+        };
+        let extra = if routing == CircuitRouting::Rotorlb { self.ports[port as usize].relay_budget.len() } else { 0 };
+        let mut wake_at: Option<u64> = None;
+        for c in 0..=extra {
+            let (list, d, via_relay) = if c == 0 {
+                primary
+            } else {
+                let (d, b) = self.ports[port as usize].relay_budget[c - 1];
+                if b == 0 {
+                    continue;
+                }
+                ((e * n + d) as usize, d, true)
+            };
             let flows = if routing == CircuitRouting::Selector { &self.first_hop[list] } else { &self.local[list] };
             // Round robin over the list's flows (selector lists mix destinations), first come otherwise.
             let len_list = flows.len();
             let start = if routing == CircuitRouting::Selector { self.ports[port as usize].rr as usize } else { 0 };
-            let Some(f) = (0..len_list).map(|i| flows[(start + i) % len_list]).find(|&f| self.available(f) > 0) else {
-                waiting.extend(flows.iter().copied());
+            let Some(f) = (0..len_list).map(|i| flows[(start + i) % len_list]).find(|&f| self.ready(f)) else {
+                if let Some(t) = self.earliest_available(flows) {
+                    wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+                }
                 continue;
             };
             let d = if routing == CircuitRouting::Selector { self.spec.flows[f as usize].dst } else { d };
@@ -554,6 +603,9 @@ impl<'a> CircuitSim<'a> {
             let st = &mut self.flows[f as usize];
             let seq = st.sent;
             st.sent += len;
+            if self.spec.flows[f as usize].rate_bps.is_none() {
+                self.backlog[(e * n + d) as usize] -= len;
+            }
             st.packets_sent += 1;
             let id = self.alloc(CPacket {
                 kind: Kind::Data,
@@ -576,7 +628,7 @@ impl<'a> CircuitSim<'a> {
             return;
         }
         // Nothing to send now: wake when a rate-capped flow will have a packet (arrivals wake us otherwise).
-        if let Some(t) = self.earliest_available(&waiting) {
+        if let Some(t) = wake_at {
             if t > now && t < self.ports[port as usize].win_end {
                 let ps = &mut self.ports[port as usize];
                 if ps.next_at.is_none_or(|p| p > t) {
@@ -758,7 +810,14 @@ impl<'a> CircuitSim<'a> {
         let ws = self.ports[mine[0].1 as usize].win_start;
         let we = self.ports[mine[0].1 as usize].win_end;
         let slot_bytes = self.window_payload(we - ws);
-        let room: Vec<u64> = (0..self.n).map(|d| slot_bytes.saturating_sub(self.held[(r * self.n + d) as usize])).collect();
+        // Room per destination: one window's worth less what r already queues for it, relayed and its own
+        // (seed 001 Algorithm 1: a relay never takes on more for d than one slot to d can carry).
+        let room: Vec<u64> = (0..self.n)
+            .map(|d| {
+                let queued = self.held[(r * self.n + d) as usize] + self.pair_available(r, d);
+                slot_bytes.saturating_sub(queued)
+            })
+            .collect();
         let offers: Vec<Offer> =
             mine.iter().map(|(m, _)| self.msgs[*m as usize].as_ref().expect("alive").offer.clone()).collect();
         let acc = accept(&room, &offers);
