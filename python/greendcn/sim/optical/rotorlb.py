@@ -206,6 +206,10 @@ def rotorlb_slot(
     if not rotorlb:
         return delivered, out
 
+    if len(partners) == 1 and not loop:
+        _one_neighbour(local, nonlocal_, partners[0], spare[0], out)
+        return delivered, out
+
     # phase 2, seen from each acceptor p: its neighbour on switch s is partners[s][p]
     room = np.maximum(1.0 - local - nonlocal_, 0.0)
     room[:, ids, ids] = 0.0
@@ -216,13 +220,7 @@ def rotorlb_slot(
         off[:, ids[p == ids], :] = 0.0  # an idle port has no neighbour
         offers.append(off)
         linkcap.append(cap[:, p])
-    if len(offers) == 1 and not loop:
-        # One neighbour: the loop below ends at the max-min fair share of the neighbour's spare capacity
-        # with each destination bounded by min(offer, room); compute it at once (tests check they agree).
-        alloc = [waterfill(np.minimum(offers[0], room), linkcap[0])]
-        iterations = 1
-    else:
-        alloc, iterations = _accept_loop(offers, linkcap, room, n)
+    alloc, iterations = _accept_loop(offers, linkcap, room, n)
 
     # phase 3: each sender moves min(accepted, still queued); with two circuits, in switch order
     for s, p in enumerate(partners):
@@ -236,6 +234,32 @@ def rotorlb_slot(
     if out is not None:
         out.iterations = iterations
     return delivered, out
+
+
+def _one_neighbour(
+    local: np.ndarray, nonlocal_: np.ndarray, p: np.ndarray, spare: np.ndarray, out: SlotOutcome | None
+) -> None:
+    """Phases 2 and 3 when every rack has one neighbour (one rotor switch). Algorithm 1's loop then ends at the
+    max-min fair share of the neighbour's spare capacity with each destination bounded by min(offer, room), so
+    it is computed at once (tests check it against the loop), and only for the (matrix, acceptor) pairs whose
+    neighbour has spare capacity: in a busy fabric most circuits are full after phase 1."""
+    bsz, n, _ = local.shape
+    b_idx, acc = np.nonzero(spare[:, p] > _EPS)
+    nbr = p[acc]
+    offer = local[b_idx, nbr, :]
+    room = np.maximum(1.0 - local[b_idx, acc, :] - nonlocal_[b_idx, acc, :], 0.0)
+    rows = np.arange(acc.size)
+    room[rows, acc] = 0.0  # traffic for the acceptor itself is direct, not relayed
+    accepted = waterfill(np.minimum(offer, room), spare[b_idx, nbr])
+    moved = np.minimum(accepted, offer)
+    local[b_idx, nbr, :] = offer - moved
+    nonlocal_[b_idx, acc, :] += moved
+    if out is not None:
+        full_acc, full_moved = np.zeros((bsz, n, n)), np.zeros((bsz, n, n))
+        full_acc[b_idx, acc], full_moved[b_idx, acc] = accepted, moved
+        out.accepted.append(full_acc)
+        out.sent.append(full_moved)
+        out.iterations = 1
 
 
 @dataclass
