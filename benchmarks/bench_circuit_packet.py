@@ -43,7 +43,10 @@ def case(racks: int, switches: int, routing: str, size: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:]) or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
+    quick = (
+        "--quick" in (argv if argv is not None else sys.argv[1:])
+        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
+    )
     ft = run_case(["workload.size=1MB"])
     ft_rate = ft["packet_hops"] / ft["wall_s"] if ft else float("nan")
     print(f"fat-tree k=8, 128 x 1 MB (packet engine): {ft_rate / 1e6:.2f} M packet-hops/s", flush=True)

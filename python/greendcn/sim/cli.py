@@ -300,6 +300,35 @@ def _progress_bar(total: int, desc: str, unit: str):
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=None)
 
 
+def _float_list(option: str, text: str) -> list[float]:
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(
+            f"{option}: {text!r} is not a comma-separated list of numbers", hint="e.g. 1,10"
+        ) from None
+    if not values or not all(math.isfinite(v) and v > 0 for v in values):
+        raise InputError(f"{option}: {text!r} must list positive numbers", hint="e.g. 1,10, or none")
+    return values
+
+
+def _int_list(option: str, text: str, low: int, high: int) -> list[int]:
+    if text.strip().lower() == "none":
+        return []
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(
+            f"{option}: {text!r} is not a comma-separated list of integers", hint="e.g. 1,7"
+        ) from None
+    bad = [v for v in values if not low <= v <= high]
+    if bad or not values:
+        raise InputError(
+            f"{option}: {bad or text!r} outside {low}..{high}", hint=f"integers in {low}..{high}"
+        )
+    return values
+
+
 def _tor_option(value: str) -> str | None:
     return None if value == "none" else value
 
@@ -335,9 +364,16 @@ def rotornet(
         1.0, "--duration-s", help="Steady-state time the energy is reported over.", parser=finite_float
     ),
     out: Path = typer.Option(Path("out/reproduce-rotornet"), "--out", help="Folder for the CSV and the PNG."),
+    packet_densities: str = typer.Option(
+        "1,7,14,28,42,56",
+        "--packet-densities",
+        help="Densities k (of 56) also run at packet level in the circuit engine, comma-separated, or none.",
+    ),
+    packet_matrices: int = typer.Option(4, "--packet-matrices", help="Matrices per packet-level density."),
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Seed 001 Fig 2.10: RotorLB / one-hop throughput against traffic density (fluid model), with energy."""
+    """Seed 001 Fig 2.10: RotorLB / one-hop throughput against traffic density (fluid model, and the packet
+    level for a subset), with energy."""
     from .optical.rotornet import THESIS_RACKS
     from .reproduce.rotornet import RotorNetConfig, reproduce_rotornet, write_figure
 
@@ -353,13 +389,37 @@ def rotornet(
         duration_s=duration_s,
     )
     cfg.check()
+    ks = _int_list("--packet-densities", packet_densities, 1, THESIS_RACKS * (THESIS_RACKS - 1))
+    if packet_matrices < 1:
+        raise InputError(f"--packet-matrices: need at least 1, got {packet_matrices}", hint="e.g. 4")
+    runner = None
+    if ks:
+        from .optical.runners import rotornet_packet_runner
+
+        inner = rotornet_packet_runner(seed=seed)
+        pbar = _progress_bar(2 * len(ks) * min(packet_matrices, matrices), "packet level", "run")
+
+        def runner(fabric, demand, rotorlb):
+            got = inner(fabric, demand, rotorlb)
+            pbar.update(1)
+            return got
+
     with _progress_bar(2 * (cfg.warmup_cycles + cfg.measure_cycles), "fluid model", "cycle") as bar:
-        res = reproduce_rotornet(cfg, progress=lambda done, _total: bar.update(done - bar.n))
+        res = reproduce_rotornet(
+            cfg,
+            progress=lambda done, _total: bar.update(done - bar.n),
+            packet_runner=runner,
+            packet_densities=ks,
+            packet_matrices=packet_matrices,
+        )
+    if ks:
+        pbar.close()
     table = res["densities"]
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "rotornet_densities.csv", index=False)
     fig = write_figure(table, out / "rotornet_fig2_10.png", res["permutations"])
-    show = table.iloc[sorted({0, 6, 13, 27, 41, len(table) - 1} & set(range(len(table))))]
+    marks = {0, 6, 13, 27, 41, len(table) - 1} | set(table.index[table["packet_matrices"] > 0])
+    show = table.iloc[sorted(marks & set(range(len(table))))]
     echo_table(
         [
             {
@@ -367,6 +427,8 @@ def rotornet(
                 "ratio_mean": r.ratio_mean,
                 "ratio_min": r.ratio_min,
                 "ratio_max": r.ratio_max,
+                "packet_ratio": r.packet_ratio_mean,
+                "fluid_same_matrices": r.fluid_ratio_mean_same_matrices,
                 "RotorLB_Gbps": r.rotorlb_bps / 1e9,
                 "one-hop_Gbps": r.onehop_bps / 1e9,
                 "power_W": r.power_w,
@@ -382,7 +444,8 @@ def rotornet(
         f"(min {p['ratio_min']:.3f}, max {p['ratio_max']:.3f})"
     )
     print(
-        f"throughput and pJ/bit are the fluid model's (greendcn), not measurements; energy: {res['switches']} "
+        "ratio_* and throughput are the fluid model's (greendcn); packet_ratio is our circuit engine's, on the "
+        f"first matrices of each marked density; energy: {res['switches']} "
         f"selector switch(es) v1 + ToRs ({tor}) from seed 001 Table 2.1, over {duration_s:g} s"
     )
     _print_findings(res["findings"])
@@ -418,6 +481,19 @@ def selectornet(
     out: Path = typer.Option(
         Path("out/reproduce-selectornet"), "--out", help="Folder for the CSV and the PNG."
     ),
+    packet_uptimes_ms: str = typer.Option(
+        "0.3,1,2",
+        "--packet-uptimes-ms",
+        help="Uptimes (of --uptimes-ms) also simulated at packet level, comma-separated, or none.",
+    ),
+    packet_matrices: int = typer.Option(
+        3, "--packet-matrices", help="Matrices per workload simulated at packet level (strides, bijections)."
+    ),
+    lag_law: Path | None = typer.Option(
+        None,
+        "--lag-law",
+        help="A host's fitted send-to-wire lag (greendcn tdma fit --save) to drive the packet level.",
+    ),
     json_out: Path | None = JsonOption,
 ) -> None:
     """Seed 001 Fig 2.8: our scheduler's predicted maximum per-host throughput against uptime, with energy."""
@@ -441,8 +517,34 @@ def selectornet(
         duration_s=duration_s,
     )
     cfg.check()
+    pk = (
+        []
+        if packet_uptimes_ms.strip().lower() == "none"
+        else _float_list("--packet-uptimes-ms", packet_uptimes_ms)
+    )
+    missing = [u for u in pk if not any(abs(u - x) < 1e-9 for x in ups)]
+    if missing:
+        raise InputError(
+            f"--packet-uptimes-ms: {missing} are not among --uptimes-ms",
+            hint="pick uptimes from --uptimes-ms",
+        )
+    if packet_matrices < 1:
+        raise InputError(f"--packet-matrices: need at least 1, got {packet_matrices}", hint="e.g. 3")
+    runner = None
+    if pk:
+        from ..host.tdma.fit import load_lag_law
+        from .optical.runners import selectornet_packet_runner
+
+        lag = load_lag_law(lag_law) if lag_law is not None else None
+        runner = selectornet_packet_runner(max_matrices=packet_matrices, lag=lag, seed=seed)
     with _progress_bar(3 * len(ups), "workloads x uptimes", "point") as bar:
-        res = reproduce_selectornet(cfg, progress=lambda done, _total: bar.update(done - bar.n))
+        res = reproduce_selectornet(
+            cfg,
+            progress=lambda done, _total: bar.update(done - bar.n),
+            packet_runner=runner,
+            packet_workloads=("all-to-all", "rolling-stride", "random-bijection"),
+            packet_uptimes_ms=pk,
+        )
     table = res["table"]
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "selectornet_uptimes.csv", index=False)
@@ -455,6 +557,7 @@ def selectornet(
                 "duty": r.duty_cycle,
                 "tax": r.effective_tax,
                 "predicted_Gbps_per_host": r.predicted_per_host_bps / 1e9,
+                "simulated_over_predicted": r.simulated_over_predicted,
                 "power_W": r.power_w,
                 "pJ_per_bit": r.pj_per_bit,
             }
@@ -462,8 +565,9 @@ def selectornet(
         ]
     )
     print(
-        "throughput is our scheduler's predicted maximum (greendcn's model, docs/selectornet.md), not a "
-        f"measurement; energy: 1 selector switch v1 + {cfg.ports} ToRs ({tor}), seed 001 Table 2.1, "
+        "throughput is our scheduler's predicted maximum (greendcn's model, docs/selectornet.md); "
+        "simulated_over_predicted: our circuit engine on the first matrices of the workload against the "
+        f"prediction for those matrices; energy: 1 selector switch v1 + {cfg.ports} ToRs ({tor}), seed 001 Table 2.1, "
         f"over {duration_s:g} s"
     )
     _print_findings(res["findings"])

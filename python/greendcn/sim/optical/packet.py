@@ -62,7 +62,7 @@ def circuit_spec(
     window_ps: int | None = None,
 ) -> dict[str, Any]:
     """The engine's circuit spec. Flows are mappings with src, dst, size_bytes and optionally rate_bps (a cap;
-    absent = backlogged) and start_ps. `lag` is the hosts' send-to-wire lag law (issue 12's TDMA model); with
+    absent = backlogged), start_ps and (selector routing) route_offsets. `lag` is the hosts' send-to-wire lag law (issue 12's TDMA model); with
     none, packets reach the wire exactly when handed over, and the preallocation is the fabric's."""
     if routing not in ROUTINGS:
         raise InputError(f"routing: {routing!r} is not one of {', '.join(ROUTINGS)}", hint="routing=rotorlb")
@@ -100,6 +100,8 @@ def circuit_spec(
         row["start_ps"] = int(f.get("start_ps", 0))
         if f.get("rate_bps") is not None:
             row["rate_bps"] = max(1, int(f["rate_bps"]))
+        if f.get("route_offsets") is not None:
+            row["route_offsets"] = [int(o) for o in f["route_offsets"]]
         spec_flows.append(row)
     spec: dict[str, Any] = {
         "seed": seed,

@@ -158,6 +158,7 @@ def reproduce_rotornet(
             "packet_ratio_min": np.nan,
             "packet_ratio_max": np.nan,
             "packet_matrices": 0,
+            "fluid_ratio_mean_same_matrices": np.nan,
         }
         if packet_runner is not None and k in packet_densities:
             got = []
@@ -168,6 +169,7 @@ def reproduce_rotornet(
                 packet_ratio_min=float(np.min(got)),
                 packet_ratio_max=float(np.max(got)),
                 packet_matrices=len(got),
+                fluid_ratio_mean_same_matrices=float(r[: len(got)].mean()),
             )
         rows.append(row)
     table = pd.DataFrame(rows)
