@@ -82,7 +82,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         },
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
-        **({"stats_window_ps": sc.power.window} if sc.power.window else {}),
+        **({"stats_window_ps": window} if (window := sc.power.engine_window_ps(sc.run.stop_time)) else {}),
     }
 
 
@@ -156,8 +156,6 @@ def simulate(
     >>> bool(res.flows["fct_s"].notna().all()), res.summary["routing"]
     (True, 'rps')
     """
-    from .engine import run_spec
-
     sc = as_scenario(scenario)
     if overrides:
         sc = sc.with_overrides(overrides)
@@ -184,14 +182,41 @@ def simulate(
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
     _warn_if_long(sc, flow_list)
     models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
-    out = run_spec(build_spec(sc, net, flow_list, seed), _Progress() if progress else None)
+    hosts = sc.power.host_pricer(sc.base_dir)
+    spec = build_spec(sc, net, flow_list, seed)
+    out = _run_windowed(spec, sc, _Progress() if progress else None)
     if out["summary"].get("stopped_by") == "interrupted":
         if not partial_on_interrupt:
             raise KeyboardInterrupt("simulation interrupted")
         out["summary"]["incomplete"] = True
     res = _results(sc, net, flow_list, seed, out)
-    res.energy = run_energy(out, models)
+    res.energy = run_energy(out, models, hosts=hosts)
     return res
+
+
+def _run_windowed(spec: dict[str, Any], sc: Scenario, progress: Any) -> dict[str, Any]:
+    """Run the spec. When the stats window is our default (hosts priced, no power.window) and the run lasted
+    more windows than the engine keeps, run again once with windows wide enough (a long run without a stop
+    time; the engine says how long it lasted)."""
+    import re
+
+    from ..core.errors import EngineInputError
+    from .engine import run_spec
+    from .host_power import MAX_WINDOWS
+
+    try:
+        return run_spec(spec, progress)
+    except EngineInputError as e:
+        lasted = re.search(r"lasted (\d+) ps", str(e))
+        if sc.power.window or tuple(e.engine_loc) != ("stats_window_ps",) or not lasted:
+            raise
+        window = -(-int(lasted.group(1)) // (MAX_WINDOWS - 1))
+        print(
+            f"note: the run outlasted {MAX_WINDOWS} host-pricing windows of {spec['stats_window_ps'] / 1e9:g} ms; "
+            f"running it again with {window / 1e9:.6g} ms windows (set power.window to choose)",
+            file=sys.stderr,
+        )
+        return run_spec({**spec, "stats_window_ps": window}, progress)
 
 
 class _Progress:
