@@ -19,7 +19,7 @@ from .topology import Network, build_topology
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
 
-__all__ = ["SimResult", "as_scenario", "build_spec", "simulate"]
+__all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate"]
 
 
 @dataclass
@@ -33,6 +33,9 @@ class SimResult:
     summary: dict[str, Any]
     scenario: Scenario = field(repr=False)
     energy: EnergyReport | None = field(default=None, repr=False)
+    # The engine's own results document (docs/engine-spec.md), kept so the run can be priced again
+    # under other power settings without simulating it again (`reprice`).
+    engine_results: dict[str, Any] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
@@ -191,7 +194,25 @@ def simulate(
         out["summary"]["incomplete"] = True
     res = _results(sc, net, flow_list, seed, out)
     res.energy = run_energy(out, models, hosts=hosts)
+    res.engine_results = out
     return res
+
+
+def reprice(res: SimResult, overrides: list[str] | dict[str, Any]) -> EnergyReport:
+    """The run's energy under other [power] settings (`--set` style keys such as power.hosts.policy=affcon):
+    the packets do not depend on the power models, so the engine's counters are priced again, not re-run.
+    A setting that needs engine windows the run did not keep (a different power.window) is an InputError."""
+    if res.engine_results is None:
+        raise InputError("this result holds no engine counters to price", hint="use a result of simulate()")
+    sc = res.scenario.with_overrides(overrides)
+    window = sc.power.engine_window_ps(sc.run.stop_time)
+    kept = (res.engine_results.get("series") or {}).get("window_ps")
+    if window is not None and kept is None:
+        raise InputError(
+            "these power settings need per-window counters the run did not keep",
+            hint="simulate with the settings instead",
+        )
+    return run_energy(res.engine_results, sc.power.models(sc.base_dir), hosts=sc.power.host_pricer(sc.base_dir))
 
 
 def _run_windowed(spec: dict[str, Any], sc: Scenario, progress: Any) -> dict[str, Any]:
