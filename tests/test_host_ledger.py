@@ -227,7 +227,9 @@ def test_a_platform_file_lacking_the_frequency_is_named(tmp_path):
     )
     raw = seed003_scenario("static", long_flows=0)
     raw["power"] = {"hosts": {"platform": str(plat), "frequency": "3GHz"}}
-    with pytest.raises(InputError, match=r"power\.hosts\.frequency: 3 GHz is not a frequency of platform 'one'"):
+    with pytest.raises(
+        InputError, match=r"power\.hosts\.frequency: 3 GHz is not a frequency of platform 'one'"
+    ):
         simulate(raw)
     raw["power"] = {"hosts": {"platform": str(plat), "frequency": "1GHz", "cores": 1}}
     res = simulate(raw, progress=False)
@@ -252,7 +254,15 @@ def test_the_studys_k8_scenario_is_the_benchmark_file():
 
 def test_host_energy_study_quick_writes_csv_figure_and_json(tmp_path):
     out = run_greendcn(
-        "reproduce", "host-energy", "--quick", "--workers", "1", "--out", tmp_path, "--json", tmp_path / "r.json"
+        "reproduce",
+        "host-energy",
+        "--quick",
+        "--workers",
+        "1",
+        "--out",
+        tmp_path,
+        "--json",
+        tmp_path / "r.json",
     )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "runs.csv").exists() and (tmp_path / "host_energy.png").stat().st_size > 10_000

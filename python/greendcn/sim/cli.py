@@ -326,7 +326,13 @@ def host_energy(
     json_out: Path | None = JsonOption,
 ) -> None:
     """Hosts in the ledger: seed 003 and the k=8 permutation, single path vs spraying, four host policies."""
-    from .reproduce.host_energy import HostEnergyConfig, findings, reproduce_host_energy, summarize, write_figure
+    from .reproduce.host_energy import (
+        HostEnergyConfig,
+        findings,
+        reproduce_host_energy,
+        summarize,
+        write_figure,
+    )
 
     cfg = HostEnergyConfig.quick() if quick else HostEnergyConfig(seeds=seeds)
     if quick and seeds != 3:

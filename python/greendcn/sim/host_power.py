@@ -118,7 +118,9 @@ class HostPowerConfig(BaseModel):
 
     enabled: bool = True  # false: hosts are left out of the ledger (seed 001's convention)
     policy: Literal["fixed", "affcon", "optimizer"] = "fixed"
-    frequency: float | None = None  # Hz; None: the platform's highest (seed 000 line 130: the default governor)
+    frequency: float | None = (
+        None  # Hz; None: the platform's highest (seed 000 line 130: the default governor)
+    )
     cores: int = Field(1, ge=1)
     platform: str = SHIPPED
     nic: str = "napi:64"
@@ -156,7 +158,9 @@ class HostPowerConfig(BaseModel):
             try:
                 plat = load_platform(path)
             except InputError as e:
-                raise InputError(f"power.hosts.platform: {e}", hint=e.hint, loc=("power", "hosts", "platform"))
+                raise InputError(
+                    f"power.hosts.platform: {e}", hint=e.hint, loc=("power", "hosts", "platform")
+                ) from None
             try:
                 _check_against(self, plat)
             except FieldError as e:

@@ -245,7 +245,9 @@ def _series(
     dirs = results["links"]
     per_dir = _fold(series["link_bytes"], len(dirs), windows)
     total_bytes = np.array([d["bytes_sent"] for d in dirs], dtype=float)
-    share = np.divide(per_dir, total_bytes[:, None], out=np.zeros_like(per_dir), where=total_bytes[:, None] > 0)
+    share = np.divide(
+        per_dir, total_bytes[:, None], out=np.zeros_like(per_dir), where=total_bytes[:, None] > 0
+    )
     packets = np.array([d["packets_sent"] for d in dirs], dtype=float)
     busy_s = np.array([d["busy_ps"] for d in dirs], dtype=float) * 1e-12
     parts = {"hosts": np.zeros(windows), "switches": np.zeros(windows), "links": np.zeros(windows)}

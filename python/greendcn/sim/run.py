@@ -212,7 +212,9 @@ def reprice(res: SimResult, overrides: list[str] | dict[str, Any]) -> EnergyRepo
             "these power settings need per-window counters the run did not keep",
             hint="simulate with the settings instead",
         )
-    return run_energy(res.engine_results, sc.power.models(sc.base_dir), hosts=sc.power.host_pricer(sc.base_dir))
+    return run_energy(
+        res.engine_results, sc.power.models(sc.base_dir), hosts=sc.power.host_pricer(sc.base_dir)
+    )
 
 
 def _run_windowed(spec: dict[str, Any], sc: Scenario, progress: Any) -> dict[str, Any]:

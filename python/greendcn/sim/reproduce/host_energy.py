@@ -182,7 +182,11 @@ def findings(summary: pd.DataFrame) -> list[dict[str, Any]]:
                 "winner_saves_pct_vs_default": None
                 if best is None
                 else 100.0
-                * (1.0 - best["total_energy_j"] / float(g.loc[g["policy"] == "fixed 3 GHz", "total_energy_j"].iloc[0])),
+                * (
+                    1.0
+                    - best["total_energy_j"]
+                    / float(g.loc[g["policy"] == "fixed 3 GHz", "total_energy_j"].iloc[0])
+                ),
                 "saturating_policies": sorted(g.loc[g["saturated_windows"] > 0, "policy"]),
             }
         )
@@ -216,7 +220,9 @@ def write_figure(summary: pd.DataFrame, path: Path) -> Path:
     import numpy as np
 
     order = list(dict.fromkeys(summary["scenario"]))
-    groups = sorted(dict.fromkeys(zip(summary["scenario"], summary["scheme"])), key=lambda g: order.index(g[0]))
+    groups = sorted(
+        dict.fromkeys(zip(summary["scenario"], summary["scheme"])), key=lambda g: order.index(g[0])
+    )
     policies = list(POLICIES)
     x = np.arange(len(groups))
     width = 0.8 / len(policies)
