@@ -277,3 +277,29 @@ def test_host_energy_study_quick_writes_csv_figure_and_json(tmp_path):
     winners = [f for f in doc["findings"] if "winner" in f]
     assert len(winners) == 6 and all(f["winner"] in {r["policy"] for r in rows} for f in winners)
     assert "wins" in out.stdout
+
+
+def test_default_window_respects_the_engines_window_cap():
+    cfg = PowerConfig()
+    assert cfg.engine_window_ps(None) == 1_000_000_000  # 1 ms, our default
+    # a 1,000 s stop time needs windows of at least 1,000 s / 99,999
+    assert cfg.engine_window_ps(1000 * 10**12) * 99_999 >= 1000 * 10**12
+    # large fabrics: at most 100,000 counters per window (a k=48 fat-tree has 276,480)
+    assert cfg.engine_window_ps(None, counters=276_480) == 3_000_000_000
+    assert PowerConfig(window="5ms").engine_window_ps(None, counters=10**7) == 5_000_000_000
+    assert PowerConfig(hosts={"enabled": False}).engine_window_ps(None) is None
+
+
+def test_a_run_outlasting_the_default_windows_is_run_again_with_wider_ones(capfd):
+    # One flow starting at 150 s simulated: 150,000 windows of 1 ms, more than the engine keeps.
+    raw = seed003_scenario("static", long_flows=0)
+    raw["workload"] = {
+        "kind": "flows",
+        "flows": [{"src": "S0", "dst": "S15", "size": "30KB", "start": "150s"}],
+    }
+    res = simulate(raw, progress=False)
+    assert "running it again" in capfd.readouterr().err
+    s = res.energy.series
+    assert s["window_s"] > 1e-3 and len(s["power_w"]) < 100_000
+    assert float(np.dot(s["power_w"], s["duration_s"])) == pytest.approx(res.energy.total_energy_j, rel=1e-9)
+    assert res.energy.split["hosts_energy_j"] > 16 * 4 * IDLE3 * 150 * 0.999  # idle hosts over 150 s

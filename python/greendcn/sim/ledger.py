@@ -48,7 +48,8 @@ class EnergyModels:
 
 
 def default_models(switch: str = DEFAULT_SWITCH, table: dict[str, SwitchModel] | None = None) -> EnergyModels:
-    """Switches draw the constant power of a shipped table entry; hosts and links are left out."""
+    """Switches draw the constant power of a shipped table entry; links are left out, and hosts too unless
+    run_energy is given a HostPricer."""
     return EnergyModels(nodes={"switch": from_switch(get_switch(switch, table))})
 
 

@@ -29,7 +29,9 @@ from ..power.switches import get_switch, load_switch_table
 from .host_power import DEFAULT_WINDOW_PS, MAX_WINDOWS, HostPowerConfig, HostPricer
 from .ledger import DEFAULT_SWITCH, EnergyModels
 
-__all__ = ["PowerConfig"]
+__all__ = ["COUNTERS_PER_WINDOW", "PowerConfig"]
+
+COUNTERS_PER_WINDOW = 100_000  # our choice: the default window widens beyond this many counters per window
 
 
 def _window(value: Any) -> Any:
@@ -76,14 +78,17 @@ class PowerConfig(BaseModel):
         pricer.defaults = self.hosts is None
         return pricer
 
-    def engine_window_ps(self, stop_ps: int | None) -> int | None:
+    def engine_window_ps(self, stop_ps: int | None, counters: int = 0) -> int | None:
         """The engine's stats window: power.window when given; else, when hosts are priced, our default
-        (DEFAULT_WINDOW_PS), widened so that a run bounded by stop_ps stays within the engine's window cap."""
+        (DEFAULT_WINDOW_PS), widened so that a run bounded by stop_ps stays within the engine's window cap.
+        `counters` (4 per host + 1 per link direction) widens it on large fabrics: at most
+        COUNTERS_PER_WINDOW counters per window (our choice), so a k=48 fat-tree gets 3 ms windows and its
+        series stays a few times smaller than its flow table rather than growing with every millisecond."""
         if self.window:
             return self.window
         if self.host_w is not None or (self.hosts is not None and not self.hosts.enabled):
             return None
-        w = DEFAULT_WINDOW_PS
+        w = DEFAULT_WINDOW_PS * max(1, -(-counters // COUNTERS_PER_WINDOW))
         if stop_ps:
             w = max(w, -(-stop_ps // (MAX_WINDOWS - 1)))
         return w

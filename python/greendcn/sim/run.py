@@ -85,8 +85,14 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         },
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
-        **({"stats_window_ps": window} if (window := sc.power.engine_window_ps(sc.run.stop_time)) else {}),
+        **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
     }
+
+
+def _window_ps(sc: Scenario, net: Network) -> int | None:
+    """The engine's stats window for this run (PowerConfig.engine_window_ps)."""
+    hosts = sum(1 for n in net.nodes if n.kind == "host")
+    return sc.power.engine_window_ps(sc.run.stop_time, counters=4 * hosts + 2 * len(net.links))
 
 
 def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
