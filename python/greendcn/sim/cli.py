@@ -68,6 +68,14 @@ def _print_summary(res: Any) -> None:
             + ("n/a" if no_hosts is None else f"{no_hosts:.4g} pJ per delivered bit")
         )
         print(f"hosts: {e.hosts['note'] if e.hosts else 'no host models (power.host_w, or hosts left out)'}")
+        for kind, label in (("node:host", "hosts"), ("node:switch", "switches")):
+            devs = [d for d in e.devices if d["kind"] == kind]
+            if devs:
+                top = max(devs, key=lambda d: d["avg_power_w"])
+                print(
+                    f"  {label}: {len(devs)}, mean {sum(d['avg_power_w'] for d in devs) / len(devs):.4g} W, "
+                    f"most {top['avg_power_w']:.4g} W ({top['name']}); per device J and W in --json energy.devices"
+                )
 
 
 def simulate_cmd(
