@@ -303,3 +303,13 @@ def test_a_run_outlasting_the_default_windows_is_run_again_with_wider_ones(capfd
     assert s["window_s"] > 1e-3 and len(s["power_w"]) < 100_000
     assert float(np.dot(s["power_w"], s["duration_s"])) == pytest.approx(res.energy.total_energy_j, rel=1e-9)
     assert res.energy.split["hosts_energy_j"] > 16 * 4 * IDLE3 * 150 * 0.999  # idle hosts over 150 s
+
+
+def test_a_platform_file_with_a_negative_power_or_missing_is_named(tmp_path):
+    bad = tmp_path / "neg.toml"
+    bad.write_text('[[frequency]]\nf_hz = 1e9\nr_max_pps = 5e5\nphi_idle_w = -1.0\nphi_active_w = 10.0\n')
+    scen = ROOT / "scenarios" / "seed003-static.toml"
+    out = run_greendcn("simulate", scen, "--set", f"power.hosts.platform={bad}")
+    assert_clean_error(out, "power.hosts.platform", "phi_idle_w")
+    out = run_greendcn("simulate", scen, "--set", f"power.hosts.platform={tmp_path / 'none.toml'}")
+    assert_clean_error(out, "power.hosts.platform", "none.toml")

@@ -159,7 +159,9 @@ class HostPowerConfig(BaseModel):
                 plat = load_platform(path)
             except InputError as e:
                 raise InputError(
-                    f"power.hosts.platform: {e}", hint=e.hint, loc=("power", "hosts", "platform")
+                    f"power.hosts.platform: {str(e).removeprefix('--platform: ')}",
+                    hint=e.hint,
+                    loc=("power", "hosts", "platform"),
                 ) from None
             try:
                 _check_against(self, plat)
