@@ -307,9 +307,23 @@ def test_a_run_outlasting_the_default_windows_is_run_again_with_wider_ones(capfd
 
 def test_a_platform_file_with_a_negative_power_or_missing_is_named(tmp_path):
     bad = tmp_path / "neg.toml"
-    bad.write_text('[[frequency]]\nf_hz = 1e9\nr_max_pps = 5e5\nphi_idle_w = -1.0\nphi_active_w = 10.0\n')
+    bad.write_text("[[frequency]]\nf_hz = 1e9\nr_max_pps = 5e5\nphi_idle_w = -1.0\nphi_active_w = 10.0\n")
     scen = ROOT / "scenarios" / "seed003-static.toml"
     out = run_greendcn("simulate", scen, "--set", f"power.hosts.platform={bad}")
     assert_clean_error(out, "power.hosts.platform", "phi_idle_w")
     out = run_greendcn("simulate", scen, "--set", f"power.hosts.platform={tmp_path / 'none.toml'}")
     assert_clean_error(out, "power.hosts.platform", "none.toml")
+
+
+def test_host_packet_and_byte_counts_match_the_engines_node_counters():
+    res = simulate(seed003_scenario("static", long_flows=2, long_size="300KB"), progress=False)
+    by = {d["name"]: d for d in res.energy.devices if d["kind"] == "node:host"}
+    for row in res.nodes.itertuples():
+        if row.kind == "host":
+            assert by[row.name]["packets_sent"] == row.packets_sent
+            assert by[row.name]["packets_received"] == row.packets_received
+    # wire bytes the hosts sent = bytes on the host -> switch link directions
+    hosts = set(by)
+    up = res.links[res.links["from"].isin(hosts)]
+    assert res.summary["drops"] == 0  # so every packet a host created left it on its link
+    assert sum(d["bytes_sent"] for d in by.values()) == up["bytes_sent"].sum()

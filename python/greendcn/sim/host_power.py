@@ -217,6 +217,10 @@ class HostEnergy:
     nic_j: np.ndarray
     platform_j: np.ndarray
     interrupts: np.ndarray
+    packets_sent: np.ndarray  # per host over the run (the engine's windows summed)
+    packets_received: np.ndarray
+    bytes_sent: np.ndarray  # wire bytes
+    bytes_received: np.ndarray
     saturated_windows: np.ndarray  # windows where the load exceeded what the working cores forward
     window_s: float
     durations_s: np.ndarray
@@ -332,6 +336,10 @@ class HostPricer:
             nic_j=nicw @ dur,
             platform_j=plat_w * float(dur.sum()),
             interrupts=irq.sum(axis=1),
+            packets_sent=sent.sum(axis=1),
+            packets_received=recv.sum(axis=1),
+            bytes_sent=_matrix(series["host_bytes_sent"], len(names), windows).sum(axis=1),
+            bytes_received=rbytes.sum(axis=1),
             saturated_windows=sat,
             window_s=w_s,
             durations_s=dur,

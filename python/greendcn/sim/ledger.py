@@ -168,6 +168,10 @@ def run_energy(
                     "nic_energy_j": float(host_energy.nic_j[i]),
                     "platform_energy_j": float(host_energy.platform_j[i]),
                     "interrupts": float(host_energy.interrupts[i]),
+                    "packets_sent": int(host_energy.packets_sent[i]),
+                    "packets_received": int(host_energy.packets_received[i]),
+                    "bytes_sent": int(host_energy.bytes_sent[i]),
+                    "bytes_received": int(host_energy.bytes_received[i]),
                     "saturated_windows": int(host_energy.saturated_windows[i]),
                 }
             )
