@@ -14,15 +14,26 @@ def scenario(power: dict | None = None) -> dict:
     return raw
 
 
-def test_default_prices_every_switch_at_the_sn2700_and_leaves_hosts_out():
+def test_default_prices_every_switch_at_the_sn2700_and_the_hosts_with_the_host_defaults():
     res = simulate(scenario(), seed=1)
     e = res.energy
     t = res.summary["sim_time_s"]
     switches = [d for d in e.devices if d["kind"] == "node:switch"]
-    assert len(switches) == 20 and len(e.devices) == 20  # k = 4: 8 edge + 8 aggregation + 4 core; no hosts
-    assert e.total_energy_j == pytest.approx(20 * 90.5 * t, rel=1e-9)
-    assert e.avg_power_w == pytest.approx(20 * 90.5)
-    assert e.series is None  # no power.window: the engine was not asked for per-window counts
+    hosts = [d for d in e.devices if d["kind"] == "node:host"]
+    assert len(switches) == 20 and len(hosts) == 16 and len(e.devices) == 36  # k = 4: 8 + 8 + 4 switches
+    assert e.split["switches_energy_j"] == pytest.approx(20 * 90.5 * t, rel=1e-9)
+    assert e.hosts["defaults"] is True and "documented defaults" in e.hosts["note"]
+    # a host that neither sends nor receives draws the defaults' idle power: 4 cores x Phi_idle(3 GHz) = 9.5 W
+    idle = [d for d in hosts if d["name"] not in set(res.flows["src"]) | set(res.flows["dst"])]
+    assert idle and all(d["avg_power_w"] == pytest.approx(4 * 9.5) for d in idle)
+    assert e.series is not None  # hosts are priced per window: the run asked the engine for its windows
+
+
+def test_hosts_left_out_on_request_gives_the_switches_alone_and_no_windows():
+    res = simulate(scenario({"hosts": {"enabled": False}}), seed=1)
+    e = res.energy
+    assert len(e.devices) == 20 and e.hosts is None and e.series is None
+    assert e.total_energy_j == pytest.approx(20 * 90.5 * res.summary["sim_time_s"], rel=1e-9)
 
 
 def test_energy_adds_up_over_devices_and_per_bit_uses_delivered_payload_only():
@@ -59,7 +70,7 @@ def test_power_series_in_windows_integrates_to_the_total_and_follows_the_traffic
     durations = [min(w, t - i * w) for i in range(len(s["power_w"]))]
     assert durations[-1] > 0 and sum(durations) == pytest.approx(t)
     assert sum(p * d for p, d in zip(s["power_w"], durations)) == pytest.approx(e.total_energy_j, rel=1e-9)
-    floor = 20 * 90.5  # the switches alone, drawn in every window
+    floor = 20 * 90.5 + 16 * 4 * 9.5  # switches and idle hosts (host defaults), drawn in every window
     assert min(s["power_w"]) >= floor * (1 - 1e-9)
     assert max(s["power_w"]) > floor + 1.0  # windows with traffic cost more than the idle ones
 

@@ -301,3 +301,38 @@ def _one(platform: RouterPlatform, f: float, load: float, n: int) -> float:
     return idle + (platform.phi_active_w[i] - platform.phi_idle_w[i]) * float(
         chi(min(load / cap, 1.0), platform.chi_coeffs)
     )
+
+
+def power_curve(platform: RouterPlatform, units: int) -> tuple[float, np.ndarray]:
+    """The optimizer's least power (W) for every load on one grid at once: returns (delta_pps, power_w) with
+    power_w[u] the best plan's power (Eq. 9, inactive cores included) for a total load of u * delta_pps,
+    u = 0..units, and delta_pps = the platform's maximum capacity / units.
+
+    The min-plus powers `optimize` builds already hold the best split for every total on the grid, so one
+    pass prices a whole trace of per-window loads (the host ledger's optimizer policy). Exact on the grid: for
+    a load u * delta it equals `optimize(platform, u * delta, units=u)` (the tests check this). A zero load
+    is one core idle at the cheapest frequency, every other core inactive (our reading: the plan keeps one
+    core awake to take the next packet)."""
+    if units < 1:
+        raise InputError(f"units must be >= 1, got {units}", hint="e.g. 1024 quanta")
+    delta = max_capacity_pps(platform) / units
+    best = np.full(units + 1, np.inf)
+    tops = (
+        range(len(platform.frequencies_hz))
+        if not platform.idle_per_core
+        else [len(platform.frequencies_hz) - 1]
+    )
+    for n in range(1, platform.cores + 1):
+        inactive = (platform.cores - n) * platform.inactive_core_w
+        for top in tops:
+            h, arg = _core_table(platform, n, delta, units, top)
+            if platform.idle_per_core:
+                value = _power(_Node(h, arg=arg), n).value
+            else:
+                h_top, arg_top = _core_table(platform, n, delta, units, top, lo=top)
+                node = _Node(h_top, arg=arg_top)
+                if n > 1:
+                    node = _minplus(node, _power(_Node(h, arg=arg), n - 1))
+                value = node.value + platform.phi_idle_w[top]
+            best = np.minimum(best, value + inactive)
+    return delta, best

@@ -2,12 +2,13 @@
 per-flow, per-link and per-node tables -> the run's energy ledger; plus reproductions of seed papers' experiments.
 
 Rooms: `scenario` (validation), `topology/` and `workload/` (what to build), `engine` (the only door to the
-compiled engine), `run` (`simulate`, the whole pipeline), `ledger` (joules from the engine's counters),
+compiled engine), `run` (`simulate`, the whole pipeline; `reprice` prices a run again under other power
+settings), `ledger` (joules from the engine's counters), `host_power` (the hosts' models, `[power.hosts]`),
 `reproduce/` (seed experiments), `cli` (the `simulate`, `demo` and `reproduce` commands)."""
 
 from __future__ import annotations
 
-from .run import SimResult, simulate
+from .run import SimResult, reprice, simulate
 from .scenario import Scenario, load_scenario, scenario_from_dict
 
-__all__ = ["Scenario", "SimResult", "load_scenario", "scenario_from_dict", "simulate"]
+__all__ = ["Scenario", "SimResult", "load_scenario", "reprice", "scenario_from_dict", "simulate"]

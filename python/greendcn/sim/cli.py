@@ -60,6 +60,22 @@ def _print_summary(res: Any) -> None:
             f"energy {e.total_energy_j:.4g} J over {len(e.devices)} priced devices, average "
             f"{e.avg_power_w:.4g} W, {per_bit} (models: the scenario's [power] table, docs/models.md)"
         )
+        sp = e.split
+        no_hosts = e.energy_per_bit_pj_without_hosts
+        print(
+            f"split: hosts {sp['hosts_energy_j']:.4g} J ({100 * sp['host_share']:.1f} %), switches "
+            f"{sp['switches_energy_j']:.4g} J, links {sp['links_energy_j']:.4g} J; without hosts "
+            + ("n/a" if no_hosts is None else f"{no_hosts:.4g} pJ per delivered bit")
+        )
+        print(f"hosts: {e.hosts['note'] if e.hosts else 'no host models (power.host_w, or hosts left out)'}")
+        for kind, label in (("node:host", "hosts"), ("node:switch", "switches")):
+            devs = [d for d in e.devices if d["kind"] == kind]
+            if devs:
+                top = max(devs, key=lambda d: d["avg_power_w"])
+                print(
+                    f"  {label}: {len(devs)}, mean {sum(d['avg_power_w'] for d in devs) / len(devs):.4g} W, "
+                    f"most {top['avg_power_w']:.4g} W ({top['name']}); per device J and W in --json energy.devices"
+                )
 
 
 def simulate_cmd(
@@ -133,8 +149,7 @@ def demo_cmd(
                     "retransmits": m["retransmits"],
                     "spurious_retx": m["spurious_retransmits"],
                     "drops": res.summary["drops"],
-                    "network_W": res.energy.avg_power_w if res.energy else None,
-                    "energy_uJ_per_bit": (res.energy.energy_per_bit_pj or 0.0) * 1e-6 if res.energy else None,
+                    **_energy_columns(res.energy),
                     "wall_s": res.summary["wall_s"],
                 }
             )
@@ -142,7 +157,9 @@ def demo_cmd(
     echo_table(rows)
     print(
         "energy: switches priced by the scenario's [power] table (default: seed 001 Table 2.1's SN2700, a "
-        "constant 90.5 W each, servers excluded; docs/models.md); uJ per delivered payload bit over the run"
+        "constant 90.5 W each; docs/models.md); hosts by the host defaults (seed 004's Phi on the example "
+        "Xeon platform at 3 GHz, NAPI receive; docs/host-energy.md); uJ per delivered payload bit over the run, "
+        "with hosts (energy) and without (network)"
     )
     write_json(
         json_out,
@@ -150,9 +167,23 @@ def demo_cmd(
     )
 
 
+def _energy_columns(e: Any) -> dict[str, Any]:
+    """The demo's energy columns: network (switches and links) and host watts, the hosts' share, per bit."""
+    if e is None:
+        return {}
+    sp, t = e.split, e.sim_time_s
+    return {
+        "network_W": (sp["switches_energy_j"] + sp["links_energy_j"]) / t if t > 0 else 0.0,
+        "hosts_W": sp["hosts_energy_j"] / t if t > 0 else 0.0,
+        "host_share_%": 100.0 * sp["host_share"],
+        "energy_uJ_per_bit": (e.energy_per_bit_pj or 0.0) * 1e-6,
+        "network_uJ_per_bit": (e.energy_per_bit_pj_without_hosts or 0.0) * 1e-6,
+    }
+
+
 def _json_key(key: str) -> str:
-    """Demo table columns in JSON units: bits per second and joules per bit."""
-    return key.replace("_Mbps", "_bps").replace("_uJ_per_bit", "_j_per_bit").replace("network_W", "network_w")
+    """Demo table columns in JSON units: bits per second, watts and joules per bit."""
+    return key.replace("_Mbps", "_bps").replace("_uJ_per_bit", "_j_per_bit").replace("_W", "_w")
 
 
 def _json_value(key: str, value):
@@ -573,3 +604,68 @@ def selectornet(
     _print_findings(res["findings"])
     info(f"wrote {out / 'selectornet_uptimes.csv'} and {fig}")
     write_json(json_out, res)
+
+
+@reproduce_app.command("host-energy")
+def host_energy(
+    seeds: int = typer.Option(3, "--seeds", min=1, help="Runs (seeds) per scenario and scheme."),
+    out: Path = typer.Option(Path("out/reproduce-host-energy"), "--out", help="Folder for the CSV and PNG."),
+    quick: bool = typer.Option(False, "--quick", help="Small size: 1 seed, 1 MB flows."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
+    json_out: Path | None = JsonOption,
+) -> None:
+    """Hosts in the ledger: seed 003 and the k=8 permutation, single path vs spraying, four host policies."""
+    from .reproduce.host_energy import (
+        HostEnergyConfig,
+        findings,
+        reproduce_host_energy,
+        summarize,
+        write_figure,
+    )
+
+    cfg = HostEnergyConfig.quick() if quick else HostEnergyConfig(seeds=seeds)
+    if quick and seeds != 3:
+        cfg = HostEnergyConfig(**{**cfg.__dict__, "seeds": seeds})
+    runs = reproduce_host_energy(cfg, workers=workers)
+    summary = summarize(runs)
+    out.mkdir(parents=True, exist_ok=True)
+    runs.to_csv(out / "runs.csv", index=False)
+    summary.to_csv(out / "summary.csv", index=False)
+    fig = write_figure(summary, out / "host_energy.png")
+    echo_table(
+        [
+            {
+                "scenario": r.scenario,
+                "scheme": r.scheme,
+                "policy": r.policy,
+                "sim_ms": r.sim_time_s * 1e3,
+                "hosts_W": r.hosts_avg_power_w,
+                "hosts_J": r.hosts_energy_j,
+                "switches_J": r.switches_energy_j,
+                "host_share_%": 100 * r.host_share,
+                "uJ_per_bit": r.energy_per_bit_pj * 1e-6,
+                "network_uJ_per_bit": r.energy_per_bit_pj_without_hosts * 1e-6,
+                "saturated": r.saturated_windows,
+            }
+            for r in summary.itertuples()
+        ]
+    )
+    found = findings(summary)
+    print("\nwhich policy draws least (carrying the load in every window), and the hosts' share:")
+    for f in found:
+        if "winner" in f:
+            shares = ", ".join(f"{p} {v:.1f} %" for p, v in f["host_share_pct"].items())
+            sat = f" (saturate: {', '.join(f['saturating_policies'])})" if f["saturating_policies"] else ""
+            print(
+                f"  {f['scenario']} {f['scheme']}: {f['winner']} wins, {f['winner_saves_pct_vs_default']:.1f} % "
+                f"below fixed 3 GHz; host share {shares}{sat}"
+            )
+    print("does counting the hosts change which routing scheme delivers a bit for less?")
+    for f in found:
+        if "hosts_change_the_answer" in f:
+            print(
+                f"  {f['scenario']}, {f['policy']}: network only {f['cheaper_scheme_network_only']}, with hosts "
+                f"{f['cheaper_scheme_with_hosts']}{' (changed)' if f['hosts_change_the_answer'] else ''}"
+            )
+    info(f"wrote {out / 'runs.csv'}, {out / 'summary.csv'} and {fig}")
+    write_json(json_out, {"config": cfg.__dict__, "findings": found, "summary": summary, "runs": runs})

@@ -2,17 +2,25 @@
 
 Models attach to nodes by exact name, by name prefix ("core*") or by kind ("switch", "host"), and to links by
 the kinds of their ends ("host-switch", "switch-switch", ...) or "*". A node's counters are those of the
-link directions leaving it; a link's are both of its directions, with 2 ports. Devices with no model are
-left out (seed 001 leaves servers out the same way). Totals are sums over the devices."""
+link directions leaving it; a link's are both of its directions, with 2 ports. Hosts without a node model are
+priced by the host models (sim/host_power.py) from the engine's per-host series when a `HostPricer` is given;
+other devices with no model are left out. Totals are sums over the devices, split into hosts, switches (every
+node that is not a host) and links."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..core.errors import InputError
 from ..power.models import Counters, PowerModel, from_switch
 from ..power.switches import SwitchModel, get_switch
+
+if TYPE_CHECKING:
+    from .host_power import HostEnergy, HostPricer
 
 __all__ = ["DEFAULT_SWITCH", "EnergyModels", "EnergyReport", "default_models", "run_energy"]
 
@@ -40,7 +48,8 @@ class EnergyModels:
 
 
 def default_models(switch: str = DEFAULT_SWITCH, table: dict[str, SwitchModel] | None = None) -> EnergyModels:
-    """Switches draw the constant power of a shipped table entry; hosts and links are left out."""
+    """Switches draw the constant power of a shipped table entry; links are left out, and hosts too unless
+    run_energy is given a HostPricer."""
     return EnergyModels(nodes={"switch": from_switch(get_switch(switch, table))})
 
 
@@ -53,6 +62,9 @@ class EnergyReport:
     delivered_bits: int
     energy_per_bit_pj: float | None
     series: dict | None = None
+    hosts: dict | None = None  # how hosts were priced (None: by a node model or left out)
+    split: dict = field(default_factory=dict)
+    energy_per_bit_pj_without_hosts: float | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -61,6 +73,9 @@ class EnergyReport:
             "avg_power_w": self.avg_power_w,
             "delivered_bits": self.delivered_bits,
             "energy_per_bit_pj": self.energy_per_bit_pj,
+            "energy_per_bit_pj_without_hosts": self.energy_per_bit_pj_without_hosts,
+            "split": self.split,
+            "hosts": self.hosts,
             "devices": self.devices,
             "series": self.series,
         }
@@ -102,21 +117,25 @@ def _counters(results: dict, ks: list[int], ports: int, duration_s: float, share
 
 
 def run_energy(
-    results: dict, models: EnergyModels | None = None, window_s: float | None = None
+    results: dict,
+    models: EnergyModels | None = None,
+    window_s: float | None = None,
+    hosts: HostPricer | None = None,
 ) -> EnergyReport:
-    """Per-device energy (J), total (J), average power (W), pJ per delivered bit, and a power series (W) per
-    window when the results carry `series.link_bytes`.
+    """Per-device energy (J), total (J), average power (W), pJ per delivered bit with and without hosts, the
+    host/switch/link split, and a power series (W) per window when the results carry `series.link_bytes`.
 
-    Delivered bits count only payload the receivers hold: 8 x sum of flows' `bytes_received`. In a window,
-    a direction's packets and busy time are taken in proportion to its bytes there (our choice: the engine
-    counts only bytes per window). `window_s` widens the engine's windows to a whole multiple of them."""
+    `hosts` prices every host from the engine's per-host series (sim/host_power.py); hosts matched by a node
+    model in `models` are priced by that model instead. Delivered bits count only payload the receivers hold:
+    8 x sum of flows' `bytes_received`. In a window, a direction's packets and busy time are taken in
+    proportion to its bytes there (our choice: the engine counts only bytes per link and window).
+    `window_s` widens the engine's windows to a whole multiple of them."""
     for key in ("nodes", "links", "summary"):
         if key not in results:
             raise InputError(f"results lack '{key}'", hint="pass the dict a simulation returned")
     models = models if models is not None else default_models()
     sim_s = results["summary"]["sim_time_ps"] * 1e-12
     devices = []
-    total = 0.0
     for name, kind, model, ks, ports in _devices(results, models):
         e = model.energy_j(_counters(results, ks, ports, sim_s))
         if e < 0 or not math.isfinite(e):
@@ -130,8 +149,39 @@ def run_energy(
                 "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
             }
         )
-        total += e
+    host_energy = None
+    if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
+        host_energy = hosts.price(results)
+        modelled = {d["name"] for d in devices if d["kind"] == "node:host"}
+        for i, name in enumerate(host_energy.names):
+            if name in modelled:
+                continue
+            e = float(host_energy.energy_j[i])
+            devices.append(
+                {
+                    "name": name,
+                    "kind": "node:host",
+                    "model": host_energy.settings[i],
+                    "energy_j": e,
+                    "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
+                    "cpu_energy_j": float(host_energy.cpu_j[i]),
+                    "nic_energy_j": float(host_energy.nic_j[i]),
+                    "platform_energy_j": float(host_energy.platform_j[i]),
+                    "interrupts": float(host_energy.interrupts[i]),
+                    "packets_sent": int(host_energy.packets_sent[i]),
+                    "packets_received": int(host_energy.packets_received[i]),
+                    "bytes_sent": int(host_energy.bytes_sent[i]),
+                    "bytes_received": int(host_energy.bytes_received[i]),
+                    "saturated_windows": int(host_energy.saturated_windows[i]),
+                }
+            )
+    split = {"hosts_energy_j": 0.0, "switches_energy_j": 0.0, "links_energy_j": 0.0}
+    for d in devices:
+        split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
+    total = sum(split.values())
+    split["host_share"] = split["hosts_energy_j"] / total if total > 0 else 0.0
     bits = 8 * sum(int(f.get("bytes_received", 0)) for f in results.get("flows", []))
+    network = total - split["hosts_energy_j"]
     return EnergyReport(
         devices=devices,
         sim_time_s=sim_s,
@@ -139,11 +189,45 @@ def run_energy(
         avg_power_w=total / sim_s if sim_s > 0 else 0.0,
         delivered_bits=bits,
         energy_per_bit_pj=total / bits * 1e12 if bits else None,
-        series=_series(results, models, sim_s, window_s),
+        series=_series(results, models, sim_s, window_s, host_energy),
+        hosts=None if host_energy is None else _hosts_summary(host_energy, sim_s),
+        split=split,
+        energy_per_bit_pj_without_hosts=network / bits * 1e12 if bits else None,
     )
 
 
-def _series(results: dict, models: EnergyModels, sim_s: float, window_s: float | None) -> dict | None:
+def _part(kind: str) -> str:
+    """hosts, switches or links: the three parts of the split (any node that is not a host is a switch)."""
+    if kind == "link":
+        return "links"
+    return "hosts" if kind == "node:host" else "switches"
+
+
+def _hosts_summary(h: HostEnergy, sim_s: float) -> dict:
+    return {
+        **h.description,
+        "note": (
+            "hosts priced with the documented defaults (no [power.hosts] table; docs/host-energy.md)"
+            if h.defaults
+            else "hosts priced by the scenario's [power.hosts] table (docs/host-energy.md)"
+        ),
+        "hosts": len(h.names),
+        "energy_j": h.total_j,
+        "avg_power_w": h.total_j / sim_s if sim_s > 0 else 0.0,
+        "cpu_energy_j": float(h.cpu_j.sum()),
+        "nic_energy_j": float(h.nic_j.sum()),
+        "platform_energy_j": float(h.platform_j.sum()),
+        "interrupts": float(h.interrupts.sum()),
+        "saturated_windows": int(h.saturated_windows.sum()),
+    }
+
+
+_PER_HOST_SERIES_MAX = 200_000  # per-host power series in the report only up to this many host-windows
+
+
+def _series(
+    results: dict, models: EnergyModels, sim_s: float, window_s: float | None, host_energy: HostEnergy | None
+) -> dict | None:
     series = results.get("series")
     if not series or not series.get("link_bytes"):
         if window_s is not None:
@@ -161,26 +245,88 @@ def _series(results: dict, models: EnergyModels, sim_s: float, window_s: float |
                 f"power window {window_s:g} s is not a whole multiple of the engine's {w_s:g} s",
                 hint=f"choose a multiple of {w_s:g} s",
             )
-    per_dir = series["link_bytes"]
-    windows = max(math.ceil(sim_s / w_s - 1e-9) if w_s > 0 else 0, max(len(x) for x in per_dir))
+    windows = max(1, math.ceil(sim_s / w_s - 1e-9)) if sim_s > 0 else 1
+    dur = np.clip(sim_s - np.arange(windows) * w_s, 0.0, w_s)
     dirs = results["links"]
-    devices = _devices(results, models)
-    energies, durations = [], []
-    for w in range(windows):
-        dur = min(w_s, sim_s - w * w_s) if sim_s > w * w_s else w_s  # the last window may be partial
-        energy = 0.0
-        for _name, _kind, model, ks, ports in devices:
-            share = [
-                (per_dir[k][w] / dirs[k]["bytes_sent"])
-                if w < len(per_dir[k]) and dirs[k]["bytes_sent"]
-                else 0.0
-                for k in ks
-            ]
-            energy += model.energy_j(_counters(results, ks, ports, dur, share))
-        energies.append(energy)
-        durations.append(dur)
-    power = []
-    for g in range(0, windows, group):
-        e, d = sum(energies[g : g + group]), sum(durations[g : g + group])
-        power.append(e / d if d > 0 else 0.0)
-    return {"window_s": w_s * group, "power_w": power}
+    per_dir = _fold(series["link_bytes"], len(dirs), windows)
+    total_bytes = np.array([d["bytes_sent"] for d in dirs], dtype=float)
+    share = np.divide(
+        per_dir, total_bytes[:, None], out=np.zeros_like(per_dir), where=total_bytes[:, None] > 0
+    )
+    packets = np.array([d["packets_sent"] for d in dirs], dtype=float)
+    busy_s = np.array([d["busy_ps"] for d in dirs], dtype=float) * 1e-12
+    parts = {"hosts": np.zeros(windows), "switches": np.zeros(windows), "links": np.zeros(windows)}
+    for _name, kind, model, ks, ports in _devices(results, models):
+        c = Counters(
+            duration_s=dur,  # type: ignore[arg-type]  # arrays: one value per window
+            bytes=per_dir[ks].sum(axis=0),  # type: ignore[arg-type]
+            packets=packets[ks] @ share[ks],  # type: ignore[arg-type]
+            busy_s=busy_s[ks] @ share[ks],  # type: ignore[arg-type]
+            ports=ports,
+        )
+        parts[_part(kind)] += _energy_per_window(model, c, windows)
+    host_w = None
+    if host_energy is not None:
+        modelled = {n["name"] for n in results["nodes"] if models.for_node(n["name"], n["kind"]) is not None}
+        keep = np.array([n not in modelled for n in host_energy.names], dtype=bool)
+        parts["hosts"] += (host_energy.power_w[keep] * dur).sum(axis=0)
+        if host_energy.power_w.size <= _PER_HOST_SERIES_MAX:
+            host_w = host_energy.power_w
+    out: dict = {"window_s": w_s * group}
+    g_dur = _grouped(dur, group)
+    safe = np.where(g_dur > 0, g_dur, 1.0)
+    total = sum(parts.values())
+    out["duration_s"] = g_dur.tolist()
+    out["power_w"] = np.where(g_dur > 0, _grouped(total, group) / safe, 0.0).tolist()
+    for name, e in parts.items():
+        out[f"{name}_power_w"] = np.where(g_dur > 0, _grouped(e, group) / safe, 0.0).tolist()
+    if host_w is not None:
+        hw = _grouped((host_w * dur).T, group).T / safe
+        out["per_host_power_w"] = {n: row.tolist() for n, row in zip(host_energy.names, hw)}  # type: ignore[union-attr]
+    return out
+
+
+def _grouped(a: np.ndarray, group: int) -> np.ndarray:
+    """Sums over consecutive groups of `group` windows along the first axis (the last group may be short)."""
+    if group == 1:
+        return a
+    starts = np.arange(0, a.shape[0], group)
+    return np.add.reduceat(a, starts, axis=0)
+
+
+def _fold(rows: list[list[int]], n: int, windows: int) -> np.ndarray:
+    """Ragged per-window rows as n x windows; counts past the last window are kept in the last one."""
+    out = np.zeros((n, windows), dtype=float)
+    for i, row in enumerate(rows):
+        if not row:
+            continue
+        a = np.asarray(row, dtype=float)
+        if a.size > windows:
+            a = np.concatenate([a[: windows - 1], [a[windows - 1 :].sum()]])
+        out[i, : a.size] = a
+    return out
+
+
+def _energy_per_window(model: PowerModel, c: Counters, windows: int) -> np.ndarray:
+    """The model on every window at once when it takes arrays (constant and linear models do); else one call
+    per window."""
+    try:
+        e = np.asarray(model.energy_j(c), dtype=float)
+        if e.shape == (windows,):
+            return e
+    except (TypeError, ValueError):
+        pass
+    return np.array(
+        [
+            model.energy_j(
+                Counters(
+                    duration_s=float(c.duration_s[w]),  # type: ignore[index]
+                    bytes=float(c.bytes[w]),  # type: ignore[index]
+                    packets=float(c.packets[w]),  # type: ignore[index]
+                    busy_s=float(c.busy_s[w]),  # type: ignore[index]
+                    ports=c.ports,
+                )
+            )
+            for w in range(windows)
+        ]
+    )

@@ -19,7 +19,7 @@ from .topology import Network, build_topology
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
 
-__all__ = ["SimResult", "as_scenario", "build_spec", "simulate"]
+__all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate"]
 
 
 @dataclass
@@ -33,6 +33,9 @@ class SimResult:
     summary: dict[str, Any]
     scenario: Scenario = field(repr=False)
     energy: EnergyReport | None = field(default=None, repr=False)
+    # The engine's own results document (docs/engine-spec.md), kept so the run can be priced again
+    # under other power settings without simulating it again (`reprice`).
+    engine_results: dict[str, Any] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
@@ -82,8 +85,14 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         },
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
-        **({"stats_window_ps": sc.power.window} if sc.power.window else {}),
+        **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
     }
+
+
+def _window_ps(sc: Scenario, net: Network) -> int | None:
+    """The engine's stats window for this run (PowerConfig.engine_window_ps)."""
+    hosts = sum(1 for n in net.nodes if n.kind == "host")
+    return sc.power.engine_window_ps(sc.run.stop_time, counters=4 * hosts + 2 * len(net.links))
 
 
 def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
@@ -156,8 +165,6 @@ def simulate(
     >>> bool(res.flows["fct_s"].notna().all()), res.summary["routing"]
     (True, 'rps')
     """
-    from .engine import run_spec
-
     sc = as_scenario(scenario)
     if overrides:
         sc = sc.with_overrides(overrides)
@@ -184,14 +191,61 @@ def simulate(
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
     _warn_if_long(sc, flow_list)
     models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
-    out = run_spec(build_spec(sc, net, flow_list, seed), _Progress() if progress else None)
+    hosts = sc.power.host_pricer(sc.base_dir)
+    spec = build_spec(sc, net, flow_list, seed)
+    out = _run_windowed(spec, sc, _Progress() if progress else None)
     if out["summary"].get("stopped_by") == "interrupted":
         if not partial_on_interrupt:
             raise KeyboardInterrupt("simulation interrupted")
         out["summary"]["incomplete"] = True
     res = _results(sc, net, flow_list, seed, out)
-    res.energy = run_energy(out, models)
+    res.energy = run_energy(out, models, hosts=hosts)
+    res.engine_results = out
     return res
+
+
+def reprice(res: SimResult, overrides: list[str] | dict[str, Any]) -> EnergyReport:
+    """The run's energy under other [power] settings (`--set` style keys such as power.hosts.policy=affcon):
+    the packets do not depend on the power models, so the engine's counters are priced again, not re-run.
+    A setting that needs engine windows the run did not keep (a different power.window) is an InputError."""
+    if res.engine_results is None:
+        raise InputError("this result holds no engine counters to price", hint="use a result of simulate()")
+    sc = res.scenario.with_overrides(overrides)
+    window = sc.power.engine_window_ps(sc.run.stop_time)
+    kept = (res.engine_results.get("series") or {}).get("window_ps")
+    if window is not None and kept is None:
+        raise InputError(
+            "these power settings need per-window counters the run did not keep",
+            hint="simulate with the settings instead",
+        )
+    return run_energy(
+        res.engine_results, sc.power.models(sc.base_dir), hosts=sc.power.host_pricer(sc.base_dir)
+    )
+
+
+def _run_windowed(spec: dict[str, Any], sc: Scenario, progress: Any) -> dict[str, Any]:
+    """Run the spec. When the stats window is our default (hosts priced, no power.window) and the run lasted
+    more windows than the engine keeps, run again once with windows wide enough (a long run without a stop
+    time; the engine says how long it lasted)."""
+    import re
+
+    from ..core.errors import EngineInputError
+    from .engine import run_spec
+    from .host_power import MAX_WINDOWS
+
+    try:
+        return run_spec(spec, progress)
+    except EngineInputError as e:
+        lasted = re.search(r"lasted (\d+) ps", str(e))
+        if sc.power.window or tuple(e.engine_loc) != ("stats_window_ps",) or not lasted:
+            raise
+        window = -(-int(lasted.group(1)) // (MAX_WINDOWS - 1))
+        print(
+            f"note: the run outlasted {MAX_WINDOWS} host-pricing windows of {spec['stats_window_ps'] / 1e9:g} ms; "
+            f"running it again with {window / 1e9:.6g} ms windows (set power.window to choose)",
+            file=sys.stderr,
+        )
+        return run_spec({**spec, "stats_window_ps": window}, progress)
 
 
 class _Progress:
