@@ -122,7 +122,7 @@ def test_selectornet_reproduction_rises_with_uptime_and_prices_the_fabric():
 
 def test_selectornet_packet_column_is_filled_by_a_runner():
     def runner(workload, demands, timing):
-        return 1e9 * len(demands)
+        return 1e9 * len(demands), 2e9 * len(demands)  # (simulated, predicted on the same matrices)
 
     res = reproduce_selectornet(
         SelectorNetConfig(uptimes_ms=(2.0,), bijections=4),
@@ -131,6 +131,7 @@ def test_selectornet_packet_column_is_filled_by_a_runner():
     )
     t = res["table"].set_index("workload")
     assert t.loc["rolling-stride", "simulated_per_host_bps"] == 15e9
+    assert t.loc["rolling-stride", "simulated_over_predicted"] == 0.5
     assert np.isnan(t.loc["all-to-all", "simulated_per_host_bps"])
 
 

@@ -23,7 +23,7 @@ from ...power.switches import get_switch
 from ..engine import run_circuit_spec
 from .schedule import CircuitFabric
 
-__all__ = ["ROUTINGS", "FabricRun", "circuit_spec", "run_fabric"]
+__all__ = ["ROUTINGS", "FabricRun", "circuit_spec", "network_energy", "run_fabric"]
 
 ROUTINGS = ("direct", "rotorlb", "selector")
 PS_PER_S = 1_000_000_000_000
@@ -166,13 +166,13 @@ def run_fabric(
         "measured_from_ps": first * window,
         "measured_to_ps": last * window,
     }
-    energy = _energy(fabric, summary, circuit_switch, tor_switch)
+    energy = network_energy(fabric, summary, circuit_switch, tor_switch)
     flows_df = pd.DataFrame(res["flows"])
     ports_df = pd.DataFrame(res["ports"])
     return FabricRun(summary=summary, flows=flows_df, ports=ports_df, throughput=throughput, energy=energy)
 
 
-def _energy(fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None) -> dict:
+def network_energy(fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None) -> dict:
     sim_s = summary["sim_time_ps"] / PS_PER_S
     devices = []
     cs = get_switch(circuit_switch)
