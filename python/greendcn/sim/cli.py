@@ -58,7 +58,12 @@ def _print_summary(res: Any) -> None:
         per_bit = "n/a" if e.energy_per_bit_pj is None else f"{e.energy_per_bit_pj:.4g} pJ per delivered bit"
         print(
             f"energy {e.total_energy_j:.4g} J over {len(e.devices)} priced devices, average "
-            f"{e.avg_power_w:.4g} W, {per_bit} (models: the scenario's [power] table, docs/models.md)"
+            f"{e.avg_power_w:.4g} W, {per_bit} (models: "
+            + (
+                "topology.circuit_switch and topology.tor_switch, constant power from the switch table)"
+                if "fabric" in s
+                else "the scenario's [power] table, docs/models.md)"
+            )
         )
         sp = e.split
         no_hosts = e.energy_per_bit_pj_without_hosts

@@ -180,7 +180,13 @@ def simulate(
     else:
         n_flows = len(flows)
     check_run_size(RunSize(hosts, switches, links, n_flows, racks), max_memory_bytes, "workload")
-    net = build_topology(sc.topology)
+    circuit = sc.topology.kind in ("rotornet", "selectornet")
+    if circuit:
+        from .optical.scenario_run import endpoint_network
+
+        net = endpoint_network(sc.topology)
+    else:
+        net = build_topology(sc.topology)
     if flows is None:
         flow_list = build_workload(sc, net, seed)
     elif isinstance(flows, (str, Path)):
@@ -190,6 +196,15 @@ def simulate(
     if not flow_list:
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
     _warn_if_long(sc, flow_list)
+    if circuit:
+        from .optical.scenario_run import simulate_circuit
+
+        res = simulate_circuit(sc, net, flow_list, seed, _Progress() if progress else None)
+        if res.summary.get("stopped_by") == "interrupted":
+            if not partial_on_interrupt:
+                raise KeyboardInterrupt("simulation interrupted")
+            res.summary["incomplete"] = True
+        return res
     models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
     hosts = sc.power.host_pricer(sc.base_dir)
     spec = build_spec(sc, net, flow_list, seed)

@@ -73,7 +73,7 @@ class _Model(BaseModel):
 
 
 class Topology(_Model):
-    kind: Literal["fattree", "leafspine"] = "fattree"
+    kind: Literal["fattree", "leafspine", "rotornet", "selectornet"] = "fattree"
     k: int = Field(4, ge=2, description="fat-tree arity (pods); even")
     oversubscription: float = Field(1.0, ge=1.0, description="hosts per edge switch = k/2 x this")
     leaves: int = Field(4, ge=1)
@@ -84,9 +84,58 @@ class Topology(_Model):
     queue: QueueLimit = "1000pkt"  # type: ignore[assignment]
     host_queue: QueueLimit = "1000pkt"  # type: ignore[assignment]
     frame_overhead: ByteCount = 0
+    # Circuit fabrics (rotornet, selectornet; docs/circuit-engine.md). Defaults are our choices: 8 racks (the
+    # thesis's RotorNet testbed, seed 001 line 831), one switch, a 1 ms uptime, the testbed switch's 150 us
+    # reconfiguration (line 675), its 400 ns guard (line 663); link_rate and link_delay (the fibre to a
+    # circuit switch) are the keys above.
+    racks: int = Field(8, ge=2)
+    circuit_switches: int = Field(1, ge=1)
+    uptime: TimePs = "1ms"  # type: ignore[assignment]
+    reconfig: TimePs = "150us"  # type: ignore[assignment]
+    guard: TimePs = "400ns"  # type: ignore[assignment]
+    prealloc: TimePs = 0  # type: ignore[assignment]
+    circuit_switch: str = "selector_v1"  # seed 001 line 472: v1 in SelectorNet and RotorNet
+    tor_switch: str | None = "sn2700"  # our choice: the smaller packet switch of Table 2.1
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
+        if self.kind in ("rotornet", "selectornet"):
+            if self.uptime <= 0:
+                raise FieldError("uptime", "must be a positive time", hint="write a time like '1ms'")
+            if self.guard >= self.uptime:
+                raise FieldError(
+                    "guard",
+                    f"a guard of {self.guard} ps is not shorter than the uptime ({self.uptime} ps)",
+                    hint="lower topology.guard or raise topology.uptime",
+                )
+            if self.kind == "selectornet" and self.racks & (self.racks - 1):
+                raise FieldError("racks", f"SelectorNet needs 2^k racks, got {self.racks}", hint="e.g. 16")
+            if self.kind == "rotornet" and self.racks % 2:
+                raise FieldError(
+                    "racks",
+                    f"RotorNet's matchings need an even number of racks, got {self.racks}",
+                    hint="e.g. 8",
+                )
+            if self.kind == "rotornet":
+                cs, n = self.circuit_switches, self.racks
+                if (n - 1) % cs and n % cs:
+                    raise FieldError(
+                        "circuit_switches",
+                        f"{cs} rotor switches cannot share the {n - 1} matchings of {n} racks evenly "
+                        f"(nor {n} with the identity)",
+                        hint=f"use a divisor of {n - 1} or of {n}",
+                    )
+            from ..power.switches import get_switch
+
+            for name in ("circuit_switch", "tor_switch"):
+                value = getattr(self, name)
+                if value is not None:
+                    try:
+                        get_switch(value)
+                    except InputError as e:
+                        raise FieldError(
+                            name, str(e), hint="a switch id of the switch table (greendcn energy switches)"
+                        ) from None
         # Sizing keys of the other kind are ignored, not refused: `--set topology.kind=leafspine` on a fat-tree
         # file must work without deleting its k (our choice, documented in docs/scenario-format.md).
         if self.kind == "fattree":
@@ -106,7 +155,9 @@ class Topology(_Model):
 
 
 class Routing(_Model):
-    scheme: Literal["single", "ecmp", "rps"] = "single"
+    # single, ecmp, rps: packet-switched fabrics; direct, rotorlb (RotorNet) and selector (SelectorNet):
+    # circuit fabrics (docs/circuit-engine.md)
+    scheme: Literal["single", "ecmp", "rps", "direct", "rotorlb", "selector"] = "single"
     # Which equal-cost next hop "single" takes: "hashed" (a hash of switch and destination; our default, as
     # before) or "first" (the lowest-numbered port, ns-3 global routing's choice; seed 003's scenarios use it).
     single_path: Literal["first", "hashed"] = "hashed"
@@ -243,6 +294,18 @@ class Scenario(_Model):
     # The scenario as written (units as text), so that overrides are validated exactly like the file.
     _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _scheme_fits_fabric(self) -> Scenario:
+        circuit = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",)}
+        allowed = circuit.get(self.topology.kind, ("single", "ecmp", "rps"))
+        if self.routing.scheme not in allowed:
+            raise FieldError(
+                "routing.scheme",
+                f"{self.routing.scheme!r} does not run on a {self.topology.kind} fabric",
+                hint=f"set routing.scheme to one of {', '.join(allowed)}",
+            )
+        return self
+
     @property
     def raw(self) -> dict[str, Any]:
         """The scenario as written, before parsing (a copy)."""
@@ -330,6 +393,10 @@ def _to_input_error(err: ValidationError, origin: str) -> InputError:
     elif kind == "union_tag_invalid" or kind == "union_tag_not_found":
         msg = f"{path}.kind: must be one of static, random, permutation, flows"
         hint = "set workload.kind"
+    elif isinstance(cause, FieldError) and not loc:
+        # a check across sections of the scenario: the field is a dotted key from the top
+        msg = f"{cause.field}: {cause}"
+        loc = tuple(cause.field.split("."))
     elif isinstance(cause, FieldError):
         msg = f"{path}.{cause.field}: {cause}"
         loc = (*loc, cause.field)

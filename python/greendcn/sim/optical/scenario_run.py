@@ -1,0 +1,155 @@
+"""Scenarios on circuit fabrics: `topology.kind = "rotornet" | "selectornet"` in a scenario file (or
+`--set topology.kind=rotornet routing.scheme=rotorlb`) runs the scenario's workload on the circuit engine and
+returns the same `SimResult` tables as a packet-switched run, with the fabric's energy.
+
+Each endpoint (rack) R0..R(N-1) is a host of the workload. What differs from a packet-switched run (our
+choices, docs/circuit-engine.md): flows are datagrams (the circuit engine has no TCP: a flow's packets are sent
+once, and a packet that meets no circuit is lost), so `fct_s` is the time its last byte arrived, or empty
+when a packet was lost; the energy is the network's (circuit switches and the racks' ToR switches, constant
+power from the switch table); hosts are not priced on circuit fabrics yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ...core.units import PS_PER_S
+from ..ledger import EnergyReport
+from ..topology.graph import Network, Node
+from ..engine import run_circuit_spec
+from .packet import circuit_spec, network_energy
+from .rotornet import build_rotornet
+from .schedule import CircuitFabric, Slot, SwitchSchedule
+
+__all__ = ["CIRCUIT_KINDS", "CIRCUIT_SCHEMES", "build_fabric", "endpoint_network", "simulate_circuit"]
+
+CIRCUIT_KINDS = ("rotornet", "selectornet")
+CIRCUIT_SCHEMES = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",)}
+
+
+def build_fabric(topo: Any) -> CircuitFabric:
+    """The fabric of a scenario's `[topology]` (validated by the scenario model)."""
+    if topo.kind == "rotornet":
+        return build_rotornet(
+            racks=topo.racks,
+            switches=topo.circuit_switches,
+            uptime_ps=topo.uptime,
+            reconfig_ps=topo.reconfig,
+            link_rate_bps=topo.link_rate,
+            guard_ps=topo.guard,
+            prealloc_ps=topo.prealloc,
+        )
+    # SelectorNet: one selector switch cycling every matching +2^i in turn (all ports together: our choice;
+    # the scheduler of `reproduce selectornet` sizes the slots to a known demand instead).
+    n = topo.racks
+    offsets = [1 << i for i in range(n.bit_length() - 1)][::-1]
+    slots = tuple(Slot(tuple((p + o) % n for p in range(n)), topo.uptime, topo.reconfig) for o in offsets)
+    return CircuitFabric(
+        kind="selectornet",
+        endpoints=n,
+        switches=(SwitchSchedule(slots),),
+        link_rate_bps=topo.link_rate,
+        guard_ps=topo.guard,
+        prealloc_ps=topo.prealloc,
+    )
+
+
+def endpoint_network(topo: Any) -> Network:
+    """The racks as hosts (R0..R(N-1)), so the scenario's workloads can name and draw them."""
+    return Network(nodes=[Node(f"R{i}", "host") for i in range(topo.racks)], links=[])
+
+
+def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: Any = None) -> Any:
+    from ..run import SimResult
+
+    topo = sc.topology
+    fabric = build_fabric(topo)
+    spec = circuit_spec(
+        fabric,
+        [
+            {"id": f.id, "src": f.src, "dst": f.dst, "size_bytes": f.size_bytes, "start_ps": f.start_ps}
+            for f in flows
+        ],
+        sc.routing.scheme,
+        seed=seed,
+        stop_ps=sc.run.stop_time,
+        delay_ps=topo.link_delay,
+    )
+    out = run_circuit_spec(spec, progress, loc_map=lambda loc: ("topology", *loc))
+    names = net.hosts
+    cls = {f.id: f.cls for f in flows}
+    fl = pd.DataFrame(out["flows"])
+    fl["src"] = fl["src"].map(lambda i: names[i])
+    fl["dst"] = fl["dst"].map(lambda i: names[i])
+    fl["start_s"] = fl["start_ps"] / PS_PER_S
+    fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S
+    fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
+    fl["retransmits"] = 0
+    fl["spurious_retransmits"] = 0
+    fl["class"] = fl["id"].map(cls)
+    fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
+    ports = pd.DataFrame(out["ports"])
+    ports.insert(0, "from", ports["endpoint"].map(lambda i: names[i]))
+    ports.insert(1, "to", ports["switch"].map(lambda i: f"circuit{i}"))
+    s = dict(out["summary"])
+    sim_time_s = s.pop("sim_time_ps") / PS_PER_S
+    ports["busy_s"] = ports.pop("busy_ps") / PS_PER_S
+    ports["utilization"] = ports["busy_s"] / sim_time_s if sim_time_s > 0 else 0.0
+    nodes = pd.DataFrame(
+        [{"name": n, "kind": "rack"} for n in names]
+        + [{"name": f"circuit{i}", "kind": "circuit switch"} for i in range(len(fabric.switches))]
+    )
+    s["drops"] = s["no_circuit_drops"]
+    summary = {
+        "scenario": sc.name,
+        "seed": seed,
+        "routing": sc.routing.scheme,
+        "fabric": topo.kind,
+        "transport": "datagram (TCP is not modelled on circuit fabrics)",
+        "sim_time_s": sim_time_s,
+        **s,
+        "flows": len(flows),
+    }
+    res = SimResult(fl, ports, nodes, summary, sc)
+    res.energy = fabric_energy(fabric, out["summary"], topo.circuit_switch, topo.tor_switch)
+    res.engine_results = out
+    return res
+
+
+def fabric_energy(
+    fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None
+) -> EnergyReport:
+    """The network's energy as the ledger reports it: every device a switch at constant power."""
+    e = network_energy(fabric, summary, circuit_switch, tor_switch)
+    devices = [
+        {
+            "name": d["device"],
+            "kind": "node:switch",
+            "model": d["model"],
+            "avg_power_w": d["power_w"],
+            "energy_j": d["energy_j"],
+        }
+        for d in e["devices"]
+    ]
+    total = e["total_energy_j"]
+    return EnergyReport(
+        devices=devices,
+        sim_time_s=e["sim_time_s"],
+        total_energy_j=total,
+        avg_power_w=e["avg_power_w"],
+        delivered_bits=e["delivered_bits"],
+        energy_per_bit_pj=e["energy_per_bit_pj"],
+        hosts={"note": "hosts are not priced on circuit fabrics yet (the network's devices only)"},
+        split={
+            "hosts_energy_j": 0.0,
+            "host_share": 0.0,
+            "switches_energy_j": total,
+            "links_energy_j": 0.0,
+            "circuit_switches_energy_j": sum(
+                d["energy_j"] for d in devices if d["name"].startswith("circuit")
+            ),
+            "tors_energy_j": sum(d["energy_j"] for d in devices if d["name"].startswith("tor")),
+        },
+        energy_per_bit_pj_without_hosts=e["energy_per_bit_pj"],
+    )

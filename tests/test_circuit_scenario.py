@@ -1,0 +1,70 @@
+"""Scenarios on circuit fabrics: topology.kind = rotornet | selectornet runs the scenario's workload on the
+circuit engine through `simulate` and `greendcn simulate`, priced with the fabric's devices, and bad fabric
+settings are refused naming the scenario key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from greendcn.core.errors import InputError
+from greendcn.sim.run import simulate
+
+from conftest import assert_clean_error, run_greendcn
+
+SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "rotornet-permutation.toml"
+
+
+def test_a_permutation_completes_on_rotornet_and_rotorlb_beats_one_hop():
+    lb = simulate(SCENARIO, progress=False)
+    one = simulate(SCENARIO, overrides=["routing.scheme=direct"], progress=False)
+    assert lb.flows["fct_s"].notna().all() and one.flows["fct_s"].notna().all()
+    assert lb.summary["fabric"] == "rotornet" and lb.summary["no_circuit_drops"] == 0
+    # A permutation uses 1 of 7 circuits per rack directly; RotorLB lends the others: it must finish sooner.
+    assert lb.flows["fct_s"].max() < one.flows["fct_s"].max() / 2
+    e = lb.energy
+    assert e.total_energy_j == pytest.approx(sum(d["energy_j"] for d in e.devices), rel=1e-12)
+    assert e.avg_power_w == pytest.approx(2.7 + 8 * 90.5)  # selector v1 + 8 SN2700, seed 001 Table 2.1
+    assert e.total_energy_j == pytest.approx(e.avg_power_w * lb.summary["sim_time_s"], rel=1e-12)
+
+
+def test_the_same_file_runs_on_selectornet_with_set():
+    res = simulate(
+        SCENARIO, overrides=["topology.kind=selectornet", "routing.scheme=selector"], progress=False
+    )
+    assert res.flows["fct_s"].notna().all()
+    assert res.summary["fabric"] == "selectornet"
+    assert res.summary["relayed_packets"] > 0  # offsets with several bits go through relays
+
+
+def test_simulate_command_prints_and_writes_json(tmp_path):
+    out = run_greendcn("simulate", SCENARIO, "--json", tmp_path / "r.json")
+    assert out.returncode == 0, out.stderr
+    assert "routing rotorlb" in out.stdout and "pJ per delivered bit" in out.stdout
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["summary"]["fabric"] == "rotornet"
+    assert doc["energy"]["total_energy_j"] > 0
+
+
+@pytest.mark.parametrize(
+    "sets, words",
+    [
+        (["routing.scheme=single"], ["routing.scheme", "rotornet"]),
+        (["topology.guard=300us"], ["topology.guard", "not shorter"]),
+        (["topology.kind=selectornet", "routing.scheme=selector", "topology.racks=12"], ["topology.racks"]),
+        (["topology.racks=7"], ["topology.racks"]),
+        (["topology.circuit_switch=nosuch"], ["topology.circuit_switch"]),
+        (["topology.circuit_switches=3"], ["topology.circuit_switches"]),
+    ],
+)
+def test_bad_fabric_settings_name_the_key(sets, words):
+    out = run_greendcn("simulate", SCENARIO, *[a for s in sets for a in ("--set", s)])
+    assert_clean_error(out, *words)
+
+
+def test_a_packet_switched_scheme_is_refused_on_a_circuit_fabric_in_the_api():
+    with pytest.raises(InputError) as e:
+        simulate(SCENARIO, overrides=["routing.scheme=ecmp"], progress=False)
+    assert e.value.loc == ("routing", "scheme")
