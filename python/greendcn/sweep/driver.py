@@ -1,0 +1,86 @@
+"""The sweep driver: check the spec, open the store, skip what is finished, run the rest on an executor and
+write each run as it comes back. Progress (runs done, failed, left, ETA) goes to stderr."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .executors import make_executor
+from .jobs import versions
+from .spec import SweepSpec, load_spec
+from .store import Store
+
+__all__ = ["SweepOutcome", "run_sweep"]
+
+
+@dataclass
+class SweepOutcome:
+    name: str
+    store: Path
+    runs: int
+    skipped: int  # finished before this invocation
+    done: int
+    failed: int
+    retried: int  # executions beyond the first, over all runs
+    wall_s: float
+    executor: str
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items()}
+
+
+def run_sweep(
+    spec: SweepSpec | str | Path,
+    store: str | Path | None = None,
+    executor: str = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    rerun_failed: bool = False,
+    progress: bool = True,
+) -> SweepOutcome:
+    """Run every run of the spec not yet in the store. The spec is checked in full before the store is touched."""
+    t0 = time.perf_counter()
+    if not isinstance(spec, SweepSpec):
+        spec = load_spec(spec, store)
+    elif store is not None:
+        spec.store = Path(store)
+    ver = versions()
+    with Store(spec.store) as st:
+        st.check_params(spec)
+        finished = st.finished(rerun_failed)
+        todo = [r for r in spec.runs if r.key not in finished]
+        st.begin_sweep(spec)
+        ex = make_executor(executor, workers, address)
+        out = SweepOutcome(spec.name, spec.store, len(spec.runs), len(spec.runs) - len(todo), 0, 0, 0, 0.0, executor)
+        if progress:
+            print(
+                f"sweep {spec.name}: {len(spec.runs)} runs, {out.skipped} already in {spec.store}, {len(todo)} to run "
+                f"on {executor} ({ex.workers} workers)",
+                file=sys.stderr,
+                flush=True,
+            )
+        bar = tqdm(
+            total=len(todo), desc=spec.name, unit="run", file=sys.stderr, disable=not progress or not todo, dynamic_ncols=True
+        )
+        try:
+            for run, res, attempts in ex.results(spec.kind, todo, spec.retries):
+                st.write(run, spec.kind, res, attempts, ver)
+                out.retried += len(attempts) - 1
+                if res["status"] == "done":
+                    out.done += 1
+                else:
+                    out.failed += 1
+                    out.failures.append({"key": run.key, "grid": run.grid, "params": run.params, "error": res["error"]})
+                bar.set_postfix_str(f"failed={out.failed} left={len(todo) - out.done - out.failed}", refresh=False)
+                bar.update(1)
+        finally:
+            bar.close()
+    out.wall_s = time.perf_counter() - t0
+    return out
