@@ -41,9 +41,10 @@ def _label(row: pd.Series, cols: list[str]) -> str:
     return ", ".join(f"{c}={row[c]}" for c in cols) or "all"
 
 
-def _figures(df: pd.DataFrame, axes: list[str], metrics: list[str], sweep: str) -> list[Any]:
+def _figures(df: pd.DataFrame, axis_vals: dict[str, list[Any]], metrics: list[str], sweep: str) -> list[Any]:
     import plotly.graph_objects as go
 
+    axes = list(axis_vals)
     vary = [a for a in axes if not _is_seed(a) and a in df.columns and df[a].nunique(dropna=False) > 1]
     if "grid" in df.columns and df["grid"].nunique() > 1:
         vary = vary + ["grid"]
@@ -61,9 +62,15 @@ def _figures(df: pd.DataFrame, axes: list[str], metrics: list[str], sweep: str) 
         fig = go.Figure()
         d = df[df[m].notna()].copy()
         d["_x"] = d[x] if x else "all runs"
+        order = [str(v) for v in axis_vals.get(x or "", [])]
+        if x and not pd.api.types.is_numeric_dtype(d[x]) and order:
+            # quantities written with units ("500kpps", "1Mpps") keep the spec's order, not the text order
+            d["_o"] = d[x].astype(str).map({v: i for i, v in enumerate(order)})
+        else:
+            d["_o"] = d["_x"]
         d["_g"] = d.apply(lambda r: _label(r, groups), axis=1) if groups else "all"
         for g, sub in d.groupby("_g", sort=True):
-            agg = sub.groupby("_x", sort=True)[m].agg(["mean", "std", "count"]).reset_index()
+            agg = sub.groupby(["_o", "_x"], sort=True)[m].agg(["mean", "std", "count"]).reset_index()
             fig.add_trace(
                 go.Scatter(
                     x=agg["_x"],
@@ -76,7 +83,7 @@ def _figures(df: pd.DataFrame, axes: list[str], metrics: list[str], sweep: str) 
                 )
             )
         fig.update_layout(
-            title=f"{sweep}: {m} (mean over seeds, bars: one standard deviation)",
+            title=f"{sweep}: {m} (mean over the runs of each point, bars: one standard deviation)",
             xaxis_title=x or "",
             yaxis_title=m,
             height=420,
@@ -166,7 +173,7 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         parts.append(_table(summ))
     else:
         parts.append("<p class='note'>(no finished runs)</p>")
-    figs = _figures(ok, axes, metrics, name) if len(ok) else []
+    figs = _figures(ok, axis_vals, metrics, name) if len(ok) else []
     for i, fig in enumerate(figs):
         parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"fig-{html.escape(name)}-{i}"))
     if sw.get("report") == "seed003" and len(ok):
