@@ -94,6 +94,10 @@ def _figures(df: pd.DataFrame, axis_vals: dict[str, list[Any]], metrics: list[st
     return figs
 
 
+# A reproduction's report plots the metrics its paper's figures show (seed 003: Figs 2-9).
+_REPRO_METRICS = {"seed003": ("long_throughput_bps", "short_fct_s", "ooo_pct", "retransmits", "energy_j")}
+
+
 def _seed003(df: pd.DataFrame) -> pd.DataFrame | None:
     """seed 003's statements beside this sweep's runs, through the reproduction's own summary and findings."""
     from ..sim.reproduce.rps import summarize
@@ -157,7 +161,8 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         )
     )
     ok = df[df["status"] == "done"]
-    metrics = [m for m in KINDS[kind].metrics if m in df.columns] if kind in KINDS else []
+    wanted = _REPRO_METRICS.get(sw.get("report") or "") or (KINDS[kind].metrics if kind in KINDS else ())
+    metrics = [m for m in wanted if m in df.columns]
     group = [a for a in axes if not _is_seed(a) and a in ok.columns]
     if "grid" in ok.columns and ok["grid"].nunique() > 1:
         group = ["grid", *group]
@@ -181,8 +186,9 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         if table is not None:
             parts.append(
                 "<h3>seed 003 beside our runs</h3><p class='note'>Left: what the paper states, with its figure and "
-                "line in /work/shared/seeds' seed 003; right: our runs (means over N and seeds). The paper's "
-                "figures are lost, so its sentences are all there is to compare.</p>"
+                "line in seed 003's text (docs/references.md); right: our runs (means over N and seeds), computed "
+                "as `greendcn reproduce rps` computes them. The paper's figures are lost, so its sentences are "
+                "all there is to compare.</p>"
             )
             parts.append(_table(table))
     bad = df[df["status"] == "failed"]
