@@ -10,7 +10,7 @@ import pytest
 import greendcn.sweep
 from greendcn.sweep import jobs
 from greendcn.sweep.driver import run_sweep
-from sweep_fixtures import STATIC, check_consistent, kill_and_resume, small_spec, write_spec
+from sweep_fixtures import STATIC, check_consistent, kill, kill_and_resume, small_spec, start_sweep, wait_for, write_spec
 from conftest import assert_clean_error, run_greendcn
 
 
@@ -83,8 +83,25 @@ def test_crashing_jobs_are_retried_a_bounded_number_of_times(tmp_path, monkeypat
     assert "always crashes" in runs["error"][1]
 
 
-def test_killed_sweep_resumes_without_repeating_or_losing_runs_and_holds_its_lock(tmp_path):
-    kill_and_resume(tmp_path, ["--workers", "2"], check_lock=True)
+def test_killed_sweep_resumes_without_repeating_or_losing_runs(tmp_path):
+    kill_and_resume(tmp_path, ["--workers", "2"])
+
+
+def test_a_running_sweep_holds_its_store(tmp_path):
+    # one run that takes minutes (5 long flows of 5 GB): the store stays open while the checks run
+    spec = small_spec(tmp_path, seeds=1, long_flows=5, name="hold", long_size="5GB")
+    store = tmp_path / "hold.duckdb"
+    proc, buf, t = start_sweep(spec, store, ["--workers", "1"])
+    try:
+        assert wait_for(proc, buf, r"to run on local"), "".join(buf)
+        second = run_greendcn("sweep", "run", spec, "--store", store, "--workers", "1")
+        assert_clean_error(second, "in use")
+        q = run_greendcn("sweep", "query", store, "SELECT count(*) FROM runs")
+        assert_clean_error(q, "in use")
+        assert proc.poll() is None  # the first sweep was never disturbed
+    finally:
+        kill(proc, t)
+    assert len(greendcn.sweep.open(store).runs) == 0
 
 
 def test_query_cli_and_its_errors(tmp_path):

@@ -3,8 +3,9 @@ an existing one at `address` or a local one started for the sweep). Both return 
 which alone writes the store, and both retry a run whose job crashed or whose worker was lost, at most
 `retries` times; a job refusing its input (InputError) fails at once, since running it again cannot help.
 
-A finished run comes back as (run, result, attempts): `result` is `jobs.execute`'s dict of the last attempt,
-`attempts` one record per execution."""
+`results` yields lists of finished runs, each (run, result, attempts): `result` is `jobs.execute`'s dict of
+the last attempt, `attempts` one record per execution. A list may be empty: nothing finished for a moment,
+which tells the driver to commit what it holds."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ class Executor:
     def submit(self, kind: str, job: dict[str, Any]) -> Any:
         raise NotImplementedError
 
-    def wait(self, handles: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
-        """At least one finished handle with its result (a lost worker is an `error` result)."""
+    def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, dict[str, Any]]]:
+        """The handles finished within `timeout` seconds, with their results (a lost worker is an `error`)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -46,7 +47,9 @@ class Executor:
         # Runs in flight at once: enough to keep every worker busy, few enough that a lost pool costs little.
         return 2 * self.workers
 
-    def results(self, kind: str, runs: list[Any], retries: int) -> Iterator[tuple[Any, dict[str, Any], list[dict[str, Any]]]]:
+    def results(
+        self, kind: str, runs: list[Any], retries: int, idle_s: float = 0.1
+    ) -> Iterator[list[tuple[Any, dict[str, Any], list[dict[str, Any]]]]]:
         queue = deque(runs)
         inflight: dict[Any, Any] = {}
         tries: dict[str, list[dict[str, Any]]] = {}
@@ -55,14 +58,16 @@ class Executor:
                 while queue and len(inflight) < self.window():
                     run = queue.popleft()
                     inflight[self.submit(kind, run.job)] = run
-                for handle, res in self.wait(list(inflight)):
+                finished = []
+                for handle, res in self.wait(list(inflight), idle_s):
                     run = inflight.pop(handle)
                     rec = {k: res.get(k) for k in ("status", "error", "wall_s", "worker")}
                     tries.setdefault(run.key, []).append(rec)
                     if res["status"] == "error" and len(tries[run.key]) <= retries:
                         queue.append(run)  # retried after the runs already queued
                         continue
-                    yield run, res, tries.pop(run.key)
+                    finished.append((run, res, tries.pop(run.key)))
+                yield finished
         finally:
             self.close()
 
@@ -89,10 +94,14 @@ class LocalExecutor(Executor):
             self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
         return self.pool.submit(execute, kind, job)
 
-    def wait(self, handles: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
+    def window(self) -> int:
+        # inline, a job runs when submitted: a few at a time keeps the driver's commits few
+        return 16 if self.workers == 1 else super().window()
+
+    def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, dict[str, Any]]]:
         if self.workers == 1:
             return [(h, h.res) for h in handles]
-        done, _ = wait(handles, return_when=FIRST_COMPLETED)
+        done, _ = wait(handles, timeout=timeout, return_when=FIRST_COMPLETED)
         out = []
         broken = False
         for f in done:
@@ -141,8 +150,11 @@ class RayExecutor(Executor):
     def submit(self, kind: str, job: dict[str, Any]) -> Any:
         return self.remote.remote(kind, job)
 
-    def wait(self, handles: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
-        ready, _ = self.ray.wait(handles, num_returns=1)
+    def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, dict[str, Any]]]:
+        ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)
+        if ready:  # and whatever else is ready now, so that results come back in batches
+            more, _ = self.ray.wait([h for h in handles if h not in ready], num_returns=len(handles) - 1, timeout=0)
+            ready = ready + more if len(handles) > 1 else ready
         out = []
         for ref in ready:
             try:

@@ -203,61 +203,83 @@ class Store:
         q = "SELECT key, status FROM runs" + (" WHERE status = 'done'" if rerun_failed else "")
         return dict(self.con.execute(q).fetchall())
 
-    def prior_attempts(self, key: str) -> int:
-        return int(self.con.execute("SELECT count(*) FROM attempts WHERE key = ?", [key]).fetchone()[0])
-
     def write(self, run: Any, kind: str, result: dict[str, Any], attempts: list[dict[str, Any]], ver: dict[str, str]) -> None:
-        """Store one finished run (done or failed after its retries) and everything it produced, atomically."""
+        """Store one finished run (done, or failed after its retries) and everything it produced, atomically."""
+        self.write_many([(run, result, attempts)], kind, ver)
+
+    def write_many(self, items: list[tuple[Any, dict[str, Any], list[dict[str, Any]]]], kind: str, ver: dict[str, str]) -> None:
+        """Store finished runs in one transaction: each run whole or not at all. The driver hands over what came
+        back together, so many tiny runs share a commit (docs/sweeps.md: what a kill can lose)."""
+        import pandas as pd
+
+        if not items:
+            return
         c = self.con
         now = datetime.now(timezone.utc).replace(tzinfo=None)
-        out = result.get("output")
+        keys = [run.key for run, _, _ in items]
         c.execute("BEGIN")
         try:
-            for t in ("runs", "summaries", "flows", "devices"):
-                if t == "runs" or t in self._tables():
-                    c.execute(f"DELETE FROM {t} WHERE key = ?", [run.key])  # a failed run being rerun
-            base = self.prior_attempts(run.key)
-            for i, a in enumerate(attempts):
-                c.execute(
-                    "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [run.key, base + i + 1, a["status"], a["error"], a["wall_s"], a["worker"], now],
+            prior: dict[str, int] = {}
+            if self._stored_before(keys):  # failed runs being rerun: their old row goes, their attempts stay
+                for t in ("runs", "summaries", "flows", "devices"):
+                    if t in self._tables():
+                        c.execute(f"DELETE FROM {t} WHERE list_contains(?, key)", [keys])
+                prior = dict(
+                    c.execute(
+                        "SELECT key, count(*) FROM attempts WHERE list_contains(?, key) GROUP BY key", [keys]
+                    ).fetchall()
                 )
-            params = {k: _value(v) for k, v in run.params.items()}
-            self._add_columns("runs", {k: t for k, v in run.params.items() if (t := _sql_type(v))})
-            fixed = {
-                "key": run.key,
-                "grid": run.grid,
-                "kind": kind,
-                "status": "done" if result["status"] == "done" else "failed",
-                "attempts": len(attempts),
-                "error": result.get("error"),
-                "wall_s": result.get("wall_s"),
-                "worker": result.get("worker"),
-                "finished_at": now,
-                "package_version": ver["package"],
-                "engine_version": ver["engine"],
-                "params_json": json.dumps(run.canonical, sort_keys=True),
-            }
-            row = {**params, **fixed}
-            c.execute(
-                f"INSERT INTO runs ({', '.join(_q(k) for k in row)}) VALUES ({', '.join('?' * len(row))})",
-                list(row.values()),
-            )
-            if out is not None:
-                s = {"key": run.key, **{k: v for k, v in out.summary.items() if v is not None}}
-                self._ensure_table("summaries", {k: _sql_type(v) or "VARCHAR" for k, v in s.items()})
-                c.execute(
-                    f"INSERT INTO summaries ({', '.join(_q(k) for k in s)}) VALUES ({', '.join('?' * len(s))})",
-                    [_value(v) for v in s.values()],
+            attempt_rows, run_rows, summary_rows = [], [], []
+            frames: dict[str, list[Any]] = {"flows": [], "devices": []}
+            for run, result, attempts in items:
+                base = prior.get(run.key, 0)
+                for i, a in enumerate(attempts):
+                    attempt_rows.append(
+                        {"key": run.key, "attempt": base + i + 1, **a, "finished_at": now}
+                    )
+                run_rows.append(
+                    {
+                        **{k: _value(v) for k, v in run.params.items()},
+                        "key": run.key,
+                        "grid": run.grid,
+                        "kind": kind,
+                        "status": "done" if result["status"] == "done" else "failed",
+                        "attempts": len(attempts),
+                        "error": result.get("error"),
+                        "wall_s": result.get("wall_s"),
+                        "worker": result.get("worker"),
+                        "finished_at": now,
+                        "package_version": ver["package"],
+                        "engine_version": ver["engine"],
+                        "params_json": json.dumps(run.canonical, sort_keys=True),
+                    }
                 )
-                for t, df in (("flows", out.flows), ("devices", out.devices)):
-                    if df is not None and len(df):
-                        self._insert_frame(t, run.key, df)
+                out = result.get("output")
+                if out is not None:
+                    summary_rows.append({"key": run.key, **{k: _value(v) for k, v in out.summary.items()}})
+                    for t, df in (("flows", out.flows), ("devices", out.devices)):
+                        if df is not None and len(df):
+                            df = df.copy()
+                            df.insert(0, "key", run.key)
+                            frames[t].append(df)
+            self._insert_rows("attempts", attempt_rows)
+            self._insert_rows("runs", run_rows)
+            self._insert_rows("summaries", summary_rows)
+            for t, dfs in frames.items():
+                by_cols: dict[tuple[str, ...], list[Any]] = {}
+                for df in dfs:
+                    by_cols.setdefault(tuple(df.columns), []).append(df)
+                for group in by_cols.values():
+                    self._insert_frame(t, pd.concat(group, ignore_index=True) if len(group) > 1 else group[0])
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
-            self._cols.clear()  # columns added in the rolled-back transaction are gone
+            self._cols.clear()  # tables and columns added in the rolled-back transaction are gone
             raise
+
+    def _stored_before(self, keys: list[str]) -> bool:
+        n = self.con.execute("SELECT count(*) FROM runs WHERE list_contains(?, key)", [keys]).fetchall()[0][0]
+        return bool(n)
 
     def _tables(self) -> set[str]:
         if "_tables" not in self._cols:
@@ -274,12 +296,28 @@ class Store:
         else:
             self._add_columns(table, types)
 
-    def _insert_frame(self, table: str, key: str, df: Any) -> None:
-        df = df.copy()
-        df.insert(0, "key", key)
+    def _insert_rows(self, table: str, rows: list[dict[str, Any]]) -> None:
+        """Rows as dicts; a None value is left out (NULL), and rows with the same keys go in together, so no
+        column is ever guessed from a missing value."""
+        import pandas as pd
+
+        groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for r in rows:
+            r = {k: v for k, v in r.items() if v is not None}
+            groups.setdefault(tuple(r), []).append(r)
+        for cols, group in groups.items():
+            types = {k: _sql_type(group[0][k]) or "VARCHAR" for k in cols}
+            for r in group[1:]:  # an int column that also holds floats is a DOUBLE
+                for k in cols:
+                    if types[k] == "BIGINT" and isinstance(r[k], float):
+                        types[k] = "DOUBLE"
+            self._ensure_table(table, types)
+            self._insert_frame(table, pd.DataFrame(group, columns=list(cols)), check=False)
+
+    def _insert_frame(self, table: str, df: Any, check: bool = True) -> None:
         self.con.register("_frame", df)
         try:
-            if table not in self._tables() or any(col not in self.columns(table) for col in df.columns):
+            if check and (table not in self._tables() or any(col not in self.columns(table) for col in df.columns)):
                 types = dict(self.con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM _frame)").fetchall())
                 self._ensure_table(table, types)
             self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _frame")
