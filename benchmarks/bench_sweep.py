@@ -46,7 +46,9 @@ def _sweep(spec_path: Path, store: Path, executor: str, workers: int | None) -> 
 def main(argv: list[str] | None = None) -> None:
     import ray
 
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:]) or os.environ.get("GREENDCN_BENCH_QUICK")
+    quick = "--quick" in (argv if argv is not None else sys.argv[1:]) or os.environ.get(
+        "GREENDCN_BENCH_QUICK"
+    )
     n = 200 if quick else 1000
     tmp = Path(tempfile.mkdtemp(prefix="bench_sweep_"))
     spec = tmp / "tiny.toml"
@@ -69,12 +71,16 @@ def main(argv: list[str] | None = None) -> None:
         matrix = ROOT / "scenarios" / "sweep-seed003.toml"
         for executor, workers in (("local", 2), ("ray", None)):
             wall, jobs_s, runs = _sweep(matrix, tmp / f"seed003-{executor}.duckdb", executor, workers)
-            print(f"seed 003 matrix as a sweep, {executor} on 2 cores: {runs} runs in {wall:.1f} s (jobs {jobs_s:.1f} s)")
+            print(
+                f"seed 003 matrix as a sweep, {executor} on 2 cores: {runs} runs in {wall:.1f} s (jobs {jobs_s:.1f} s)"
+            )
         from greendcn.sim.reproduce.rps import RpsConfig, reproduce_rps
 
         t0 = time.perf_counter()
         runs_df = reproduce_rps(RpsConfig(), workers=2, progress=False)
-        print(f"seed 003 matrix by reproduce rps's runner (no store), 2 workers: {len(runs_df)} runs in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"seed 003 matrix by reproduce rps's runner (no store), 2 workers: {len(runs_df)} runs in {time.perf_counter() - t0:.1f} s"
+        )
     finally:
         ray.shutdown()
 

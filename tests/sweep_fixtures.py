@@ -28,7 +28,12 @@ def write_spec(folder: Path, body: str, name: str = "spec.toml") -> Path:
 
 
 def small_spec(
-    folder: Path, seeds: int = 2, long_flows: int = 3, name: str = "small", extra: str = "", long_size: str = "200KB"
+    folder: Path,
+    seeds: int = 2,
+    long_flows: int = 3,
+    name: str = "small",
+    extra: str = "",
+    long_size: str = "200KB",
 ) -> Path:
     """2 schemes x long_flows x seeds runs of the static scenario with short long flows (200 KB)."""
     return write_spec(
@@ -75,7 +80,9 @@ def _reader(proc: subprocess.Popen, buf: list[str]) -> None:
         buf.append(chunk.decode(errors="replace"))
 
 
-def start_sweep(spec: Path, store: Path, args: list[str]) -> tuple[subprocess.Popen, list[str], threading.Thread]:
+def start_sweep(
+    spec: Path, store: Path, args: list[str]
+) -> tuple[subprocess.Popen, list[str], threading.Thread]:
     """`greendcn sweep run` in the background, in its own process group; its stderr collects in a list."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "greendcn.cli", "sweep", "run", str(spec), "--store", str(store), *args],

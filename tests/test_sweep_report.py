@@ -26,7 +26,11 @@ def report(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report")
     store = tmp / "s.duckdb"
     run_sweep(small_spec(tmp, seeds=2, long_flows=2), store=store, workers=1, progress=False)
-    spec = write_spec(tmp, '[sweep]\nkind = "router_power"\nname = "router"\n[axes]\nload = ["500kpps", "1Mpps"]\n', "r.toml")
+    spec = write_spec(
+        tmp,
+        '[sweep]\nkind = "router_power"\nname = "router"\n[axes]\nload = ["500kpps", "1Mpps"]\n',
+        "r.toml",
+    )
     run_sweep(spec, store=store, workers=1, progress=False)
     out = run_greendcn("report", store, "-o", tmp / "report.html", "--json", tmp / "r.json")
     assert out.returncode == 0, out.stderr
@@ -54,14 +58,22 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     page, meta = report
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,2000"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1200,2000",
+    ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     try:
         driver.get(page.resolve().as_uri())
         WebDriverWait(driver, 60).until(
-            lambda d: len(d.find_elements(By.CSS_SELECTOR, "div.js-plotly-plot svg.main-svg")) >= meta["figures"]
+            lambda d: (
+                len(d.find_elements(By.CSS_SELECTOR, "div.js-plotly-plot svg.main-svg")) >= meta["figures"]
+            )
         )
         plots = driver.find_elements(By.CSS_SELECTOR, "div.js-plotly-plot")
         assert len(plots) == meta["figures"]
@@ -78,6 +90,8 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
 
 
 def test_report_errors(tmp_path):
-    assert_clean_error(run_greendcn("report", tmp_path / "none.duckdb", "-o", tmp_path / "r.html"), "does not exist")
+    assert_clean_error(
+        run_greendcn("report", tmp_path / "none.duckdb", "-o", tmp_path / "r.html"), "does not exist"
+    )
     (tmp_path / "d").mkdir()
     assert_clean_error(run_greendcn("report", tmp_path / "none.duckdb", "-o", tmp_path / "d"), "-o")

@@ -23,9 +23,15 @@ def test_axes_expand_to_the_product_with_stable_distinct_keys(tmp_path):
 
 
 def test_key_hashes_the_resolved_scenario_not_its_spelling(tmp_path):
-    a = write_spec(tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["1Gbps"]\n', "a.toml")
-    b = write_spec(tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["1000Mbps"]\n', "b.toml")
-    c = write_spec(tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["2Gbps"]\n', "c.toml")
+    a = write_spec(
+        tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["1Gbps"]\n', "a.toml"
+    )
+    b = write_spec(
+        tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["1000Mbps"]\n', "b.toml"
+    )
+    c = write_spec(
+        tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["2Gbps"]\n', "c.toml"
+    )
     ka, kb, kc = (load_spec(p).runs[0].key for p in (a, b, c))
     assert ka == kb != kc
 
@@ -60,7 +66,9 @@ axes = {{"topology.link_rate" = {{start = "1Gbps", stop = "3Gbps", step = "1Gbps
 
 
 def test_identical_points_run_once(tmp_path):
-    p = write_spec(tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["1Gbps", "1000Mbps"]\n')
+    p = write_spec(
+        tmp_path, f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.link_rate" = ["1Gbps", "1000Mbps"]\n'
+    )
     spec = load_spec(p)
     assert len(spec.runs) == 1 and spec.duplicates == 1
 
@@ -74,7 +82,11 @@ def test_router_power_kind_resolves_its_parameters(tmp_path):
 BAD = [
     ("unknown top-level key", '[sweepp]\nname = "x"\n', "sweepp"),
     ("unknown sweep key", "[sweep]\nkidn = 'simulate'\n", "sweep.kidn"),
-    ("unknown scenario key", f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.kk" = [1, 2]\n', "topology.kk"),
+    (
+        "unknown scenario key",
+        f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"topology.kk" = [1, 2]\n',
+        "topology.kk",
+    ),
     ("empty axis", f'[sweep]\nscenario = "{STATIC}"\n[axes]\n"routing.scheme" = []\n', "routing.scheme"),
     ("empty range", '[axes]\n"run.seed" = {start = 5, stop = 1}\n', "run.seed"),
     (
@@ -104,7 +116,11 @@ def test_bad_spec_cli_error_and_no_store(tmp_path, case):
     }[case]
     spec = write_spec(tmp_path, body)
     out = run_greendcn("sweep", "run", spec, "--store", tmp_path / "s.duckdb")
-    field = {"unknown key": "topology.kk", "empty axis": "routing.scheme", "wrong unit": "topology.link_rate"}[case]
+    field = {
+        "unknown key": "topology.kk",
+        "empty axis": "routing.scheme",
+        "wrong unit": "topology.link_rate",
+    }[case]
     assert_clean_error(out, field)
     assert not (tmp_path / "s.duckdb").exists()
     assert not (tmp_path / "results.duckdb").exists()

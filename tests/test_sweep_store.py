@@ -10,7 +10,16 @@ import pytest
 import greendcn.sweep
 from greendcn.sweep import jobs
 from greendcn.sweep.driver import run_sweep
-from sweep_fixtures import STATIC, check_consistent, kill, kill_and_resume, small_spec, start_sweep, wait_for, write_spec
+from sweep_fixtures import (
+    STATIC,
+    check_consistent,
+    kill,
+    kill_and_resume,
+    small_spec,
+    start_sweep,
+    wait_for,
+    write_spec,
+)
 from conftest import assert_clean_error, run_greendcn
 
 
@@ -77,7 +86,9 @@ def test_crashing_jobs_are_retried_a_bounded_number_of_times(tmp_path, monkeypat
     out = run_sweep(spec, store=tmp_path / "s.duckdb", workers=1, progress=False)
     assert calls == {1: 2, 2: 3, 3: 1}
     assert (out.done, out.failed, out.retried) == (2, 1, 1 + 2)
-    runs = greendcn.sweep.open(tmp_path / "s.duckdb").query('SELECT "run.seed" AS seed, status, attempts, error FROM runs ORDER BY 1')
+    runs = greendcn.sweep.open(tmp_path / "s.duckdb").query(
+        'SELECT "run.seed" AS seed, status, attempts, error FROM runs ORDER BY 1'
+    )
     assert runs["attempts"].tolist() == [2, 3, 1]
     assert runs["status"].tolist() == ["done", "failed", "done"]
     assert "always crashes" in runs["error"][1]
@@ -108,17 +119,28 @@ def test_query_cli_and_its_errors(tmp_path):
     spec = small_spec(tmp_path, seeds=1, long_flows=1)
     store = tmp_path / "s.duckdb"
     run_sweep(spec, store=store, workers=1, progress=False)
-    out = run_greendcn("sweep", "query", store, 'SELECT "routing.scheme" AS scheme, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1', "--json", "-")
+    out = run_greendcn(
+        "sweep",
+        "query",
+        store,
+        'SELECT "routing.scheme" AS scheme, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1',
+        "--json",
+        "-",
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["rows"] == [{"scheme": "rps", "n": 1}, {"scheme": "single", "n": 1}]
     assert_clean_error(run_greendcn("sweep", "query", store, "SELECT nope FROM runs"), "query")
-    assert_clean_error(run_greendcn("sweep", "query", tmp_path / "missing.duckdb", "SELECT 1"), "does not exist")
+    assert_clean_error(
+        run_greendcn("sweep", "query", tmp_path / "missing.duckdb", "SELECT 1"), "does not exist"
+    )
 
 
 @pytest.mark.parametrize("executor", ["local"])
 def test_router_power_kind_runs_through_the_same_store(tmp_path, executor):
-    spec = write_spec(tmp_path, '[sweep]\nkind = "router_power"\n[axes]\nload = ["500kpps", "1Mpps", "2Mpps"]\n')
+    spec = write_spec(
+        tmp_path, '[sweep]\nkind = "router_power"\n[axes]\nload = ["500kpps", "1Mpps", "2Mpps"]\n'
+    )
     out = run_sweep(spec, store=tmp_path / "r.duckdb", executor=executor, workers=1, progress=False)
     assert out.done == 3
     s = greendcn.sweep.open(tmp_path / "r.duckdb").query(

@@ -62,7 +62,9 @@ def run_sweep(
         todo = [r for r in spec.runs if r.key not in finished]
         st.begin_sweep(spec)
         ex = make_executor(executor, workers, address)
-        out = SweepOutcome(spec.name, spec.store, len(spec.runs), len(spec.runs) - len(todo), 0, 0, 0, 0.0, executor)
+        out = SweepOutcome(
+            spec.name, spec.store, len(spec.runs), len(spec.runs) - len(todo), 0, 0, 0, 0.0, executor
+        )
         if progress:
             print(
                 f"sweep {spec.name}: {len(spec.runs)} runs, {out.skipped} already in {spec.store}, {len(todo)} to run "
@@ -71,7 +73,12 @@ def run_sweep(
                 flush=True,
             )
         bar = tqdm(
-            total=len(todo), desc=spec.name, unit="run", file=sys.stderr, disable=not progress or not todo, dynamic_ncols=True
+            total=len(todo),
+            desc=spec.name,
+            unit="run",
+            file=sys.stderr,
+            disable=not progress or not todo,
+            dynamic_ncols=True,
         )
         held: list[Any] = []
         since = time.monotonic()
@@ -84,8 +91,12 @@ def run_sweep(
                     out.done += 1
                 else:
                     out.failed += 1
-                    out.failures.append({"key": run.key, "grid": run.grid, "params": run.params, "error": res["error"]})
-            bar.set_postfix_str(f"failed={out.failed} left={len(todo) - out.done - out.failed}", refresh=False)
+                    out.failures.append(
+                        {"key": run.key, "grid": run.grid, "params": run.params, "error": res["error"]}
+                    )
+            bar.set_postfix_str(
+                f"failed={out.failed} left={len(todo) - out.done - out.failed}", refresh=False
+            )
             bar.update(len(held))
             held.clear()
 
@@ -96,7 +107,9 @@ def run_sweep(
                 held.extend(batch)
                 # Commit when the workers pause, every COMMIT_EVERY_S, or every COMMIT_MAX runs: each run is
                 # stored whole, and a kill loses at most the runs in flight and those held this long.
-                if held and (not batch or time.monotonic() - since >= COMMIT_EVERY_S or len(held) >= COMMIT_MAX):
+                if held and (
+                    not batch or time.monotonic() - since >= COMMIT_EVERY_S or len(held) >= COMMIT_MAX
+                ):
                     commit()
             if held:
                 commit()

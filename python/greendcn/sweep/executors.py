@@ -25,7 +25,13 @@ EXECUTORS = ("local", "ray")
 
 
 def _lost(e: BaseException) -> dict[str, Any]:
-    return {"status": "error", "output": None, "error": f"worker lost: {type(e).__name__}: {e}", "wall_s": None, "worker": None}
+    return {
+        "status": "error",
+        "output": None,
+        "error": f"worker lost: {type(e).__name__}: {e}",
+        "wall_s": None,
+        "worker": None,
+    }
 
 
 class Executor:
@@ -127,11 +133,17 @@ class RayExecutor(Executor):
         try:
             import ray
         except ImportError:
-            raise InputError("--executor ray: the ray package is not installed", hint="pip install ray") from None
+            raise InputError(
+                "--executor ray: the ray package is not installed", hint="pip install ray"
+            ) from None
         self.ray = ray
         self.owned = False
         if not ray.is_initialized():
-            opts: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
+            opts: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": "ERROR",
+            }
             try:
                 if address:
                     ray.init(address=address, **opts)
@@ -153,7 +165,9 @@ class RayExecutor(Executor):
     def wait(self, handles: list[Any], timeout: float) -> list[tuple[Any, dict[str, Any]]]:
         ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)
         if ready:  # and whatever else is ready now, so that results come back in batches
-            more, _ = self.ray.wait([h for h in handles if h not in ready], num_returns=len(handles) - 1, timeout=0)
+            more, _ = self.ray.wait(
+                [h for h in handles if h not in ready], num_returns=len(handles) - 1, timeout=0
+            )
             ready = ready + more if len(handles) > 1 else ready
         out = []
         for ref in ready:

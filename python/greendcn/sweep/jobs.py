@@ -92,7 +92,9 @@ def _simulate_resolve(params: dict[str, Any], base_dir: Path) -> tuple[dict[str,
             canonical["workload_file_sha256"] = hashlib.sha256(f.read_bytes()).hexdigest()
         except OSError as e:
             raise InputError(
-                f"workload.file: cannot read {f}: {e.strerror}", hint="check the path", loc=("workload", "file")
+                f"workload.file: cannot read {f}: {e.strerror}",
+                hint="check the path",
+                loc=("workload", "file"),
             ) from None
     return {"raw": raw, "base_dir": sc_dir}, canonical
 
@@ -210,7 +212,13 @@ def _router_run(job: dict[str, Any]) -> JobOutput:
     }
     cores = pd.DataFrame(
         [
-            {"name": f"core{i}", "kind": "core", "f_hz": c.f_hz, "load_pps": c.load_pps, "capacity_pps": c.capacity_pps}
+            {
+                "name": f"core{i}",
+                "kind": "core",
+                "f_hz": c.f_hz,
+                "load_pps": c.load_pps,
+                "capacity_pps": c.capacity_pps,
+            }
             for i, c in enumerate(plan.cores)
         ]
     )
@@ -242,13 +250,25 @@ def execute(kind: str, job: dict[str, Any]) -> dict[str, Any]:
     where = f"{socket.gethostname()}:{os.getpid()}"
     try:
         out = KINDS[kind].run(job)
-        return {"status": "done", "output": out, "error": None, "wall_s": time.perf_counter() - t0, "worker": where}
+        return {
+            "status": "done",
+            "output": out,
+            "error": None,
+            "wall_s": time.perf_counter() - t0,
+            "worker": where,
+        }
     except InputError as e:
         status, msg = "failed", f"{e}" + (f" (hint: {e.hint})" if e.hint else "")
     except Exception as e:  # a crash of one run must not stop the sweep: it is recorded and may be retried
         tb = traceback.format_exception_only(type(e), e)
         status, msg = "error", "".join(tb).strip()
-    return {"status": status, "output": None, "error": msg, "wall_s": time.perf_counter() - t0, "worker": where}
+    return {
+        "status": status,
+        "output": None,
+        "error": msg,
+        "wall_s": time.perf_counter() - t0,
+        "worker": where,
+    }
 
 
 def to_jsonable_spec(doc: Any) -> Any:

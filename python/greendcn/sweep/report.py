@@ -30,7 +30,9 @@ th{background:#f3f3f3} td.l,th.l{text-align:left}
 def _table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
     if df.empty:
         return "<p class='note'>(no rows)</p>"
-    return df.to_html(index=False, border=0, na_rep="", float_format=lambda x: floatfmt.format(x), escape=True)
+    return df.to_html(
+        index=False, border=0, na_rep="", float_format=lambda x: floatfmt.format(x), escape=True
+    )
 
 
 def _is_seed(axis: str) -> bool:
@@ -116,7 +118,17 @@ def _seed003(df: pd.DataFrame) -> pd.DataFrame | None:
                 "n_short": wl.get("short_flows", 1) if wl["kind"] == "random" else 1,
                 "dupack_threshold": sc["tcp"]["dupack_threshold"],
                 "seed": sc["run"]["seed"],
-                **{k: r[k] for k in ("long_throughput_bps", "short_fct_s", "ooo_pct", "retransmits", "spurious_retransmits", "all_completed")},
+                **{
+                    k: r[k]
+                    for k in (
+                        "long_throughput_bps",
+                        "short_fct_s",
+                        "ooo_pct",
+                        "retransmits",
+                        "spurious_retransmits",
+                        "all_completed",
+                    )
+                },
             }
         )
     if not rows:
@@ -150,13 +162,20 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         f"spec {html.escape(str(sw['spec_path']))}; last started {sw['started_at']} UTC</p>"
     )
     parts.append(
-        _table(pd.DataFrame([{"runs": total, "done": done, "failed": failed, "not run yet": total - done - failed}]))
+        _table(
+            pd.DataFrame(
+                [{"runs": total, "done": done, "failed": failed, "not run yet": total - done - failed}]
+            )
+        )
     )
     parts.append("<h3>Parameters</h3>")
     parts.append(
         _table(
             pd.DataFrame(
-                [{"parameter": a, "values": ", ".join(map(str, v)), "count": len(v)} for a, v in axis_vals.items()]
+                [
+                    {"parameter": a, "values": ", ".join(map(str, v)), "count": len(v)}
+                    for a, v in axis_vals.items()
+                ]
             )
         )
     )
@@ -166,7 +185,9 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
     group = [a for a in axes if not _is_seed(a) and a in ok.columns]
     if "grid" in ok.columns and ok["grid"].nunique() > 1:
         group = ["grid", *group]
-    parts.append("<h3>Summary</h3><p class='note'>Means over the runs of each parameter set (seeds and repeats).</p>")
+    parts.append(
+        "<h3>Summary</h3><p class='note'>Means over the runs of each parameter set (seeds and repeats).</p>"
+    )
     if len(ok) and metrics:
         if group:
             summ = ok.groupby(group, sort=True, dropna=False)[metrics].mean()
@@ -180,7 +201,9 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         parts.append("<p class='note'>(no finished runs)</p>")
     figs = _figures(ok, axis_vals, metrics, name) if len(ok) else []
     for i, fig in enumerate(figs):
-        parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"fig-{html.escape(name)}-{i}"))
+        parts.append(
+            pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"fig-{html.escape(name)}-{i}")
+        )
     if sw.get("report") == "seed003" and len(ok):
         table = _seed003(df)
         if table is not None:
@@ -206,7 +229,9 @@ def write_report(store: str | Path, out: str | Path) -> dict[str, Any]:
     res = Results(store)
     tables = res.tables()
     if "sweeps" not in tables:
-        raise InputError(f"report: {store} holds no sweep", hint="run `greendcn sweep run SPEC.toml --store ...` first")
+        raise InputError(
+            f"report: {store} holds no sweep", hint="run `greendcn sweep run SPEC.toml --store ...` first"
+        )
     sweeps = res.query("SELECT * FROM sweeps ORDER BY name")
     sections, n_figs = [], 0
     for _, sw in sweeps.iterrows():

@@ -66,7 +66,9 @@ def _err(where: str, msg: str, hint: str | None = None) -> InputError:
     return InputError(f"{where}: {msg}", hint=hint or "see docs/sweeps.md for the spec format")
 
 
-def _flatten(table: dict[str, Any], where: str, leaf_ranges: bool = False, prefix: str = "") -> dict[str, Any]:
+def _flatten(
+    table: dict[str, Any], where: str, leaf_ranges: bool = False, prefix: str = ""
+) -> dict[str, Any]:
     """Nested tables and dotted keys -> {"a.b.c": value}. With leaf_ranges, {start, stop[, step]} is a leaf."""
     out: dict[str, Any] = {}
     for k, v in table.items():
@@ -152,7 +154,9 @@ def _dims(axes: dict[str, Any], zips: list[Any], where: str) -> list[tuple[list[
         lengths = {k: len(v) for k, v in cols.items()}
         if len(set(lengths.values())) > 1:
             k = max(lengths, key=lambda key: lengths[key])
-            raise _err(f"{w}.{k}", f"zipped lists differ in length: {lengths}", hint="give every key as many values")
+            raise _err(
+                f"{w}.{k}", f"zipped lists differ in length: {lengths}", hint="give every key as many values"
+            )
         dims.append((list(cols), list(zip(*cols.values()))))
     return dims
 
@@ -197,16 +201,24 @@ def parse_spec(doc: dict[str, Any], path: Path, store: Path | None = None) -> Sw
         )
     retries = sw.get("retries", 2)
     if not isinstance(retries, int) or isinstance(retries, bool) or not 0 <= retries <= 10:
-        raise InputError(f"{origin}: sweep.retries: must be a whole number 0..10, got {retries!r}", loc=("sweep", "retries"))
+        raise InputError(
+            f"{origin}: sweep.retries: must be a whole number 0..10, got {retries!r}",
+            loc=("sweep", "retries"),
+        )
     name = sw.get("name", path.stem)
     for f in ("name", "description", "store", "scenario", "report"):
         if f in sw and not isinstance(sw[f], str):
             raise InputError(f"{origin}: sweep.{f}: must be a string, got {sw[f]!r}", loc=("sweep", f))
     if "scenario" in sw and kind != "simulate":
-        raise InputError(f"{origin}: sweep.scenario: only the simulate kind takes a base scenario", loc=("sweep", "scenario"))
+        raise InputError(
+            f"{origin}: sweep.scenario: only the simulate kind takes a base scenario",
+            loc=("sweep", "scenario"),
+        )
     if sw.get("report") not in (None, "seed003"):
         raise InputError(
-            f"{origin}: sweep.report: unknown reproduction {sw['report']!r}", hint="known: seed003", loc=("sweep", "report")
+            f"{origin}: sweep.report: unknown reproduction {sw['report']!r}",
+            hint="known: seed003",
+            loc=("sweep", "report"),
         )
     base = _flatten(_table(doc, "base", ""), "base")
     if "scenario" in sw:
@@ -253,7 +265,9 @@ def parse_spec(doc: dict[str, Any], path: Path, store: Path | None = None) -> Sw
         total = math.prod(len(vals) for _, vals in dims)
         count += total
         if count > MAX_RUNS:
-            raise _err(f"{origin}: axes", f"the spec expands to more than {MAX_RUNS} runs", hint="sweep fewer values")
+            raise _err(
+                f"{origin}: axes", f"the spec expands to more than {MAX_RUNS} runs", hint="sweep fewer values"
+            )
         for ks, vals in dims:
             for j, k in enumerate(ks):
                 have = spec.axes.setdefault(k, [])
@@ -288,5 +302,7 @@ def load_spec(path: str | Path, store: str | Path | None = None) -> SweepSpec:
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{p}: not valid TOML ({e})", hint="fix the file's syntax") from None
     except RecursionError:
-        raise InputError(f"{p}: nested too deeply", hint="a spec needs two or three levels of tables") from None
+        raise InputError(
+            f"{p}: nested too deeply", hint="a spec needs two or three levels of tables"
+        ) from None
     return parse_spec(doc, p, Path(store) if store is not None else None)

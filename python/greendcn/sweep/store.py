@@ -47,7 +47,9 @@ def check_store_path(p: Path) -> None:
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
-        raise InputError(f"store: {parent} is a file, so {p} cannot be created", hint="choose another --store")
+        raise InputError(
+            f"store: {parent} is a file, so {p} cannot be created", hint="choose another --store"
+        )
     pmode = parent.stat().st_mode
     if not os.access(parent, os.W_OK | os.X_OK) or not pmode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         raise InputError(
@@ -70,10 +72,13 @@ def _connect(p: Path, read_only: bool) -> Any:
                 f"store: {p} is in use by another process{who}",
                 hint="a sweep holds its store while it runs: wait for it to finish, or use another --store",
             ) from None
-        raise InputError(f"store: cannot open {p}: {text.splitlines()[0]}", hint="is it a DuckDB file?") from None
+        raise InputError(
+            f"store: cannot open {p}: {text.splitlines()[0]}", hint="is it a DuckDB file?"
+        ) from None
     except duckdb.Error as e:
         raise InputError(
-            f"store: cannot open {p}: {str(e).splitlines()[0]}", hint="give a DuckDB file written by greendcn sweep"
+            f"store: cannot open {p}: {str(e).splitlines()[0]}",
+            hint="give a DuckDB file written by greendcn sweep",
         ) from None
 
 
@@ -123,7 +128,9 @@ class Store:
             "CREATE TABLE IF NOT EXISTS sweeps (name VARCHAR PRIMARY KEY, kind VARCHAR, spec_path VARCHAR, "
             "spec_json VARCHAR, axes_json VARCHAR, report VARCHAR, description VARCHAR, started_at TIMESTAMP)"
         )
-        c.execute("CREATE TABLE IF NOT EXISTS sweep_runs (sweep VARCHAR, key VARCHAR, grid VARCHAR, idx INTEGER)")
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS sweep_runs (sweep VARCHAR, key VARCHAR, grid VARCHAR, idx INTEGER)"
+        )
         c.execute(f"CREATE TABLE IF NOT EXISTS runs ({_RUNS_FIXED})")
         c.execute(
             "CREATE TABLE IF NOT EXISTS attempts (key VARCHAR, attempt INTEGER, status VARCHAR, error VARCHAR, "
@@ -203,11 +210,15 @@ class Store:
         q = "SELECT key, status FROM runs" + (" WHERE status = 'done'" if rerun_failed else "")
         return dict(self.con.execute(q).fetchall())
 
-    def write(self, run: Any, kind: str, result: dict[str, Any], attempts: list[dict[str, Any]], ver: dict[str, str]) -> None:
+    def write(
+        self, run: Any, kind: str, result: dict[str, Any], attempts: list[dict[str, Any]], ver: dict[str, str]
+    ) -> None:
         """Store one finished run (done, or failed after its retries) and everything it produced, atomically."""
         self.write_many([(run, result, attempts)], kind, ver)
 
-    def write_many(self, items: list[tuple[Any, dict[str, Any], list[dict[str, Any]]]], kind: str, ver: dict[str, str]) -> None:
+    def write_many(
+        self, items: list[tuple[Any, dict[str, Any], list[dict[str, Any]]]], kind: str, ver: dict[str, str]
+    ) -> None:
         """Store finished runs in one transaction: each run whole or not at all. The driver hands over what came
         back together, so many tiny runs share a commit (docs/sweeps.md: what a kill can lose)."""
         import pandas as pd
@@ -234,9 +245,7 @@ class Store:
             for run, result, attempts in items:
                 base = prior.get(run.key, 0)
                 for i, a in enumerate(attempts):
-                    attempt_rows.append(
-                        {"key": run.key, "attempt": base + i + 1, **a, "finished_at": now}
-                    )
+                    attempt_rows.append({"key": run.key, "attempt": base + i + 1, **a, "finished_at": now})
                 run_rows.append(
                     {
                         **{k: _value(v) for k, v in run.params.items()},
@@ -317,8 +326,14 @@ class Store:
     def _insert_frame(self, table: str, df: Any, check: bool = True) -> None:
         self.con.register("_frame", df)
         try:
-            if check and (table not in self._tables() or any(col not in self.columns(table) for col in df.columns)):
-                types = dict(self.con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM _frame)").fetchall())
+            if check and (
+                table not in self._tables() or any(col not in self.columns(table) for col in df.columns)
+            ):
+                types = dict(
+                    self.con.execute(
+                        "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM _frame)"
+                    ).fetchall()
+                )
                 self._ensure_table(table, types)
             self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _frame")
         finally:
@@ -333,7 +348,9 @@ class Results:
         if self.path.is_dir():
             raise InputError(f"store: {self.path} is a folder", hint="give the .duckdb file a sweep wrote")
         if not self.path.exists():
-            raise InputError(f"store: {self.path} does not exist", hint="run `greendcn sweep run SPEC.toml` first")
+            raise InputError(
+                f"store: {self.path} does not exist", hint="run `greendcn sweep run SPEC.toml` first"
+            )
 
     def query(self, sql: str, params: list[Any] | None = None) -> Any:
         """The result of one SQL statement as a pandas DataFrame."""
@@ -343,7 +360,9 @@ class Results:
         try:
             return con.execute(sql, params or []).df()
         except duckdb.Error as e:
-            raise InputError(f"query: {str(e).splitlines()[0]}", hint="check the SQL; tables: " + _TABLES) from None
+            raise InputError(
+                f"query: {str(e).splitlines()[0]}", hint="check the SQL; tables: " + _TABLES
+            ) from None
         finally:
             con.close()
 
