@@ -138,3 +138,17 @@ def kill_and_resume(tmp_path: Path, args: list[str]) -> None:
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["skipped"] == stored and doc["done"] == total - stored and doc["failed"] == 0
     check_consistent(greendcn.sweep.open(store), total)
+
+
+def die_once(kind: str, job: dict) -> dict:
+    """An executor job that kills its worker process the first time it runs anywhere (a marker file beside
+    the sweep says it happened), then behaves as `jobs.execute`: a worker lost once, as to the OOM killer."""
+    from greendcn.sweep.jobs import execute
+
+    flag = Path(job["base_dir"]) / "died-once"
+    try:
+        fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return execute(kind, job)
+    os.close(fd)
+    os._exit(1)

@@ -149,3 +149,24 @@ def test_router_power_kind_runs_through_the_same_store(tmp_path, executor):
     assert s["offered_pps"].tolist() == [5e5, 1e6, 2e6]
     # the optimizer's plan never draws more than the all-cores default it searches around
     assert (s["plan_power_w"] <= s["default_power_w"] + 1e-9).all()
+
+
+def test_a_lost_pool_worker_is_retried_and_counted(tmp_path, monkeypatch):
+    from greendcn.sweep import executors
+    from sweep_fixtures import die_once
+
+    # the spawned workers import die_once from this folder (spawn passes sys.path on)
+    monkeypatch.setattr(executors, "execute", die_once)
+    spec = write_spec(
+        tmp_path,
+        f'[sweep]\nscenario = "{tmp_path / "base.toml"}"\n[base]\n"workload.long_size" = "100KB"\n'
+        '[axes]\n"run.seed" = [1, 2, 3, 4]\n',
+    )
+    (tmp_path / "base.toml").write_text(STATIC.read_text())
+    out = run_sweep(spec, store=tmp_path / "s.duckdb", workers=2, progress=False)
+    assert (tmp_path / "died-once").exists()
+    assert (out.done, out.failed) == (4, 0) and out.retried >= 1
+    res = greendcn.sweep.open(tmp_path / "s.duckdb")
+    lost = res.query("SELECT * FROM attempts WHERE status = 'error'")
+    assert len(lost) == out.retried and lost["error"].str.contains("worker lost").all()
+    assert res.runs["attempts"].sum() == 4 + out.retried
