@@ -47,6 +47,8 @@ def run_cmd(
         raise InputError(
             f"--executor: unknown executor {executor!r}", hint=f"choose one of {', '.join(EXECUTORS)}"
         )
+    if address and executor != "ray":
+        raise InputError("--address: only the ray executor takes an address", hint="add --executor ray")
     sp = load_spec(spec, store)  # everything checked before the store is opened
     out = run_sweep(sp, executor=executor, workers=workers, address=address, rerun_failed=rerun_failed)
     echo_table(
