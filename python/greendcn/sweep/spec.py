@@ -175,7 +175,15 @@ def _canonical_key(kind: str, canonical: dict[str, Any], ver: dict[str, str]) ->
 
 
 def parse_spec(doc: dict[str, Any], path: Path, store: Path | None = None) -> SweepSpec:
-    """Check a parsed spec and expand it; every problem is one InputError naming the field."""
+    """Check a parsed spec and expand it; every problem is one InputError naming the file and the field."""
+    try:
+        return _parse(doc, path, store)
+    except InputError as e:
+        msg = str(e) if str(e).startswith(path.name) else f"{path.name}: {e}"
+        raise InputError(msg, hint=e.hint or "see docs/sweeps.md for the spec format", loc=e.loc) from None
+
+
+def _parse(doc: dict[str, Any], path: Path, store: Path | None) -> SweepSpec:
     origin = path.name
     unknown = sorted(set(doc) - _TOP)
     if unknown:
