@@ -114,10 +114,11 @@ def kill(proc: subprocess.Popen, t: threading.Thread) -> None:
     proc.stderr.close()
 
 
-def kill_and_resume(tmp_path: Path, args: list[str]) -> None:
-    """Start `greendcn sweep run ARGS` on 100 runs, SIGKILL it after some finished, run it again: nothing
-    repeated, lost or duplicated."""
-    spec = small_spec(tmp_path, seeds=10, long_flows=5, name="kill", long_size="2MB")  # 2 x 5 x 10 runs
+def kill_and_resume(tmp_path: Path, args: list[str], spec: Path | None = None, kill_at: int = 8) -> Path:
+    """Start `greendcn sweep run ARGS` (default: 100 small runs), SIGKILL it once `kill_at` runs are stored,
+    run it again: nothing repeated, lost or duplicated. Returns the store."""
+    if spec is None:
+        spec = small_spec(tmp_path, seeds=10, long_flows=5, name="kill", long_size="2MB")  # 2 x 5 x 10 runs
     total = len(load_spec(spec).runs)
     store = tmp_path / "kill.duckdb"
     proc, buf, t = start_sweep(spec, store, args)
@@ -125,9 +126,9 @@ def kill_and_resume(tmp_path: Path, args: list[str]) -> None:
     while proc.poll() is None:  # the progress bar counts committed runs: wait for at least 8
         m = wait_for(proc, buf, r"(\d+)/%d " % total)
         done = int(m.group(1)) if m else 0
-        if done >= 8 or m is None:
+        if done >= kill_at or m is None:
             break
-    assert proc.poll() is None and done >= 8, "".join(buf)[-2000:]
+    assert proc.poll() is None and done >= kill_at, "".join(buf)[-2000:]
     kill(proc, t)
     res = greendcn.sweep.open(store)
     stored = len(res.runs)
@@ -138,6 +139,7 @@ def kill_and_resume(tmp_path: Path, args: list[str]) -> None:
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["skipped"] == stored and doc["done"] == total - stored and doc["failed"] == 0
     check_consistent(greendcn.sweep.open(store), total)
+    return store
 
 
 def die_once(kind: str, job: dict) -> dict:

@@ -1,5 +1,6 @@
-"""scenarios/sweep-seed003.toml is the run matrix of `greendcn reproduce rps`: the same 380 scenarios and seeds,
-and, run as a sweep with the default executor, the same per-run metrics as the reproduction's own runner."""
+"""scenarios/sweep-seed003.toml is the run matrix of `greendcn reproduce rps`: the same 380 scenarios and seeds;
+run as a sweep with the default executor, killed halfway and resumed, it stores every run once, with the same
+per-run metrics as the reproduction's own runner."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ import greendcn.sweep
 from greendcn.sim.reproduce.rps import RpsConfig, cases, run_case
 from greendcn.sim.scenario import scenario_from_dict
 from greendcn.sweep.spec import load_spec
-from sweep_fixtures import ROOT
-from conftest import run_greendcn
+from sweep_fixtures import ROOT, kill_and_resume
 
 SPEC = ROOT / "scenarios" / "sweep-seed003.toml"
 
@@ -34,17 +34,15 @@ def test_spec_expands_to_the_reproductions_matrix():
 
 
 @pytest.mark.slow
-def test_seed003_sweep_runs_with_the_default_executor_and_matches_the_reproduction(tmp_path):
-    store = tmp_path / "seed003.duckdb"
-    out = run_greendcn("sweep", "run", SPEC, "--store", store, "--json", tmp_path / "o.json")
-    assert out.returncode == 0, out.stderr
-    doc = json.loads((tmp_path / "o.json").read_text())
-    assert (doc["runs"], doc["done"], doc["failed"]) == (380, 380, 0)
+def test_seed003_sweep_resumes_after_a_kill_halfway_and_matches_the_reproduction(tmp_path):
+    # the default executor, killed (SIGKILL) once about half the 380 runs are stored, then run again
+    store = kill_and_resume(tmp_path, [], spec=SPEC, kill_at=150)
     res = greendcn.sweep.open(store)
+    assert len(res.runs) == 380 and (res.runs["status"] == "done").all()
+    keys = {json.dumps(r.canonical, sort_keys=True): r.key for r in load_spec(SPEC).runs}
     picked = [c for c in cases(RpsConfig()) if c.seed == 3 and c.n_long in (0, 4)][:4]
     for c in picked:
         row = run_case(c)
-        key = {json.dumps(r.canonical, sort_keys=True): r.key for r in load_spec(SPEC).runs}[_canonical(c)]
-        s = res.query("SELECT * FROM summaries WHERE key = ?", [key]).iloc[0]
+        s = res.query("SELECT * FROM summaries WHERE key = ?", [keys[_canonical(c)]]).iloc[0]
         for m in ("short_fct_s", "retransmits", "spurious_retransmits", "drops", "events"):
             assert s[m] == row[m], (c, m)  # the engine is deterministic: identical, not close
