@@ -170,3 +170,23 @@ def test_a_lost_pool_worker_is_retried_and_counted(tmp_path, monkeypatch):
     lost = res.query("SELECT * FROM attempts WHERE status = 'error'")
     assert len(lost) == out.retried and lost["error"].str.contains("worker lost").all()
     assert res.runs["attempts"].sum() == 4 + out.retried
+
+
+def test_nic_model_kind_gives_what_the_nic_model_command_gives(tmp_path):
+    spec = write_spec(
+        tmp_path,
+        '[sweep]\nkind = "nic_model"\n[axes]\nsetting = ["interrupt", "napi:64"]\nrate = ["100kpps", "250kpps"]\n',
+    )
+    out = run_sweep(spec, store=tmp_path / "n.duckdb", workers=1, progress=False)
+    assert out.done == 4
+    res = greendcn.sweep.open(tmp_path / "n.duckdb")
+    for setting in ("interrupt", "napi:64"):
+        cli = run_greendcn("nic", "model", "--rate", "250kpps", "-s", setting, "--json", "-")
+        assert cli.returncode == 0, cli.stderr
+        want = json.loads(cli.stdout)["results"][0]
+        got = res.query(
+            "SELECT s.* FROM summaries s JOIN runs r USING (key) WHERE r.setting = ? AND r.rate = '250kpps'",
+            [setting],
+        ).iloc[0]
+        for k in ("throughput_bps", "interrupts_per_s", "cpu_power_w", "drops_pps", "livelock"):
+            assert got[k] == want[k], (setting, k)

@@ -1,4 +1,4 @@
-"""The job kinds a sweep spec can name: each checks and resolves its parameters in the driver (before any run)
+"""The job kinds a sweep spec can name (simulate, router_power, nic_model): each checks and resolves its parameters in the driver (before any run)
 and runs one parameter set in a worker, returning plain tables for the store.
 
 A kind is registered in `KINDS` with:
@@ -225,6 +225,97 @@ def _router_run(job: dict[str, Any]) -> JobOutput:
     return JobOutput(summary, None, cores)
 
 
+# ---------------------------------------------------------------------------------------------- nic_model
+_NIC_KEYS = {
+    "setting", "rate", "link_rate", "packet_size", "burst", "size",
+    "ring", "irq_cost", "poll_cost", "pkt_cost", "cores", "wake_timeout",
+}  # fmt: skip
+
+
+def _nic_resolve(params: dict[str, Any], base_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    import dataclasses
+
+    from ..nic.params import DEFAULT_HOST, host_from_options, parse_setting, transmission_from_options
+
+    unknown = sorted(set(params) - _NIC_KEYS)
+    if unknown:
+        raise InputError(
+            f"unknown key {unknown[0]!r}",
+            hint=f"nic_model takes {', '.join(sorted(_NIC_KEYS))}",
+            loc=(unknown[0],),
+        )
+
+    def us(s: float) -> str:
+        return f"{s * 1e6:g}us"
+
+    p = {
+        k: (str(v) if isinstance(v, (int, float)) and k in ("rate", "link_rate", "size") else v)
+        for k, v in params.items()
+    }
+    setting = parse_setting(p.get("setting", "napi:64"))
+    burst, ring, cores = (
+        p.get("burst", 1),
+        p.get("ring", DEFAULT_HOST.ring_slots),
+        p.get("cores", DEFAULT_HOST.cpu_cores),
+    )
+    for name, v in (("burst", burst), ("ring", ring)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise InputError(f"{name}: must be a whole number >= 1, got {v!r}", loc=(name,))
+    if (
+        not isinstance(cores, (int, float))
+        or isinstance(cores, bool)
+        or not math.isfinite(cores)
+        or cores <= 0
+    ):
+        raise InputError(f"cores: must be a positive number, got {cores!r}", loc=("cores",))
+    host = host_from_options(
+        ring,
+        p.get("irq_cost", us(DEFAULT_HOST.irq_cost_s)),
+        p.get("poll_cost", us(DEFAULT_HOST.poll_cost_s)),
+        p.get("pkt_cost", us(DEFAULT_HOST.pkt_cost_s)),
+        float(cores),
+        p.get("wake_timeout", us(DEFAULT_HOST.wake_timeout_s)),
+    )
+    tx = transmission_from_options(
+        p.get("rate"), p.get("link_rate"), p.get("packet_size", "1500B"), burst, p.get("size")
+    )
+    job = {
+        "setting": dataclasses.asdict(setting),
+        "host": dataclasses.asdict(host),
+        "tx": {
+            k: (None if isinstance(v, float) and math.isinf(v) else v)
+            for k, v in dataclasses.asdict(tx).items()
+        },
+    }
+    return job, job
+
+
+def _nic_run(job: dict[str, Any]) -> JobOutput:
+    from ..nic.cpupower import CpuPower, cpu_power_w
+    from ..nic.model import evaluate_setting
+    from ..nic.params import Host, Setting, Transmission
+
+    tx_args = {k: (math.inf if v is None else v) for k, v in job["tx"].items()}
+    s, tx, host = Setting(**job["setting"]), Transmission(**tx_args), Host(**job["host"])
+    r = evaluate_setting(s, tx, host).row()
+    thr_bps = r["delivered_pps"] * tx.packet_bytes * 8
+    summary = {
+        "setting": s.label(),
+        "offered_pps": tx.rate_pps,
+        "throughput_bps": thr_bps,
+        "delivered_pps": r["delivered_pps"],
+        "drops_pps": r["drops_pps"],
+        "interrupts_per_s": r["interrupts_per_s"],
+        "cpu_util": r["cpu_util"],
+        "cpu_power_w": float(cpu_power_w(r["busy_cores"], host.cpu_cores, CpuPower.from_platform())),
+        "latency_s": r["latency_s"],
+        "livelock": bool(r["livelock"]),
+    }
+    return JobOutput(
+        {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}
+    )
+
+
 KINDS: dict[str, JobKind] = {
     "simulate": JobKind(
         "simulate",
@@ -239,6 +330,13 @@ KINDS: dict[str, JobKind] = {
         _router_run,
         ("plan_power_w", "default_power_w", "saving_pct"),
         "seed 004's router power optimizer at one offered load (`greendcn energy router`)",
+    ),
+    "nic_model": JobKind(
+        "nic_model",
+        _nic_resolve,
+        _nic_run,
+        ("throughput_bps", "interrupts_per_s", "cpu_power_w", "latency_s"),
+        "one NIC receive setting under one transmission, the tuner's model (`greendcn nic model`)",
     ),
 }
 
