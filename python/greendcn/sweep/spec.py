@@ -35,6 +35,11 @@ _TOP = {"sweep", "base", "axes", "zip", "grid"}
 _SWEEP = {"kind", "name", "scenario", "store", "retries", "description", "report"}
 _GRID = {"name", "set", "axes", "zip"}
 _RANGE = {"start", "stop", "step"}
+# The runs table's own columns (store.py); a parameter may not take one of these names.
+RESERVED = {
+    "key", "grid", "kind", "status", "attempts", "error", "wall_s", "worker", "finished_at",
+    "package_version", "engine_version", "params_json",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -282,6 +287,13 @@ def _parse(doc: dict[str, Any], path: Path, store: Path | None) -> SweepSpec:
                 for v in vals:
                     if v[j] not in have:
                         have.append(v[j])
+        clash = sorted((set(fixed) | set(keys)) & RESERVED)
+        if clash:
+            raise _err(
+                f"axes.{clash[0]}",
+                "this name is a column of the store's runs table",
+                hint="rename the parameter",
+            )
         for combo in itertools.product(*(vals for _, vals in dims)):
             point = {k: v for (ks, _), vs in zip(dims, combo) for k, v in zip(ks, vs)}
             params = {**fixed, **point}
