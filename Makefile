@@ -8,7 +8,7 @@ PYTHON ?= python3
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml') Cargo.toml
 export PYTHONHASHSEED := 0
 
-.PHONY: help build demo test test-rust test-python bench lint validate clean
+.PHONY: help build demo test test-rust test-python bench lint validate clean chromium
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -34,8 +34,18 @@ test: build test-rust test-python ## run every test (cargo test and pytest)
 test-rust: ## Rust tests of the engine and native tools
 	cargo test --release --workspace --exclude greendcn-py -q
 
-test-python: build ## Python tests
+test-python: build chromium ## Python tests
 	$(VENV)/bin/pytest
+
+# The report test renders a page in headless Chromium (Debian's chromium and chromium-driver). Installed here
+# when missing and we are root; otherwise that one test skips and says how to install them (README).
+chromium: ## install headless Chromium and its driver for the report test, if root and missing
+	@if command -v chromium >/dev/null && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium and chromium-driver (apt-get) for the report test"; \
+	  apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null \
+	    || echo "warning: could not install chromium; the report test will skip"; \
+	else echo "note: chromium not installed and not root; the report test will skip (README: Chromium)"; fi
 
 bench: build ## run the benchmarks and print figures with units
 	$(PY) benchmarks/run.py

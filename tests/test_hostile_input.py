@@ -49,6 +49,9 @@ READERS = {
     "factors": ["lifetime", "carbon", "--lifetime-years", "4", "--factors", "{}"],
     "switch-table": ["energy", "compare", "--nodes", "1024", "--switch-table", "{}"],
     "platform": ["energy", "router", "--platform", "{}"],
+    "sweep-spec": ["sweep", "run", "{}", "--workers", "1"],
+    "sweep-store": ["sweep", "query", "{}", "SELECT 1"],
+    "report-store": ["report", "{}", "-o", "{}.html"],
     "state": ["host", "revert", "--state", "{}", "--root", "{root}"],
     "plan-file": [
         "host",

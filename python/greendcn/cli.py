@@ -41,6 +41,8 @@ SUBAPPS: list[tuple[str | None, str, str]] = [
     ("lifetime", ".lifetime.cli", "app"),
     ("nic", ".nic.cli", "app"),
     ("reproduce", ".sim.cli", "reproduce_app"),
+    ("sweep", ".sweep.cli", "app"),
+    (None, ".sweep.cli", "report_app"),
 ]
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tqdm import tqdm
 
-from .core.errors import InputError
+from ..core.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,7 +84,7 @@ def run_parallel(
 
 
 def _sweep_job(pair: tuple[object, int]) -> pd.DataFrame:
-    from .sim.run import simulate
+    from ..sim.run import simulate
 
     scenario, seed = pair
     res = simulate(scenario, seed=seed)  # type: ignore[arg-type]
