@@ -97,6 +97,7 @@ def test_one_heavy_flow_gains_n_minus_one_and_relays_arrive_within_a_cycle_and_a
         s["packets_delivered"]
         + s["control_packets_received"]
         + s["no_circuit_drops"]
+        + s["no_path_drops"]
         + s["packets_in_flight"]
     )
 

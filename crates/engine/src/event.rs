@@ -30,6 +30,8 @@ pub enum EventKind {
     PortNext,
     /// Circuit fabrics: the packet at the head of a sender port's pipe reaches the far endpoint. Arg: port.
     CircuitArrival,
+    /// Circuit fabrics under Opera routing: a new topology slice begins. Arg: unused.
+    OperaSlice,
 }
 
 #[derive(Debug, Clone, Copy)]

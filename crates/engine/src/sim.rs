@@ -185,7 +185,7 @@ impl<'a> Sim<'a> {
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
                 EventKind::UdpSend => self.udp_send(ev.arg),
-                EventKind::SlotStart | EventKind::PortNext | EventKind::CircuitArrival => {
+                EventKind::SlotStart | EventKind::PortNext | EventKind::CircuitArrival | EventKind::OperaSlice => {
                     unreachable!("circuit events belong to circuit::CircuitSim")
                 }
             }

@@ -54,6 +54,7 @@ fn conserved(r: &Value) {
         u(s, &["packets_delivered"])
             + u(s, &["control_packets_received"])
             + u(s, &["no_circuit_drops"])
+            + u(s, &["no_path_drops"])
             + u(s, &["packets_in_flight"]),
         "{s}"
     );
@@ -227,4 +228,88 @@ fn selector_routes_follow_the_given_order_and_bad_routes_are_refused() {
     let flows = json!([{"id": 1, "src": 0, "dst": 7, "size_bytes": 1000, "route_offsets": [1, 2]}]);
     let msg = refused(selector_spec(16, 1_000_000_000, flows, 1));
     assert!(msg.starts_with("flows[0].route_offsets: [1, 2] does not lead from 0 to 7"), "{msg}");
+}
+
+/// Four endpoints on three always-up switches, switch k holding round-robin matching k: every pair has a
+/// direct circuit. Two slices with different paths: in slice 0, 1 reaches 3 through 2; in slice 1, 0 and 2
+/// reach 3 through 1. Everything else is direct.
+fn opera_spec(slice_ps: u64, flows: Value) -> Value {
+    let ms = round_robin(4);
+    let switch_of = |a: usize, d: usize| ms.iter().position(|m| m[a] as usize == d).unwrap() as u8;
+    let mut table = Vec::new();
+    for slice in 0..2 {
+        for a in 0..4 {
+            for d in 0..4 {
+                table.push(match (slice, a, d) {
+                    (_, a, d) if a == d => 255,
+                    (0, 1, 3) => switch_of(1, 2),
+                    (1, 0, 3) | (1, 2, 3) => switch_of(a, 1),
+                    _ => switch_of(a, d),
+                });
+            }
+        }
+    }
+    let switches: Vec<Value> = ms
+        .iter()
+        .map(|m| json!({"kind": "rotor", "matchings": [m], "slots": [{"matching": 0, "uptime_ps": 1u64 << 50, "reconfig_ps": 0}]}))
+        .collect();
+    json!({
+        "seed": 1, "endpoints": 4, "link_rate_bps": GBPS10, "delay_ps": 500_000,
+        "switches": switches, "routing": "opera", "flows": flows,
+        "opera": {"slice_ps": slice_ps, "slices": 2, "cutoff_bytes": 15_000_000, "next_switch": table},
+    })
+}
+
+#[test]
+fn opera_low_latency_flows_follow_the_slice_and_are_rerouted_when_it_changes() {
+    let flows = json!([
+        {"id": 1, "src": 0, "dst": 3, "size_bytes": 300_000},
+        {"id": 2, "src": 2, "dst": 3, "size_bytes": 300_000},
+    ]);
+    // Slices much longer than the flows: everything stays in slice 0, direct, and nothing is re-routed.
+    let r = run(&opera_spec(1_000_000_000_000, flows.clone())).unwrap();
+    conserved(&r);
+    assert_eq!(u(&r, &["summary", "low_latency_reroutes"]), 0);
+    assert_eq!(u(&r, &["summary", "packet_hops"]), u(&r, &["summary", "packets_created"]));
+    assert_eq!(u(&r, &["summary", "flows_completed"]), 2);
+    // 20 us slices: in slice 1 both flows meet at endpoint 1, whose one circuit to 3 cannot carry both, so a
+    // queue builds there; when slice 0 comes back, 1's path to 3 goes through 2 and the queue moves (counted).
+    let r = run(&opera_spec(20_000_000, flows)).unwrap();
+    conserved(&r);
+    assert!(u(&r, &["summary", "low_latency_reroutes"]) > 0, "{}", r["summary"]);
+    assert!(u(&r, &["summary", "packet_hops"]) > u(&r, &["summary", "packets_created"]));
+    assert_eq!(u(&r, &["summary", "flows_completed"]), 2);
+    assert_eq!(u(&r, &["summary", "no_path_drops"]), 0);
+}
+
+#[test]
+fn opera_sends_small_flows_at_high_priority_past_a_bulk_backlog() {
+    // 15,000,000 B is bulk (RotorLB), 14,999,999 B low-latency (the default cutoff's two sides); a 100 kB
+    // low-latency flow started later still finishes in about its own transmission time.
+    let flows = json!([
+        {"id": 1, "src": 0, "dst": 3, "size_bytes": 15_000_000},
+        {"id": 2, "src": 0, "dst": 3, "size_bytes": 14_999_999},
+        {"id": 3, "src": 0, "dst": 3, "size_bytes": 100_000, "start_ps": 1_000_000_000},
+    ]);
+    let r = run(&opera_spec(1_000_000_000_000, flows)).unwrap();
+    conserved(&r);
+    let f = r["flows"].as_array().unwrap();
+    assert_eq!(u(&r, &["summary", "flows_completed"]), 3);
+    // 100 kB at 10 Gb/s is 80 us of payload; it shares the circuit with the other low-latency flow only.
+    assert!(f[2]["fct_ps"].as_u64().unwrap() < 200_000_000, "{}", f[2]);
+    // The bulk flow also borrowed the other circuits through RotorLB relays.
+    assert!(u(&r, &["summary", "relayed_packets"]) > 0);
+}
+
+#[test]
+fn opera_tables_are_checked() {
+    let mut v = opera_spec(1000, json!([]));
+    v["opera"]["next_switch"][5] = json!(7);
+    assert!(refused(v).starts_with("opera.next_switch[5]: switch 7 does not exist"));
+    let mut v = opera_spec(1000, json!([]));
+    v["opera"]["next_switch"] = json!([0, 1]);
+    assert!(refused(v).starts_with("opera.next_switch: has 2 entries"));
+    let mut v = opera_spec(1000, json!([]));
+    v["opera"]["slice_ps"] = json!(0);
+    assert!(refused(v).starts_with("opera.slice_ps"));
 }

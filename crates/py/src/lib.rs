@@ -90,6 +90,32 @@ where
     }
 }
 
+/// A watcher for the engine: calls `progress` about once a second and stops the run on Ctrl-C. A Ctrl-C that
+/// lands while the progress callback runs surfaces as the callback's KeyboardInterrupt: it stops the run too
+/// (before, the callback's error was dropped and with it the user's Ctrl-C).
+fn watcher<'a>(
+    progress: &'a Option<Py<PyAny>>,
+    interrupted: &'a mut dyn FnMut() -> bool,
+) -> impl FnMut(&greendcn_engine::Progress) -> bool + 'a {
+    let mut last = std::time::Instant::now();
+    move |p: &greendcn_engine::Progress| {
+        if let Some(cb) = progress {
+            if last.elapsed() >= std::time::Duration::from_secs(1) {
+                last = std::time::Instant::now();
+                // A progress callback that fails otherwise must not stop the run: the report is a courtesy.
+                let stop = Python::attach(|py| {
+                    let res = cb.call1(py, (p.now_ps, p.stop_ps, p.events, p.flows_done, p.flows));
+                    matches!(res, Err(e) if e.is_instance_of::<PyKeyboardInterrupt>(py))
+                });
+                if stop {
+                    return true;
+                }
+            }
+        }
+        interrupted()
+    }
+}
+
 /// Run one simulation. `spec_json` follows docs/engine-spec.md; returns the results as JSON text.
 /// The GIL is released while the engine runs. `progress`, if given, is called about once a second with
 /// (simulated ps, stop ps or None, events, flows done, flows). Ctrl-C stops the run and returns the results
@@ -99,19 +125,7 @@ where
 fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
     let spec = spec_json.to_owned();
     guarded(py, move |interrupted| {
-        let mut last = std::time::Instant::now();
-        let mut watch = |p: &greendcn_engine::Progress| {
-            if let Some(cb) = &progress {
-                if last.elapsed() >= std::time::Duration::from_secs(1) {
-                    last = std::time::Instant::now();
-                    // A progress callback that fails must not stop the run: the report is a courtesy.
-                    Python::attach(|py| {
-                        let _ = cb.call1(py, (p.now_ps, p.stop_ps, p.events, p.flows_done, p.flows));
-                    });
-                }
-            }
-            interrupted()
-        };
+        let mut watch = watcher(&progress, interrupted);
         Ok(greendcn_engine::run_json_watched(&spec, &mut watch)?)
     })
 }
@@ -123,18 +137,7 @@ fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult
 fn run_circuit(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
     let spec = spec_json.to_owned();
     guarded(py, move |interrupted| {
-        let mut last = std::time::Instant::now();
-        let mut watch = |p: &greendcn_engine::Progress| {
-            if let Some(cb) = &progress {
-                if last.elapsed() >= std::time::Duration::from_secs(1) {
-                    last = std::time::Instant::now();
-                    Python::attach(|py| {
-                        let _ = cb.call1(py, (p.now_ps, p.stop_ps, p.events, p.flows_done, p.flows));
-                    });
-                }
-            }
-            interrupted()
-        };
+        let mut watch = watcher(&progress, interrupted);
         Ok(greendcn_engine::circuit::run_json_watched(&spec, &mut watch)?)
     })
 }

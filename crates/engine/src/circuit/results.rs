@@ -1,5 +1,6 @@
 //! The output of a circuit-fabric run (docs/circuit-engine.md): per-flow and per-uplink counters, a summary
-//! whose packet counts balance (created = delivered + control received + no-circuit drops + in flight), and
+//! whose packet counts balance (created = delivered + control received + no-circuit drops + no-path drops + in
+//! flight), and
 //! per-endpoint series when windows are on.
 
 use serde::Serialize;
@@ -49,6 +50,10 @@ pub struct CircuitSummary {
     pub relayed_packets: u64,
     /// Packets that met no circuit (a gap, the wrong peer, or a slot's end before they were sent).
     pub no_circuit_drops: u64,
+    /// Opera: low-latency packets dropped because the slice had no path to their destination.
+    pub no_path_drops: u64,
+    /// Opera: low-latency packets moved to another path because the slice changed under them.
+    pub low_latency_reroutes: u64,
     /// Packets alive at the end: queued, stored at a relay, or on a fibre.
     pub packets_in_flight: u64,
     pub payload_bytes_delivered: u64,

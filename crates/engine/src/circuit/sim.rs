@@ -47,6 +47,8 @@ struct CPacket {
     relayed: bool,
     /// Selector routing: index of the next hop in the flow's route.
     hop: u8,
+    /// Opera: a low-latency packet (routed hop by hop over the current slice).
+    ll: bool,
 }
 
 struct Msg {
@@ -65,6 +67,9 @@ struct PortState {
     next_at: Option<u64>,
     wire_free: u64,
     control: VecDeque<u32>,
+    /// Opera: low-latency packets waiting for this uplink (relayed ones and those made here).
+    ll: VecDeque<u32>,
+    ll_rr: usize,
     /// RotorLB phase 3: bytes the peer accepted, per final destination, for this slot.
     relay_budget: Vec<(u32, u64)>,
     rr: u32,
@@ -102,6 +107,11 @@ pub struct CircuitSim<'a> {
     flows: Vec<FlowState>,
     /// Flow indices per (source, destination), in flow order.
     local: Vec<Vec<u32>>,
+    /// Opera: which flows are low-latency, and the low-latency flows of each source.
+    low_latency: Vec<bool>,
+    ll_src: Vec<Vec<u32>>,
+    reroutes: u64,
+    no_path: u64,
     /// Per (source, destination): remaining bytes of started backlogged flows; whether rate-capped flows exist.
     backlog: Vec<u64>,
     capped: Vec<bool>,
@@ -138,7 +148,7 @@ impl<'a> CircuitSim<'a> {
         super::validate::check(spec)?;
         let (n, s) = (spec.endpoints, spec.switches.len() as u32);
         let scheds: Vec<Schedule> = spec.switches.iter().map(|sw| Schedule::new(sw, n)).collect();
-        if spec.routing == CircuitRouting::Rotorlb {
+        if matches!(spec.routing, CircuitRouting::Rotorlb | CircuitRouting::Opera) {
             // Offers and accepts go back over the circuit they came on, so each circuit must be two-way.
             for (i, sc) in scheds.iter().enumerate() {
                 for (k, peers) in sc.peers.iter().enumerate() {
@@ -151,13 +161,24 @@ impl<'a> CircuitSim<'a> {
                 }
             }
         }
+        // Opera: flows below the cutoff are low-latency (routed hop by hop), the others bulk (RotorLB).
+        let cutoff = spec.opera.as_ref().map_or(0, |o| o.cutoff_bytes);
+        let low_latency: Vec<bool> = spec.flows.iter().map(|f| f.size_bytes < cutoff).collect();
         let mut local = vec![Vec::new(); (n * n) as usize];
+        let mut ll_src = vec![Vec::new(); n as usize];
         for (i, f) in spec.flows.iter().enumerate() {
-            local[(f.src * n + f.dst) as usize].push(i as u32);
+            if low_latency[i] {
+                ll_src[f.src as usize].push(i as u32);
+            } else {
+                local[(f.src * n + f.dst) as usize].push(i as u32);
+            }
         }
         let mut backlog = vec![0u64; (n * n) as usize];
         let mut capped = vec![false; (n * n) as usize];
-        for f in &spec.flows {
+        for (i, f) in spec.flows.iter().enumerate() {
+            if low_latency[i] {
+                continue;
+            }
             let at = (f.src * n + f.dst) as usize;
             match f.rate_bps {
                 Some(_) => capped[at] = true,
@@ -186,6 +207,9 @@ impl<'a> CircuitSim<'a> {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
             }
         }
+        if let Some(o) = &spec.opera {
+            events.push(o.origin_ps + o.slice_ps, EventKind::OperaSlice, 0);
+        }
         let ports = (0..n * s).map(|_| PortState::default()).collect();
         let rngs = (0..n * s).map(|p| Rng::new(spec.seed, 0xC1C0 + p as u64)).collect();
         let flows = spec
@@ -208,6 +232,10 @@ impl<'a> CircuitSim<'a> {
             rngs,
             flows,
             local,
+            low_latency,
+            ll_src,
+            reroutes: 0,
+            no_path: 0,
             backlog,
             capped,
             routes,
@@ -287,9 +315,16 @@ impl<'a> CircuitSim<'a> {
                     self.port_next(ev.arg);
                 }
                 EventKind::CircuitArrival => self.arrival(ev.arg),
+                EventKind::OperaSlice => {
+                    self.new_slice();
+                    if !self.finished() {
+                        let slice = self.spec.opera.as_ref().expect("opera").slice_ps;
+                        self.events.push(self.now + slice, EventKind::OperaSlice, 0);
+                    }
+                }
                 EventKind::FlowStart => {
                     let f = &self.spec.flows[ev.arg as usize];
-                    if f.rate_bps.is_none() {
+                    if f.rate_bps.is_none() && !self.low_latency[ev.arg as usize] {
                         self.backlog[(f.src * self.n + f.dst) as usize] += f.size_bytes;
                     }
                     let src = f.src;
@@ -454,7 +489,7 @@ impl<'a> CircuitSim<'a> {
             ps.peer = (peer != e && win_end > win_start).then_some(peer);
             ps.next_handover = ps.next_handover.max(win_start);
         }
-        if self.spec.routing == CircuitRouting::Rotorlb {
+        if self.balances() {
             for e in 0..self.n {
                 self.send_offer(e * self.s + sw);
             }
@@ -501,6 +536,7 @@ impl<'a> CircuitSim<'a> {
             msg,
             relayed: false,
             hop: 0,
+            ll: false,
         });
         self.ports[port as usize].control.push_back(id);
         self.wake(port);
@@ -545,6 +581,9 @@ impl<'a> CircuitSim<'a> {
             }
             return;
         }
+        if self.spec.routing == CircuitRouting::Opera && self.low_latency_next(port, peer) {
+            return;
+        }
         let routing = self.spec.routing;
         let off = (peer + n - e) % n;
         // 2. stored relayed traffic that this circuit moves on (held per next hop)
@@ -563,7 +602,7 @@ impl<'a> CircuitSim<'a> {
             CircuitRouting::Selector => ((e * n + off) as usize, peer, false),
             _ => ((e * n + peer) as usize, peer, false),
         };
-        let extra = if routing == CircuitRouting::Rotorlb { self.ports[port as usize].relay_budget.len() } else { 0 };
+        let extra = if self.balances() { self.ports[port as usize].relay_budget.len() } else { 0 };
         let mut wake_at: Option<u64> = None;
         for c in 0..=extra {
             let (list, d, via_relay) = if c == 0 {
@@ -603,7 +642,7 @@ impl<'a> CircuitSim<'a> {
             let st = &mut self.flows[f as usize];
             let seq = st.sent;
             st.sent += len;
-            if self.spec.flows[f as usize].rate_bps.is_none() {
+            if self.spec.flows[f as usize].rate_bps.is_none() && !self.low_latency[f as usize] {
                 self.backlog[(e * n + d) as usize] -= len;
             }
             st.packets_sent += 1;
@@ -618,6 +657,7 @@ impl<'a> CircuitSim<'a> {
                 msg: 0,
                 relayed: via_relay || d != peer,
                 hop: 1,
+                ll: false,
             });
             if routing == CircuitRouting::Selector {
                 let len_list = self.first_hop[list].len();
@@ -743,6 +783,10 @@ impl<'a> CircuitSim<'a> {
                 let tcp = &self.tcp;
                 self.flows[pk.flow as usize].receiver.on_data(self.now, pk.seq, pk.payload, false, pk.ts, tcp);
             }
+            Kind::Data if pk.ll => {
+                self.pkts[id as usize].hop = pk.hop.saturating_add(1);
+                self.route_low_latency(to, id);
+            }
             Kind::Data => {
                 // Held for the next hop: the destination itself (RotorLB) or the route's next offset (selector).
                 let next = if self.spec.routing == CircuitRouting::Selector {
@@ -844,6 +888,119 @@ impl<'a> CircuitSim<'a> {
         })
     }
 
+    // ---- Opera's low-latency routing --------------------------------------------------------------
+
+    /// RotorLB negotiates on this run (RotorLB itself, or Opera's bulk traffic).
+    fn balances(&self) -> bool {
+        matches!(self.spec.routing, CircuitRouting::Rotorlb | CircuitRouting::Opera)
+    }
+
+    /// The switch whose circuit from `at` leads towards `dst` in the current slice (None: no path).
+    fn next_switch(&self, at: u32, dst: u32) -> Option<u32> {
+        let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        let slice = (self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64;
+        let x = o.next_switch[((slice as usize * self.n as usize) + at as usize) * self.n as usize + dst as usize];
+        (x != 255).then_some(x as u32)
+    }
+
+    /// Queue low-latency packet `id` at endpoint `at` on the uplink of the current slice's path, or drop it
+    /// (counted) where the slice has no path.
+    fn route_low_latency(&mut self, at: u32, id: u32) {
+        match self.next_switch(at, self.pkts[id as usize].dst) {
+            Some(sw) => {
+                let port = at * self.s + sw;
+                self.ports[port as usize].ll.push_back(id);
+                self.wake(port);
+            }
+            None => {
+                self.release(id);
+                self.no_path += 1;
+            }
+        }
+    }
+
+    /// A new slice: packets queued for a circuit the slice no longer routes over move to the new path (each
+    /// move counted as a re-route), and every uplink looks again for low-latency work.
+    fn new_slice(&mut self) {
+        for port in 0..self.n * self.s {
+            let (at, sw) = (port / self.s, port % self.s);
+            let queued = std::mem::take(&mut self.ports[port as usize].ll);
+            let mut keep = VecDeque::with_capacity(queued.len());
+            for id in queued {
+                if self.next_switch(at, self.pkts[id as usize].dst) == Some(sw) {
+                    keep.push_back(id);
+                } else {
+                    self.reroutes += 1;
+                    self.route_low_latency(at, id);
+                }
+            }
+            let mut rest = std::mem::take(&mut self.ports[port as usize].ll);
+            keep.append(&mut rest);
+            self.ports[port as usize].ll = keep;
+        }
+        for port in 0..self.n * self.s {
+            self.wake(port);
+        }
+    }
+
+    /// Serve Opera's low-latency class on `port`: queued packets first, then this endpoint's own low-latency
+    /// flows whose current path starts here. Returns whether the port is busy with it (sent or must wait).
+    fn low_latency_next(&mut self, port: u32, peer: u32) -> bool {
+        let (e, sw) = (port / self.s, port % self.s);
+        while let Some(&id) = self.ports[port as usize].ll.front() {
+            if self.next_switch(e, self.pkts[id as usize].dst) != Some(sw) {
+                // The slice changed under it: re-route on the current slice's path.
+                self.ports[port as usize].ll.pop_front();
+                self.reroutes += 1;
+                self.route_low_latency(e, id);
+                continue;
+            }
+            if self.fits(port, self.pkts[id as usize].wire_bytes) {
+                self.ports[port as usize].ll.pop_front();
+                self.transmit(port, peer, id);
+            }
+            return true;
+        }
+        let flows = &self.ll_src[e as usize];
+        let count = flows.len();
+        let start = self.ports[port as usize].ll_rr;
+        let pick = (0..count)
+            .map(|i| (start + i) % count)
+            .find(|&i| {
+                let f = flows[i];
+                self.ready(f) && self.next_switch(e, self.spec.flows[f as usize].dst) == Some(sw)
+            });
+        let Some(i) = pick else { return false };
+        let f = self.ll_src[e as usize][i];
+        let pay = self.spec.packet.payload_bytes as u64;
+        let len = self.available(f).min(pay);
+        let wire = len as u32 + self.spec.packet.header_bytes + self.spec.packet.frame_overhead_bytes;
+        if !self.fits(port, wire) {
+            return true;
+        }
+        let st = &mut self.flows[f as usize];
+        let seq = st.sent;
+        st.sent += len;
+        st.packets_sent += 1;
+        let dst = self.spec.flows[f as usize].dst;
+        let id = self.alloc(CPacket {
+            kind: Kind::Data,
+            flow: f,
+            dst,
+            wire_bytes: wire,
+            payload: len as u32,
+            seq,
+            ts: self.now,
+            msg: 0,
+            relayed: false,
+            hop: 1,
+            ll: true,
+        });
+        self.ports[port as usize].ll_rr = (i + 1) % count;
+        self.transmit(port, peer, id);
+        true
+    }
+
     // ---- results -----------------------------------------------------------------------------------
 
     fn results(self, wall_s: f64, stopped_by: &'static str) -> CircuitResults {
@@ -910,6 +1067,8 @@ impl<'a> CircuitSim<'a> {
                 control_packets_received: self.control_received,
                 relayed_packets: self.relayed,
                 no_circuit_drops: self.no_circuit,
+                no_path_drops: self.no_path,
+                low_latency_reroutes: self.reroutes,
                 packets_in_flight: self.live,
                 payload_bytes_delivered: self.payload_delivered,
                 max_relay_delay_ps: self.max_relay_delay,

@@ -54,6 +54,24 @@ pub enum CircuitRouting {
     /// SelectorNet multi-hop: matchings are rotations by powers of two; a packet takes one hop per set bit
     /// of its offset (destination - source mod N), using whichever of those matchings is up first.
     Selector,
+    /// Opera (seed 001 section 2.6): flows below `opera.cutoff_bytes` go hop by hop over the current slice's
+    /// expander (`opera.next_switch`) at high priority, re-routed when the slice changes under them; larger
+    /// flows go by RotorLB at the lowest priority.
+    Opera,
+}
+
+/// Opera's low-latency routing: time is cut into slices of `slice_ps` from `origin_ps`, `slices` per cycle;
+/// `next_switch[(slice * N + at) * N + dst]` is the circuit switch whose current circuit from endpoint `at`
+/// lies on a shortest path to `dst` in that slice (255: no path).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperaSpec {
+    pub slice_ps: u64,
+    #[serde(default)]
+    pub origin_ps: u64,
+    pub slices: u32,
+    pub cutoff_bytes: u64,
+    pub next_switch: Vec<u8>,
 }
 
 /// The sender's TDMA: for a slot whose circuits are up at the switch over [start, start + uptime), the
@@ -136,6 +154,9 @@ pub struct CircuitSpec {
     pub delay_ps: u64,
     pub switches: Vec<SwitchSpec>,
     pub routing: CircuitRouting,
+    /// Required with `routing = "opera"`.
+    #[serde(default)]
+    pub opera: Option<OperaSpec>,
     #[serde(default)]
     pub tdma: TdmaSpec,
     #[serde(default)]

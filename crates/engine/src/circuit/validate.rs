@@ -118,6 +118,30 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     if spec.stats_window_ps == Some(0) {
         return bad("stats_window_ps", "must be positive");
     }
+    if spec.routing == CircuitRouting::Opera {
+        let Some(o) = &spec.opera else {
+            return bad("opera", "routing \"opera\" needs the opera table (slices and next switches)");
+        };
+        if o.slice_ps == 0 {
+            return bad("opera.slice_ps", "must be positive");
+        }
+        if o.slices == 0 {
+            return bad("opera.slices", "must be at least 1");
+        }
+        let want = o.slices as u64 * n as u64 * n as u64;
+        if o.next_switch.len() as u64 != want {
+            return bad(
+                "opera.next_switch",
+                format!("has {} entries, want slices x N x N = {want}", o.next_switch.len()),
+            );
+        }
+        let s = spec.switches.len();
+        if let Some(i) = o.next_switch.iter().position(|&x| x != 255 && x as usize >= s) {
+            return bad(&format!("opera.next_switch[{i}]"), format!("switch {} does not exist ({s} switches)", o.next_switch[i]));
+        }
+    } else if spec.opera.is_some() {
+        return bad("opera", "the opera table is used only with routing = \"opera\"");
+    }
     let mut ids: HashMap<u64, usize> = HashMap::new();
     for (i, f) in spec.flows.iter().enumerate() {
         for (name, end) in [("src", f.src), ("dst", f.dst)] {

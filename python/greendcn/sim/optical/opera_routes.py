@@ -1,0 +1,53 @@
+"""Opera's low-latency routing table for the circuit engine (docs/circuit-engine.md, routing "opera"): for
+every topology slice, endpoint and destination, the circuit switch whose current circuit is the first hop of a
+shortest path over that slice's expander (the u - 1 switches that do not reconfigure at the slice's end,
+`OperaSchedule.low_latency_matchings`). Where several switches start shortest paths, the lowest-numbered one
+is taken (our choice: deterministic, and every choice is shortest). 255 marks "no path" (a disconnected slice).
+
+The engine re-reads the table at every hop, so a packet caught by a slice change continues on the new slice's
+shortest path from where it is (seed 001 lines 914-918), and the move is counted as a re-route."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..topology.opera import OperaSchedule
+
+__all__ = ["NO_PATH", "next_switch_table", "opera_spec_table"]
+
+NO_PATH = 255
+
+
+def next_switch_table(sched: OperaSchedule) -> np.ndarray:
+    """(slices, N, N) uint8: the switch to leave by, per slice, endpoint and destination."""
+    n, u = sched.params.racks, sched.params.switches
+    if u >= NO_PATH:
+        raise ValueError("more than 254 circuit switches do not fit the engine's table")
+    ids = np.arange(n)
+    table = np.full((sched.slices, n, n), NO_PATH, dtype=np.uint8)
+    for t in range(sched.slices):
+        dist = sched.hops(t)
+        reconf = sched.reconfiguring(t)
+        for s in range(u):
+            if s == reconf:
+                continue
+            partner = sched.partners[sched.held(s, t)]  # partner[a]: the endpoint a reaches on switch s
+            moves = partner != ids
+            # s starts a shortest path from a to d when its circuit lands one hop closer to d.
+            good = (dist[partner, :] == dist - 1) & moves[:, None] & np.isfinite(dist)
+            free = table[t] == NO_PATH
+            table[t][good & free] = s
+        table[t][ids, ids] = NO_PATH
+    return table
+
+
+def opera_spec_table(sched: OperaSchedule, slice_ps: int, cutoff_bytes: int, origin_ps: int = 0) -> dict:
+    """The engine spec's `opera` entry."""
+    table = next_switch_table(sched)
+    return {
+        "slice_ps": int(slice_ps),
+        "origin_ps": int(origin_ps),
+        "slices": int(table.shape[0]),
+        "cutoff_bytes": int(cutoff_bytes),
+        "next_switch": table.ravel().tolist(),
+    }
