@@ -5,7 +5,7 @@ per switch, with reconfigurations staggered so that exactly one switch changes p
 What seed 001 states: the slices and their length epsilon + r (line 925, Fig. 2.11), epsilon set by the
 worst-case path, queue depth, rate and propagation (line 927), a 24 KB queue and epsilon = 90 us (line 927), 108
 racks and 6 circuit switches (line 931), and that the paths available at any time form an expander (line 916).
-What is ours (docs/optical.md says why): the slice bookkeeping below (the switch that reconfigures at the end of
+What is ours (docs/opera.md says why): the slice bookkeeping below (the switch that reconfigures at the end of
 a slice carries no low-latency traffic during it), the formula for epsilon, the search that makes the slices
 good expanders, and the defaults the thesis does not give (rate, r, propagation; the rate and r = 10 us follow
 the public Opera simulator, not the thesis).
@@ -62,7 +62,7 @@ class OperaParams:
     epsilon: float | None = None  # seconds; None computes it with `epsilon_s` from the schedule's worst path
     cutoff_bytes: int = 15_000_000  # the public Opera simulator's cutoff for 108 racks, not the thesis
     seed: int = 0
-    search_moves: int = 1000  # our choice: scored moves of the search (docs/optical.md, BENCHMARKS.md)
+    search_moves: int = 1000  # our choice: scored moves of the search (docs/opera.md, BENCHMARKS.md)
 
     def check(self) -> None:
         """Refuse parameters that make no Opera; each error names its field."""
