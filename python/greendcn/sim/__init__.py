@@ -3,7 +3,8 @@ per-flow, per-link and per-node tables -> the run's energy ledger; plus reproduc
 
 Rooms: `scenario` (validation), `topology/` and `workload/` (what to build), `engine` (the only door to the
 compiled engine), `run` (`simulate`, the whole pipeline), `ledger` (joules from the engine's counters),
-`reproduce/` (seed experiments), `cli` (the `simulate`, `demo` and `reproduce` commands)."""
+`reproduce/` (seed experiments), `optical/` (circuit-fabric schedules, SelectorNet, RotorNet, RotorLB's fluid
+model), `cli` (the `simulate`, `demo` and `reproduce` commands)."""
 
 from __future__ import annotations
 
