@@ -4,7 +4,8 @@ per-flow, per-link and per-node tables -> the run's energy ledger; plus reproduc
 Rooms: `scenario` (validation), `topology/` and `workload/` (what to build), `engine` (the only door to the
 compiled engine), `run` (`simulate`, the whole pipeline; `reprice` prices a run again under other power
 settings), `ledger` (joules from the engine's counters), `host_power` (the hosts' models, `[power.hosts]`),
-`reproduce/` (seed experiments), `cli` (the `simulate`, `demo` and `reproduce` commands)."""
+`reproduce/` (seed experiments), `optical/` (circuit fabrics: schedules, SelectorNet, RotorNet, RotorLB's fluid
+model, the circuit engine's specs and runs), `cli` (the `simulate`, `demo` and `reproduce` commands)."""
 
 from __future__ import annotations
 

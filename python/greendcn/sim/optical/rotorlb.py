@@ -55,8 +55,9 @@ def waterfill(x: np.ndarray, cap: np.ndarray) -> np.ndarray:
     c = np.broadcast_to(np.asarray(cap, dtype=np.float64), shape[:-1]).reshape(-1)
     out = np.zeros_like(flat)
     # only rows with capacity and something to share need the sort (in a dense sweep most links are full)
-    # (x >= 0, so a positive row sum means something to share; a matrix product sums short rows fastest)
-    rows = np.flatnonzero((c > 0.0) & (flat @ np.ones(n) > 0.0))
+    # (x >= 0, so a positive row sum means something to share; einsum sums short rows fastest, without the
+    # threads a BLAS matrix product would start)
+    rows = np.flatnonzero((c > 0.0) & (np.einsum("ij->i", flat) > 0.0))
     if rows.size:
         xr, cr = flat[rows], c[rows]
         xs = np.sort(xr, axis=-1)

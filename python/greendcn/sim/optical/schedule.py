@@ -15,8 +15,9 @@ sends). Every check raises an `InputError` (or `FieldError`) whose location name
 from __future__ import annotations
 
 import bisect
+import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ...core.errors import FieldError, InputError, Loc, format_loc
 
@@ -88,7 +89,6 @@ class SwitchSchedule:
 
     slots: tuple[Slot, ...]
     phase_ps: int = 0
-    _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.slots, tuple) or not self.slots:
@@ -101,11 +101,15 @@ class SwitchSchedule:
                     ("slots", k), f"must be a Slot, got {type(s).__name__}", "build slots with Slot(...)"
                 )
         _check_time(("phase_ps",), self.phase_ps, positive=False)
+
+    @functools.cached_property
+    def _starts(self) -> tuple[int, ...]:
+        """Where each slot's period begins within the cycle (kept out of the dataclass fields)."""
         starts, t = [], 0
         for s in self.slots:
             starts.append(t)
             t += s.period_ps
-        object.__setattr__(self, "_starts", tuple(starts))
+        return tuple(starts)
 
     def cycle_ps(self) -> int:
         return sum(s.period_ps for s in self.slots)
