@@ -346,8 +346,8 @@ def print_fabrics(out: dict) -> None:
     """The comparison's table, its workload line and its notes (shared with `greendcn demo`)."""
     c = out["config"]
     print(
-        f"{c['hosts']} hosts, one {c['size_bytes'] / 1e6:g} MB flow x {c['flows_per_host']} per host to a host "
-        f"in another rack, {c['link_rate_bps'] / 1e9:g} Gb/s links, seed {c['seed']}:"
+        f"{c['hosts']} hosts, each sending {c['flows_per_host']} flow(s) of {c['size_bytes'] / 1e6:g} MB to a "
+        f"host in another rack, {c['link_rate_bps'] / 1e9:g} Gb/s links, seed {c['seed']}:"
     )
     rows = [
         {
