@@ -10,6 +10,7 @@ slice s + 1 - u (mod N); a matching's self-pairs are idle ports, as in RotorNet.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ...core.errors import InputError
@@ -68,4 +69,12 @@ def opera_from_topology(topo: Any) -> tuple[CircuitFabric, OperaSchedule]:
         search_moves=topo.search_moves,
     )
     sched = build_opera(params)
+    if topo.epsilon is None and not math.isfinite(sched.search["max_hops"]):
+        # epsilon comes from the worst path; with no path there is no epsilon (and no Opera)
+        raise InputError(
+            f"topology.circuit_switches: the {topo.circuit_switches - 1} switches up during a slice do not "
+            f"connect all {topo.racks} racks in the schedule found, so no low-latency path bounds epsilon",
+            hint="use more circuit switches (e.g. 4 for 12 racks) or give topology.epsilon",
+            loc=("topology", "circuit_switches"),
+        )
     return opera_fabric(sched, topo.link_rate, topo.guard, topo.prealloc), sched
