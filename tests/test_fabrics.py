@@ -175,3 +175,14 @@ def test_the_config_refuses_u_not_dividing_n_in_the_api():
     with pytest.raises(InputError) as e:
         FabricsConfig(racks=12, circuit_switches=5).check()
     assert e.value.loc == ("switches",)
+
+
+def test_thesis_sizes_give_a_cycle_of_108_slices_of_100_us():
+    # seed 001 lines 927-931: 108 racks, 6 switches, epsilon = 90 us; r = 10 us is the public Opera simulator's.
+    # The thesis's "switch uptime of 10.8 ms" is N slices of epsilon + r; each matching is held u slices - r.
+    sched = build_opera(OperaParams(epsilon=90e-6, search_moves=0))
+    fab = opera_fabric(sched, 10 * 10**9)
+    assert slice_ps(sched) == 100_000_000
+    assert fab.cycle_ps() == 108 * 100_000_000 == 10_800_000_000
+    assert all(len(sw.slots) == 18 for sw in fab.switches)
+    assert {slot.uptime_ps for sw in fab.switches for slot in sw.slots} == {6 * 100_000_000 - 10_000_000}

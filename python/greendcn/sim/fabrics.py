@@ -289,7 +289,7 @@ NOTES = [
     "hosts per circuit rack = circuit switches, so a rack's uplinks equal its hosts' rate (our choice; "
     "Opera's 648 hosts on 108 racks and 6 switches, public Opera simulator)",
     "energy: network devices only (circuit switches, ToRs, fat-tree switches) at constant power from the "
-    "switch table (seed 001 Table 2.1, line 460); hosts excluded on every fabric",
+    "switch table (seed 001 Table 2.1, lines 463-466; idle = loaded, line 470); hosts excluded on every fabric",
     "not comparable: fat-trees run TCP (packet engine), circuit fabrics datagrams (circuit engine, no "
     "retransmission); Opera carries all traffic as bulk via RotorLB (its low-latency routing is not in the "
     "engine yet)",
