@@ -133,6 +133,7 @@ def test_the_plan_keeps_hosts_and_rates_equal_and_sizes_fat_trees_to_hold_them()
     assert fattree_size(48, 3.0) == 4 and fattree_size(48, 1.0) == 6 and fattree_size(648, 1.5) == 12
     with_k12 = [p["fabric"] for p in fabric_plan(FabricsConfig(racks=108, circuit_switches=6))]
     assert "fat-tree k=12 (cost-equivalent)" in with_k12
+    assert "selectornet" not in with_k12  # 648 = 8 racks x 81 hosts: more than a 32-port ToR can serve
     # every flow crosses a circuit: source and destination in different racks of every circuit fabric
     for s, d, _ in fabrics_workload(cfg, plan):
         assert s // 4 != d // 4 and s // 3 != d // 3

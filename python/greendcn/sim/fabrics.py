@@ -7,7 +7,8 @@ Method (docs/fabrics.md says which parts the papers state and which are ours):
   switch ports, one per switch at the link rate; with as many hosts per rack as circuit switches (Opera's
   648 hosts on 108 racks and 6 switches, as the public Opera simulator builds it), a rack's uplink equals its
   hosts' rate (our choice). SelectorNet needs 2^k racks, so it takes the largest power of two dividing H as its
-  racks and H / racks selector switches.
+  racks and H / racks selector switches, and is left out when that puts more than 16 hosts on a ToR (half
+  the SN2700's 32 ports; 648 = 8 x 81 hosts is such a case).
 - fat-trees: the smallest k-ary fat-tree of each oversubscription (topology.oversubscription) holding H hosts;
   the workload uses its first H hosts and every switch is priced, idle hosts' switches included. The Opera
   paper's cost-equivalent tree for 648 hosts, k = 12 (our model: 1.5 hosts per edge uplink, 648 hosts),
@@ -33,6 +34,7 @@ from ..core.errors import InputError
 
 __all__ = ["FabricsConfig", "compare_fabrics", "fabric_plan", "fattree_size", "fabrics_workload"]
 
+MAX_HOSTS_PER_TOR = 16  # half the ports of the SN2700 ToR (32 ports), the other half its uplinks
 COST_EQUIVALENT_HOSTS = 648  # the Opera paper's 648-host comparison (public Opera simulator, not the thesis)
 
 
@@ -122,7 +124,8 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
         },
     ]
     sel_racks = h & -h  # the largest power of two dividing H
-    if sel_racks >= 4:
+    # a ToR serves its hosts and one uplink per switch: at most half of the SN2700's 32 ports each (our bound)
+    if sel_racks >= 4 and h // sel_racks <= MAX_HOSTS_PER_TOR:
         plan.append(
             {
                 "fabric": "selectornet",
@@ -266,6 +269,11 @@ def compare_fabrics(
         rows.append(run_one(entry, flows, cfg.seed))
         if progress is not None:
             progress(entry["fabric"])
+    notes = list(NOTES)
+    if not any(e["fabric"] == "selectornet" for e in plan):
+        notes.append(
+            f"selectornet left out: {cfg.hosts} hosts on 2^k racks put more than {MAX_HOSTS_PER_TOR} hosts on a ToR"
+        )
     return {
         "config": {
             "racks": cfg.racks,
@@ -281,7 +289,7 @@ def compare_fabrics(
             "seed": cfg.seed,
         },
         "fabrics": rows,
-        "notes": NOTES,
+        "notes": notes,
     }
 
 
