@@ -187,3 +187,13 @@ def test_thesis_sizes_give_a_cycle_of_108_slices_of_100_us():
     assert fab.cycle_ps() == 108 * 100_000_000 == 10_800_000_000
     assert all(len(sw.slots) == 18 for sw in fab.switches)
     assert {slot.uptime_ps for sw in fab.switches for slot in sw.slots} == {6 * 100_000_000 - 10_000_000}
+
+
+def test_demo_shows_the_fabric_comparison_before_seed_003(tmp_path):
+    out = run_greendcn("demo", "--json", tmp_path / "d.json")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.index("fat-tree 3:1") < out.stdout.index("seed003-static")
+    doc = json.loads((tmp_path / "d.json").read_text())
+    names = [r["fabric"] for r in doc["fabrics"]["fabrics"]]
+    assert names[0] == "opera" and "fat-tree 1:1" in names
+    assert len(doc["rows"]) == 4  # seed 003's table follows

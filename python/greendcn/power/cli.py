@@ -296,7 +296,9 @@ def fabrics(
     ] = 4,
     size: Annotated[str, typer.Option(help="Bytes of every flow, e.g. 1MB.")] = "1MB",
     flows_per_host: Annotated[int, typer.Option(help="Flows each host sends.")] = 1,
-    link_rate: Annotated[str, typer.Option(help="Every link's rate (host, uplink, circuit port).")] = "10Gbps",
+    link_rate: Annotated[
+        str, typer.Option(help="Every link's rate (host, uplink, circuit port).")
+    ] = "10Gbps",
     cost_equivalent: Annotated[
         bool | None,
         typer.Option(
@@ -330,7 +332,9 @@ def fabrics(
         seed=seed,
     )
     cfg.check()
-    with tqdm(total=len(fabric_plan(cfg)), desc="fabrics", unit="fabric", file=sys.stderr, disable=None) as bar:
+    with tqdm(
+        total=len(fabric_plan(cfg)), desc="fabrics", unit="fabric", file=sys.stderr, disable=None
+    ) as bar:
         out = compare_fabrics(cfg, progress=lambda name: (bar.set_postfix_str(name), bar.update(1)))
     print_fabrics(out)
     try:

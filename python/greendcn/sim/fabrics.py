@@ -198,7 +198,9 @@ def run_one(
     topo = entry["topology"]
     per = entry["hosts_per_endpoint"]
     circuit = topo["kind"] != "fattree"
-    sc = scenario_from_dict({"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}})
+    sc = scenario_from_dict(
+        {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
+    )
     fl = [Flow(i, s // per, d // per, b) for i, (s, d, b) in enumerate(flows)]
     res = simulate(sc, seed=seed, flows=fl, progress=progress)
     e = res.energy
@@ -257,9 +259,7 @@ def _delivered_bits(res: Any, circuit: bool) -> int:
     return int(fl.loc[fl["fct_s"].notna(), "size_bytes"].sum()) * 8
 
 
-def compare_fabrics(
-    cfg: FabricsConfig, progress: Callable[[str], None] | None = None
-) -> dict[str, Any]:
+def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the workload on every fabric of the plan; rows in plan order plus the method's notes."""
     cfg.check()
     plan = fabric_plan(cfg)

@@ -42,7 +42,8 @@ def opera_fabric(
     switches = []
     for s in range(u):
         slots = tuple(
-            Slot(tuple(int(x) for x in sched.partners[int(sched.layout[s, p])]), uptime, r) for p in range(per)
+            Slot(tuple(int(x) for x in sched.partners[int(sched.layout[s, p])]), uptime, r)
+            for p in range(per)
         )
         # position p is held in slices s + 1 + (p - 1) u .. s + p u (OperaSchedule.held), so position 0's
         # uptime begins at slice s + 1 - u, taken modulo the cycle of N slices
