@@ -197,3 +197,10 @@ def test_demo_shows_the_fabric_comparison_before_seed_003(tmp_path):
     names = [r["fabric"] for r in doc["fabrics"]["fabrics"]]
     assert names[0] == "opera" and "fat-tree 1:1" in names
     assert len(doc["rows"]) == 4  # seed 003's table follows
+
+
+def test_simulate_prints_that_opera_runs_everything_as_bulk(tmp_path):
+    out = run_greendcn("simulate", SCENARIO, "--set", "workload.size=100KB", "--json", tmp_path / "o.json")
+    assert out.returncode == 0, out.stderr
+    assert "opera: all traffic runs as bulk via RotorLB" in out.stdout
+    assert json.loads((tmp_path / "o.json").read_text())["summary"]["fabric"] == "opera"

@@ -48,6 +48,10 @@ def _print_summary(res: Any) -> None:
         f"simulated {s['sim_time_s']:.6g} s, {s['events']} events, {s['packet_hops']} packet-hops, "
         f"{s['drops']} drops, engine wall {s['wall_s']:.3g} s ({s.get('stopped_by', '')})"
     )
+    if "transport" in s:
+        print(f"transport: {s['transport']}")
+    if "opera_routing" in s:
+        print(f"opera: {s['opera_routing']}")
     busiest = res.links.nlargest(3, "utilization")
     print(
         "busiest link directions: "
