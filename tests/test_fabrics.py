@@ -166,6 +166,8 @@ def test_energy_fabrics_end_to_end_with_json(tmp_path):
         (["--switches", "5"], ["switches", "divide"]),
         (["--racks", "7"], ["racks"]),
         (["--size", "0"], ["size"]),
+        # one matching up per slice never connects 12 racks: the scenario's refusal names the command's option
+        (["--racks", "12", "--switches", "2"], ["--switches", "opera", "connect"]),
     ],
 )
 def test_energy_fabrics_bad_options(args, words):

@@ -259,6 +259,9 @@ def _delivered_bits(res: Any, circuit: bool) -> int:
     return int(fl.loc[fl["fct_s"].notna(), "size_bytes"].sum()) * 8
 
 
+_OPTION_OF = {("topology", "racks"): "--racks", ("topology", "circuit_switches"): "--switches"}
+
+
 def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the workload on every fabric of the plan; rows in plan order plus the method's notes."""
     cfg.check()
@@ -266,7 +269,16 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
     flows = fabrics_workload(cfg, plan)
     rows = []
     for entry in plan:
-        rows.append(run_one(entry, flows, cfg.seed))
+        try:
+            rows.append(run_one(entry, flows, cfg.seed))
+        except InputError as e:
+            # name the command's option that set the scenario key, and the fabric it failed on
+            option = _OPTION_OF.get(tuple(e.loc or ())[:2])
+            if option is None:
+                raise
+            raise InputError(
+                f"{option}: on {entry['fabric']}: {e}", hint=e.hint, loc=(option.lstrip("-"),)
+            ) from None
         if progress is not None:
             progress(entry["fabric"])
     notes = list(NOTES)
