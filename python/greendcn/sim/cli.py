@@ -48,6 +48,10 @@ def _print_summary(res: Any) -> None:
         f"simulated {s['sim_time_s']:.6g} s, {s['events']} events, {s['packet_hops']} packet-hops, "
         f"{s['drops']} drops, engine wall {s['wall_s']:.3g} s ({s.get('stopped_by', '')})"
     )
+    if "transport" in s:
+        print(f"transport: {s['transport']}")
+    if "opera_routing" in s:
+        print(f"opera: {s['opera_routing']}")
     busiest = res.links.nlargest(3, "utilization")
     print(
         "busiest link directions: "
@@ -128,8 +132,16 @@ def demo_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the random pairs and of the spraying choices."),
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Seed 003 on built-in defaults: single path vs packet spraying on a k=4 fat-tree, side by side."""
+    """Which fabric moves a workload for the fewest joules: Opera, RotorNet, SelectorNet and fat-trees on one
+    small workload (greendcn energy fabrics), then seed 003 on a k=4 fat-tree, single path vs packet spraying."""
+    from ..power.cli import print_fabrics
+    from .fabrics import FabricsConfig, compare_fabrics
     from .reproduce.metrics import run_metrics
+
+    info("running one workload on Opera, RotorNet, SelectorNet and two fat-trees ...")
+    fabrics = compare_fabrics(FabricsConfig(seed=seed))
+    print_fabrics(fabrics)
+    print()
     from .reproduce.rps import seed003_scenario
     from .scenario import scenario_from_dict
     from .run import simulate
@@ -168,7 +180,11 @@ def demo_cmd(
     )
     write_json(
         json_out,
-        {"seed": seed, "rows": [{_json_key(k): _json_value(k, v) for k, v in r.items()} for r in rows]},
+        {
+            "seed": seed,
+            "fabrics": fabrics,
+            "rows": [{_json_key(k): _json_value(k, v) for k, v in r.items()} for r in rows],
+        },
     )
 
 

@@ -69,9 +69,9 @@ def topology_size(topo: Any) -> tuple[int, int, int, int]:
         switches = 2 * edges + half * half
         links = hosts + edges * half + edges * half
         return hosts, switches, links, edges
-    if topo.kind in ("rotornet", "selectornet"):
+    if topo.kind in ("rotornet", "selectornet", "opera"):
         # racks are the endpoints; each has one uplink per circuit switch
-        switches = topo.circuit_switches if topo.kind == "rotornet" else 1
+        switches = topo.circuit_switches
         return topo.racks, switches, topo.racks * switches, topo.racks
     hosts = topo.leaves * topo.hosts_per_leaf
     return hosts, topo.leaves + topo.spines, hosts + topo.leaves * topo.spines, topo.leaves

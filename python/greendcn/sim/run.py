@@ -180,7 +180,7 @@ def simulate(
     else:
         n_flows = len(flows)
     check_run_size(RunSize(hosts, switches, links, n_flows, racks), max_memory_bytes, "workload")
-    circuit = sc.topology.kind in ("rotornet", "selectornet")
+    circuit = sc.topology.kind in ("rotornet", "selectornet", "opera")
     if circuit:
         from .optical.scenario_run import endpoint_network
 

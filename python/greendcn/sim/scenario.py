@@ -73,7 +73,7 @@ class _Model(BaseModel):
 
 
 class Topology(_Model):
-    kind: Literal["fattree", "leafspine", "rotornet", "selectornet"] = "fattree"
+    kind: Literal["fattree", "leafspine", "rotornet", "selectornet", "opera"] = "fattree"
     k: int = Field(4, ge=2, description="fat-tree arity (pods); even")
     oversubscription: float = Field(1.0, ge=1.0, description="hosts per edge switch = k/2 x this")
     leaves: int = Field(4, ge=1)
@@ -94,15 +94,54 @@ class Topology(_Model):
     reconfig: TimePs = "150us"  # type: ignore[assignment]
     guard: TimePs = "400ns"  # type: ignore[assignment]
     prealloc: TimePs = 0  # type: ignore[assignment]
-    circuit_switch: str = "selector_v1"  # seed 001 line 472: v1 in SelectorNet and RotorNet
+    # None: the thesis's switch of the kind (seed 001 line 472): selector v1 in SelectorNet and RotorNet, v2 in Opera
+    circuit_switch: str | None = None
     tor_switch: str | None = "sn2700"  # our choice: the smaller packet switch of Table 2.1
+    # Opera (kind = "opera"; docs/fabrics.md): circuit_switches is u and reconfig is r; epsilon unset computes
+    # it from the schedule's worst low-latency path (greendcn.sim.topology.opera.epsilon_s); the schedule search
+    # takes schedule_seed and search_moves (our choices, as `reproduce opera`).
+    epsilon: TimePs | None = None  # type: ignore[assignment]
+    schedule_seed: int = Field(0, ge=0)
+    search_moves: int = Field(300, ge=0)
+
+    @property
+    def circuit_switch_model(self) -> str:
+        """The circuit switch's table id: the one given, else the thesis's for the kind (line 472)."""
+        if self.circuit_switch is not None:
+            return self.circuit_switch
+        return "selector_v2" if self.kind == "opera" else "selector_v1"
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
-        if self.kind in ("rotornet", "selectornet"):
-            if self.uptime <= 0:
+        if self.kind == "opera":
+            cs, n = self.circuit_switches, self.racks
+            if cs < 2:
+                raise FieldError(
+                    "circuit_switches",
+                    f"Opera needs at least 2 circuit switches (one reconfigures while the others carry "
+                    f"traffic), got {cs}",
+                    hint="e.g. 4 for 12 racks, 6 for 108",
+                )
+            if n % cs:
+                raise FieldError(
+                    "circuit_switches",
+                    f"{cs} circuit switches do not divide {n} racks: each switch holds racks / "
+                    f"circuit_switches matchings",
+                    hint="choose a divisor of topology.racks, e.g. 6 for 108",
+                )
+            if self.epsilon is not None:
+                one_packet = 1500 * 8 * 10**12 // self.link_rate
+                if self.epsilon < one_packet:
+                    raise FieldError(
+                        "epsilon",
+                        f"{self.epsilon} ps is shorter than one 1500-byte packet's transmission "
+                        f"({one_packet} ps at the link rate)",
+                        hint="leave topology.epsilon unset to compute it from the worst path",
+                    )
+        if self.kind in ("rotornet", "selectornet", "opera"):
+            if self.kind != "opera" and self.uptime <= 0:
                 raise FieldError("uptime", "must be a positive time", hint="write a time like '1ms'")
-            if self.guard >= self.uptime:
+            if self.kind != "opera" and self.guard >= self.uptime:
                 raise FieldError(
                     "guard",
                     f"a guard of {self.guard} ps is not shorter than the uptime ({self.uptime} ps)",
@@ -296,7 +335,8 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _scheme_fits_fabric(self) -> Scenario:
-        circuit = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",)}
+        # Opera runs all traffic as bulk via RotorLB until the engine routes its low-latency class.
+        circuit = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",), "opera": ("rotorlb",)}
         allowed = circuit.get(self.topology.kind, ("single", "ecmp", "rps"))
         if self.routing.scheme not in allowed:
             raise FieldError(

@@ -1,4 +1,4 @@
-"""Scenarios on circuit fabrics: `topology.kind = "rotornet" | "selectornet"` in a scenario file (or
+"""Scenarios on circuit fabrics: `topology.kind = "rotornet" | "selectornet" | "opera"` in a scenario file (or
 `--set topology.kind=rotornet routing.scheme=rotorlb`) runs the scenario's workload on the circuit engine and
 returns the same `SimResult` tables as a packet-switched run, with the fabric's energy.
 
@@ -24,12 +24,21 @@ from .schedule import CircuitFabric, Slot, SwitchSchedule
 
 __all__ = ["CIRCUIT_KINDS", "CIRCUIT_SCHEMES", "build_fabric", "endpoint_network", "simulate_circuit"]
 
-CIRCUIT_KINDS = ("rotornet", "selectornet")
-CIRCUIT_SCHEMES = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",)}
+CIRCUIT_KINDS = ("rotornet", "selectornet", "opera")
+CIRCUIT_SCHEMES = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",), "opera": ("rotorlb",)}
+# What a run on Opera does not model yet (the engine's low-latency Opera routing is separate work).
+OPERA_NOTE = (
+    "all traffic runs as bulk via RotorLB: Opera's low-latency class (source routes over the slice's "
+    "expander) is not routed by the circuit engine yet"
+)
 
 
 def build_fabric(topo: Any) -> CircuitFabric:
     """The fabric of a scenario's `[topology]` (validated by the scenario model)."""
+    if topo.kind == "opera":
+        from .opera_fabric import opera_from_topology
+
+        return opera_from_topology(topo)[0]
     if topo.kind == "rotornet":
         return build_rotornet(
             racks=topo.racks,
@@ -40,15 +49,20 @@ def build_fabric(topo: Any) -> CircuitFabric:
             guard_ps=topo.guard,
             prealloc_ps=topo.prealloc,
         )
-    # SelectorNet: one selector switch cycling every matching +2^i in turn (all ports together: our choice;
-    # the scheduler of `reproduce selectornet` sizes the slots to a known demand instead).
+    # SelectorNet: each selector switch cycles every matching +2^i in turn (all ports together: our choice;
+    # the scheduler of `reproduce selectornet` sizes the slots to a known demand instead). With several
+    # switches, switch i starts i matchings further on (our choice), so the switches offer different offsets.
     n = topo.racks
     offsets = [1 << i for i in range(n.bit_length() - 1)][::-1]
-    slots = tuple(Slot(tuple((p + o) % n for p in range(n)), topo.uptime, topo.reconfig) for o in offsets)
+    switches = []
+    for i in range(topo.circuit_switches):
+        order = offsets[i % len(offsets) :] + offsets[: i % len(offsets)]
+        slots = tuple(Slot(tuple((p + o) % n for p in range(n)), topo.uptime, topo.reconfig) for o in order)
+        switches.append(SwitchSchedule(slots))
     return CircuitFabric(
         kind="selectornet",
         endpoints=n,
-        switches=(SwitchSchedule(slots),),
+        switches=tuple(switches),
         link_rate_bps=topo.link_rate,
         guard_ps=topo.guard,
         prealloc_ps=topo.prealloc,
@@ -107,12 +121,13 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "routing": sc.routing.scheme,
         "fabric": topo.kind,
         "transport": "datagram (TCP is not modelled on circuit fabrics)",
+        **({"opera_routing": OPERA_NOTE} if topo.kind == "opera" else {}),
         "sim_time_s": sim_time_s,
         **s,
         "flows": len(flows),
     }
     res = SimResult(fl, ports, nodes, summary, sc)
-    res.energy = fabric_energy(fabric, out["summary"], topo.circuit_switch, topo.tor_switch)
+    res.energy = fabric_energy(fabric, out["summary"], topo.circuit_switch_model, topo.tor_switch)
     res.engine_results = out
     return res
 

@@ -23,7 +23,7 @@ from ...core.errors import FieldError, InputError, Loc, format_loc
 
 __all__ = ["KINDS", "CircuitFabric", "Slot", "SwitchSchedule"]
 
-KINDS = ("selectornet", "rotornet")
+KINDS = ("selectornet", "rotornet", "opera")
 
 
 def _bad(loc: Loc, msg: str, hint: str) -> InputError:
@@ -127,7 +127,7 @@ class CircuitFabric:
     """Endpoints on `switches` circuit switches, each with its own cyclic schedule; the hosts' TDMA timing
     (`guard_ps`: stop this early before an uptime ends; `prealloc_ps`: hand packets over this early)."""
 
-    kind: str  # "selectornet" | "rotornet"
+    kind: str  # "selectornet" | "rotornet" | "opera"
     endpoints: int
     switches: tuple[SwitchSchedule, ...]
     link_rate_bps: int
@@ -178,7 +178,8 @@ class CircuitFabric:
 
     def _check_kind(self, m: tuple[int, ...], loc: Loc) -> None:
         n = len(m)
-        if self.kind == "rotornet":
+        if self.kind in ("rotornet", "opera"):
+            # Opera's rotors hold symmetric matchings too (its cycle meets every pair once, self included).
             # RotorLB needs both directions of every circuit (seed 001 line 829): each matching an involution.
             for p, q in enumerate(m):
                 if m[q] != p:

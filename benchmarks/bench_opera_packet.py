@@ -1,0 +1,73 @@
+"""Opera on the circuit engine: a 648-host Opera (108 racks x 6 rotor switches, seed 001 line 931; 6 hosts per
+rack and 10 Gb/s from the public Opera simulator, not the thesis) running a 100 kB all-to-all shuffle between
+racks (11,556 flows), all bulk via RotorLB, in packet-hops per wall second, beside the fat-tree engine's figure
+(scenarios/bench-k8-permutation.toml, k = 8, 1 MB flows) measured in the same run (issue 24's target: at least
+half of it).
+
+Opera here: r = 10 us (public Opera simulator), epsilon computed from the searched schedule's worst path
+(greendcn.sim.topology.opera.epsilon_s), 1 us guard, 500 ns fibre (our choices). `--quick` (or
+GREENDCN_BENCH_QUICK=1) runs 24 racks x 6 switches instead."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_engine import run_case  # noqa: E402
+
+from greendcn.sim.engine import run_circuit_spec  # noqa: E402
+from greendcn.sim.optical.opera_fabric import opera_fabric, slice_ps  # noqa: E402
+from greendcn.sim.optical.packet import circuit_spec  # noqa: E402
+from greendcn.sim.topology.opera import OperaParams, build_opera  # noqa: E402
+
+
+def shuffle(racks: int, size: int) -> list[dict]:
+    return [
+        {"id": s * racks + d, "src": s, "dst": d, "size_bytes": size}
+        for s in range(racks)
+        for d in range(racks)
+        if s != d
+    ]
+
+
+def opera_case(racks: int, switches: int, size: int) -> dict:
+    t0 = time.perf_counter()
+    sched = build_opera(OperaParams(racks=racks, switches=switches))
+    search_s = time.perf_counter() - t0
+    fabric = opera_fabric(sched, 10 * 10**9, guard_ps=1_000_000)
+    spec = circuit_spec(fabric, shuffle(racks, size), "rotorlb", seed=1, delay_ps=500_000)
+    t1 = time.perf_counter()
+    res = run_circuit_spec(spec, None)
+    total = time.perf_counter() - t1
+    s = res["summary"]
+    return {"search_s": search_s, "total_s": total, "slice_us": slice_ps(sched) / 1e6, **s}
+
+
+def main(argv: list[str] | None = None) -> None:
+    quick = (
+        "--quick" in (argv if argv is not None else sys.argv[1:])
+        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
+    )
+    ft = run_case(["workload.size=1MB"])
+    ft_rate = ft["packet_hops"] / ft["wall_s"] if ft else float("nan")
+    print(f"fat-tree k=8, 128 x 1 MB (packet engine): {ft_rate / 1e6:.2f} M packet-hops/s", flush=True)
+    racks = 24 if quick else 108
+    r = opera_case(racks, 6, 100_000)
+    rate = r["packet_hops"] / r["wall_s"]
+    print(
+        f"Opera {racks} racks x 6 switches ({racks * 6} hosts), all-to-all 100 kB ({racks * (racks - 1)} flows), "
+        f"rotorlb: schedule search {r['search_s']:.2f} s, slice {r['slice_us']:.1f} us, engine wall "
+        f"{r['wall_s']:.2f} s, {r['events'] / r['wall_s'] / 1e6:.2f} M events/s, {rate / 1e6:.2f} M packet-hops/s "
+        f"({rate / ft_rate:.2f} x the fat-tree engine), flows completed {r['flows_completed']}/"
+        f"{racks * (racks - 1)}, simulated {r['sim_time_ps'] / 1e9:.2f} ms, no-circuit drops "
+        f"{r['no_circuit_drops']}, total {r['total_s']:.2f} s",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

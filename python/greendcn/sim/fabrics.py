@@ -1,0 +1,344 @@
+"""The fabric energy comparison (`greendcn energy fabrics`, `greendcn demo`): one workload of host-to-host flows
+run on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link rate, reported side by side as
+throughput, flow completion times, joules, watts and picojoules per delivered bit.
+
+Method (docs/fabrics.md says which parts the papers state and which are ours):
+- hosts: H = racks x circuit_switches. A circuit fabric's endpoint is a rack whose uplinks are its circuit
+  switch ports, one per switch at the link rate; with as many hosts per rack as circuit switches (Opera's
+  648 hosts on 108 racks and 6 switches, as the public Opera simulator builds it), a rack's uplink equals its
+  hosts' rate (our choice). SelectorNet needs 2^k racks, so it takes the largest power of two dividing H as its
+  racks and H / racks selector switches, and is left out when that puts more than 16 hosts on a ToR (half
+  the SN2700's 32 ports; 648 = 8 x 81 hosts is such a case).
+- fat-trees: the smallest k-ary fat-tree of each oversubscription (topology.oversubscription) holding H hosts;
+  the workload uses its first H hosts and every switch is priced, idle hosts' switches included. The Opera
+  paper's cost-equivalent tree for 648 hosts, k = 12 (our model: 1.5 hosts per edge uplink, 648 hosts),
+  joins when H = 648.
+- workload: every host sends `flows_per_host` flows of `size_bytes` to hosts drawn uniformly from those in
+  another rack under every circuit fabric's mapping (so each flow crosses a circuit), seeded.
+- energy: the network's devices only (circuit switches, ToRs, fat-tree switches; hosts excluded everywhere,
+  because the circuit runs do not price hosts yet), each at its constant power from the switch table over the
+  run; J is until the last flow finished (or the run ended), W = J / run time, pJ/bit over delivered bits.
+- not comparable: fat-trees carry TCP (the packet engine), circuit fabrics datagrams (the circuit engine:
+  no retransmission; a lost packet leaves its flow incomplete); Opera runs all traffic as bulk via RotorLB."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import InputError
+
+__all__ = ["FabricsConfig", "compare_fabrics", "fabric_plan", "fattree_size", "fabrics_workload"]
+
+MAX_HOSTS_PER_TOR = 16  # half the ports of the SN2700 ToR (32 ports), the other half its uplinks
+COST_EQUIVALENT_HOSTS = 648  # the Opera paper's 648-host comparison (public Opera simulator, not the thesis)
+
+
+@dataclass(frozen=True)
+class FabricsConfig:
+    racks: int = 12  # our choice: a small Opera (12 racks, 4 switches, 48 hosts) that runs in seconds
+    circuit_switches: int = 4
+    size_bytes: int = 1_000_000  # our choice
+    flows_per_host: int = 1
+    link_rate_bps: int = 10 * 10**9  # the public Opera simulator's 10 Gb/s, not the thesis's 100 Gb/s
+    link_delay_ps: int = 500_000  # our choice: 100 m of fibre
+    opera_reconfig_ps: int = 10_000_000  # r = 10 us: the public Opera simulator, not the thesis
+    rotor_uptime_ps: int = 1_000_000_000  # our choice: 1 ms (the thesis's RotorNet runs used 10 ms, line 890)
+    rotor_reconfig_ps: int = 150_000_000  # the selector v1 switch's 150 us (seed 001 line 675)
+    search_moves: int = 300  # our choice, as topology.search_moves
+    cost_equivalent: bool | None = None  # None: the k = 12 tree joins when the hosts number 648
+    seed: int = 1
+
+    def check(self) -> None:
+        def bad(field: str, msg: str, hint: str) -> InputError:
+            return InputError(f"{field}: {msg}", hint=hint, loc=(field,))
+
+        if self.racks < 4 or self.racks % 2:
+            raise bad("racks", f"need an even number >= 4, got {self.racks}", "e.g. 12, 16 or 108")
+        if self.circuit_switches < 2:
+            raise bad("switches", f"need at least 2, got {self.circuit_switches}", "e.g. 4 or 6")
+        if self.racks % self.circuit_switches:
+            raise bad(
+                "switches",
+                f"{self.circuit_switches} circuit switches do not divide {self.racks} racks (Opera holds "
+                "racks / switches matchings per switch)",
+                "choose a divisor of --racks, e.g. 4 for 12 racks or 6 for 108",
+            )
+        if self.size_bytes <= 0:
+            raise bad("size", f"must be a positive size, got {self.size_bytes} bytes", "e.g. 1MB")
+        if self.flows_per_host < 1:
+            raise bad("flows-per-host", f"must be >= 1, got {self.flows_per_host}", "e.g. 1")
+        if self.link_rate_bps <= 0:
+            raise bad("link-rate", f"must be positive, got {self.link_rate_bps}", "e.g. 10Gbps")
+
+    @property
+    def hosts(self) -> int:
+        return self.racks * self.circuit_switches
+
+
+def fattree_size(hosts: int, oversubscription: float) -> int:
+    """The smallest even k >= 4 whose fat-tree with this oversubscription holds `hosts` (k^3 x ratio / 4)."""
+    k = 4
+    while True:
+        per_edge = k / 2 * oversubscription
+        if abs(per_edge - round(per_edge)) < 1e-9 and k * (k // 2) * round(per_edge) >= hosts:
+            return k
+        k += 2
+
+
+def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
+    """The fabrics to run: name, scenario topology and routing, and how hosts map onto its endpoints."""
+    h, n, u = cfg.hosts, cfg.racks, cfg.circuit_switches
+    common = {"link_rate": f"{cfg.link_rate_bps}bps", "link_delay": f"{cfg.link_delay_ps}ps"}
+    plan: list[dict[str, Any]] = [
+        {
+            "fabric": "opera",
+            "topology": {
+                **common,
+                "kind": "opera",
+                "racks": n,
+                "circuit_switches": u,
+                "reconfig": f"{cfg.opera_reconfig_ps}ps",
+                "search_moves": cfg.search_moves,
+                "schedule_seed": cfg.seed,
+            },
+            "routing": "rotorlb",
+            "hosts_per_endpoint": u,
+        },
+        {
+            "fabric": "rotornet",
+            "topology": {
+                **common,
+                "kind": "rotornet",
+                "racks": n,
+                "circuit_switches": u,
+                "uptime": f"{cfg.rotor_uptime_ps}ps",
+                "reconfig": f"{cfg.rotor_reconfig_ps}ps",
+            },
+            "routing": "rotorlb",
+            "hosts_per_endpoint": u,
+        },
+    ]
+    sel_racks = h & -h  # the largest power of two dividing H
+    # a ToR serves its hosts and one uplink per switch: at most half of the SN2700's 32 ports each (our bound)
+    if sel_racks >= 4 and h // sel_racks <= MAX_HOSTS_PER_TOR:
+        plan.append(
+            {
+                "fabric": "selectornet",
+                "topology": {
+                    **common,
+                    "kind": "selectornet",
+                    "racks": sel_racks,
+                    "circuit_switches": h // sel_racks,
+                    "uptime": f"{cfg.rotor_uptime_ps}ps",
+                    "reconfig": f"{cfg.rotor_reconfig_ps}ps",
+                },
+                "routing": "selector",
+                "hosts_per_endpoint": h // sel_racks,
+            }
+        )
+    trees = [("fat-tree 1:1", 1.0), ("fat-tree 3:1", 3.0)]
+    with_k12 = cfg.cost_equivalent if cfg.cost_equivalent is not None else h == COST_EQUIVALENT_HOSTS
+    for name, ratio in trees:
+        plan.append(_tree(name, fattree_size(h, ratio), ratio, common))
+    if with_k12:
+        if h > COST_EQUIVALENT_HOSTS:
+            raise InputError(
+                f"cost_equivalent: the k = 12 fat-tree holds {COST_EQUIVALENT_HOSTS} hosts, the workload has {h}",
+                hint="use --no-cost-equivalent or at most 108 racks x 6 switches",
+                loc=("cost_equivalent",),
+            )
+        plan.append(_tree("fat-tree k=12 (cost-equivalent)", 12, 1.5, common))
+    return plan
+
+
+def _tree(name: str, k: int, ratio: float, common: dict) -> dict[str, Any]:
+    return {
+        "fabric": name,
+        "topology": {**common, "kind": "fattree", "k": k, "oversubscription": ratio},
+        "routing": "ecmp",  # our choice: per-flow ECMP, the usual fat-tree routing
+        "hosts_per_endpoint": 1,
+    }
+
+
+def fabrics_workload(cfg: FabricsConfig, plan: list[dict[str, Any]]) -> list[tuple[int, int, int]]:
+    """(host src, host dst, bytes) per flow: destinations uniform over hosts in another rack of every circuit
+    fabric (rack = host // hosts_per_endpoint), from one seeded generator."""
+    rng = np.random.default_rng(cfg.seed)
+    h = cfg.hosts
+    per = [p["hosts_per_endpoint"] for p in plan if p["topology"]["kind"] != "fattree"]
+    hosts = np.arange(h)
+    out = []
+    for src in range(h):
+        ok = np.ones(h, dtype=bool)
+        for q in per:
+            ok &= hosts // q != src // q
+        choices = hosts[ok]
+        for _ in range(cfg.flows_per_host):
+            out.append((src, int(rng.choice(choices)), cfg.size_bytes))
+    return out
+
+
+def _percentile(values: np.ndarray, q: float) -> float | None:
+    return float(np.percentile(values, q)) if len(values) else None
+
+
+def run_one(
+    entry: dict[str, Any], flows: list[tuple[int, int, int]], seed: int, progress: bool = False
+) -> dict[str, Any]:
+    """Simulate the workload on one fabric; the row of the comparison (units in the keys)."""
+    from .run import simulate
+    from .scenario import scenario_from_dict
+    from .workload import Flow
+
+    topo = entry["topology"]
+    per = entry["hosts_per_endpoint"]
+    circuit = topo["kind"] != "fattree"
+    sc = scenario_from_dict(
+        {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
+    )
+    fl = [Flow(i, s // per, d // per, b) for i, (s, d, b) in enumerate(flows)]
+    res = simulate(sc, seed=seed, flows=fl, progress=progress)
+    e = res.energy
+    assert e is not None
+    devices = [
+        {"name": d["name"], "model": d["model"], "power_w": d["avg_power_w"], "energy_j": d["energy_j"]}
+        for d in e.devices
+        if d["kind"] != "node:host"
+    ]
+    sim_s = float(res.summary["sim_time_s"])
+    energy_j = float(sum(d["energy_j"] for d in devices))
+    delivered_bits = _delivered_bits(res, circuit)
+    fct = res.flows["fct_s"].to_numpy(dtype=float)
+    done = fct[np.isfinite(fct)]
+    endpoints = sc.topology.racks if circuit else len([n for n in res.nodes.itertuples() if n.kind == "host"])
+    row: dict[str, Any] = {
+        "fabric": entry["fabric"],
+        "transport": "datagram" if circuit else "tcp",
+        "routing": entry["routing"],
+        "endpoints": endpoints,
+        "hosts_per_endpoint": per,
+        "fabric_hosts": endpoints * per,
+        "circuit_switches": sc.topology.circuit_switches if circuit else 0,
+        "packet_switches": sum(1 for d in devices if not d["name"].startswith("circuit")),
+        "flows": len(fl),
+        "flows_completed": int(len(done)),
+        "delivered_bits": delivered_bits,
+        "sim_time_s": sim_s,
+        "throughput_bps": delivered_bits / sim_s if sim_s > 0 else 0.0,
+        "fct_p50_s": _percentile(done, 50),
+        "fct_p99_s": _percentile(done, 99),
+        "energy_j": energy_j,
+        "power_w": energy_j / sim_s if sim_s > 0 else 0.0,
+        "energy_per_bit_pj": energy_j / delivered_bits * 1e12 if delivered_bits else None,
+        "drops": int(res.summary.get("drops", 0)),
+        "wall_s": float(res.summary.get("wall_s", 0.0)),
+        "packet_hops": int(res.summary.get("packet_hops", 0)),
+        "devices": devices,
+    }
+    if topo["kind"] == "fattree":
+        row["k"] = topo["k"]
+        row["oversubscription"] = topo["oversubscription"]
+    if "opera_routing" in res.summary:
+        row["note"] = res.summary["opera_routing"]
+    return row
+
+
+def _delivered_bits(res: Any, circuit: bool) -> int:
+    if circuit:
+        return int(res.summary["payload_bytes_delivered"]) * 8
+    # the packet engine: a completed TCP flow delivered its size; an unfinished one what its receiver got
+    fl = res.flows
+    col = "bytes_received" if "bytes_received" in fl.columns else None
+    if col is not None:
+        return int(fl[col].sum()) * 8
+    return int(fl.loc[fl["fct_s"].notna(), "size_bytes"].sum()) * 8
+
+
+_OPTION_OF = {("topology", "racks"): "--racks", ("topology", "circuit_switches"): "--switches"}
+
+
+def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the workload on every fabric of the plan; rows in plan order plus the method's notes."""
+    cfg.check()
+    plan = fabric_plan(cfg)
+    flows = fabrics_workload(cfg, plan)
+    rows = []
+    for entry in plan:
+        try:
+            rows.append(run_one(entry, flows, cfg.seed))
+        except InputError as e:
+            # name the command's option that set the scenario key, and the fabric it failed on
+            option = _OPTION_OF.get(tuple(e.loc or ())[:2])
+            if option is None:
+                raise
+            raise InputError(
+                f"{option}: on {entry['fabric']}: {e}", hint=e.hint, loc=(option.lstrip("-"),)
+            ) from None
+        if progress is not None:
+            progress(entry["fabric"])
+    notes = list(NOTES)
+    if not any(e["fabric"] == "selectornet" for e in plan):
+        notes.append(
+            f"selectornet left out: {cfg.hosts} hosts on 2^k racks put more than {MAX_HOSTS_PER_TOR} hosts on a ToR"
+        )
+    return {
+        "config": {
+            "racks": cfg.racks,
+            "circuit_switches": cfg.circuit_switches,
+            "hosts": cfg.hosts,
+            "size_bytes": cfg.size_bytes,
+            "flows_per_host": cfg.flows_per_host,
+            "link_rate_bps": cfg.link_rate_bps,
+            "link_delay_s": cfg.link_delay_ps / 1e12,
+            "opera_reconfig_s": cfg.opera_reconfig_ps / 1e12,
+            "rotor_uptime_s": cfg.rotor_uptime_ps / 1e12,
+            "rotor_reconfig_s": cfg.rotor_reconfig_ps / 1e12,
+            "seed": cfg.seed,
+        },
+        "fabrics": rows,
+        "notes": notes,
+    }
+
+
+NOTES = [
+    "hosts per circuit rack = circuit switches, so a rack's uplinks equal its hosts' rate (our choice; "
+    "Opera's 648 hosts on 108 racks and 6 switches, public Opera simulator)",
+    "energy: network devices only (circuit switches, ToRs, fat-tree switches) at constant power from the "
+    "switch table (seed 001 Table 2.1, lines 463-466; idle = loaded, line 470); hosts excluded on every fabric",
+    "not comparable: fat-trees run TCP (packet engine), circuit fabrics datagrams (circuit engine, no "
+    "retransmission); Opera carries all traffic as bulk via RotorLB (its low-latency routing is not in the "
+    "engine yet)",
+    "fat-trees: smallest k-ary tree of each oversubscription holding the hosts; all its switches priced",
+]
+
+
+def plot_fabrics(rows: list[dict[str, Any]], path: Any) -> None:
+    """Bars per fabric: pJ per delivered bit, network power, throughput and p99 FCT."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["fabric"] for r in rows]
+    panels = [
+        ("energy_per_bit_pj", "pJ per delivered bit", 1.0),
+        ("power_w", "network power (W)", 1.0),
+        ("throughput_bps", "throughput (Gb/s)", 1e-9),
+        ("fct_p99_s", "p99 FCT (ms)", 1e3),
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 4))
+    for ax, (key, label, scale) in zip(axes, panels):
+        vals = [(r.get(key) or math.nan) * scale for r in rows]
+        ax.bar(range(len(names)), vals, color=["C0" if r["transport"] == "datagram" else "C1" for r in rows])
+        ax.set_xticks(range(len(names)), names, rotation=40, ha="right", fontsize=8)
+        ax.set_title(label, fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle("one workload on each fabric (blue: circuit engine, datagrams; orange: packet engine, TCP)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
