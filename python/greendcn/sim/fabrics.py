@@ -106,7 +106,9 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                 "search_moves": cfg.search_moves,
                 "schedule_seed": cfg.seed,
             },
-            "routing": "rotorlb",
+            # Opera's two classes: flows below topology.cutoff (15 MB) hop by hop over the slice's expander,
+            # larger ones by RotorLB (seed 001 lines 914-918)
+            "routing": "opera",
             "hosts_per_endpoint": u,
         },
         {
@@ -311,8 +313,8 @@ NOTES = [
     "energy: network devices only (circuit switches, ToRs, fat-tree switches) at constant power from the "
     "switch table (seed 001 Table 2.1, lines 463-466; idle = loaded, line 470); hosts excluded on every fabric",
     "not comparable: fat-trees run TCP (packet engine), circuit fabrics datagrams (circuit engine, no "
-    "retransmission); Opera carries all traffic as bulk via RotorLB (its low-latency routing is not in the "
-    "engine yet)",
+    "retransmission); Opera sends flows below its 15 MB cutoff hop by hop over the current slice's expander "
+    "(low-latency class, as datagrams) and larger ones by RotorLB",
     "fat-trees: smallest k-ary tree of each oversubscription holding the hosts; all its switches priced",
 ]
 

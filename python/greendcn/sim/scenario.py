@@ -101,6 +101,9 @@ class Topology(_Model):
     # it from the schedule's worst low-latency path (greendcn.sim.topology.opera.epsilon_s); the schedule search
     # takes schedule_seed and search_moves (our choices, as `reproduce opera`).
     epsilon: TimePs | None = None  # type: ignore[assignment]
+    # routing.scheme = "opera": flows below the cutoff are low-latency (hop by hop over the slice's expander),
+    # the rest bulk via RotorLB; 15 MB is the public Opera simulator's cutoff for 108 racks, not the thesis's.
+    cutoff: SizeBytes = "15MB"  # type: ignore[assignment]
     schedule_seed: int = Field(0, ge=0)
     search_moves: int = Field(300, ge=0)
 
@@ -196,7 +199,7 @@ class Topology(_Model):
 class Routing(_Model):
     # single, ecmp, rps: packet-switched fabrics; direct, rotorlb (RotorNet) and selector (SelectorNet):
     # circuit fabrics (docs/circuit-engine.md)
-    scheme: Literal["single", "ecmp", "rps", "direct", "rotorlb", "selector"] = "single"
+    scheme: Literal["single", "ecmp", "rps", "direct", "rotorlb", "selector", "opera"] = "single"
     # Which equal-cost next hop "single" takes: "hashed" (a hash of switch and destination; our default, as
     # before) or "first" (the lowest-numbered port, ns-3 global routing's choice; seed 003's scenarios use it).
     single_path: Literal["first", "hashed"] = "hashed"
@@ -335,8 +338,12 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _scheme_fits_fabric(self) -> Scenario:
-        # Opera runs all traffic as bulk via RotorLB until the engine routes its low-latency class.
-        circuit = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",), "opera": ("rotorlb",)}
+        # On Opera, "opera" routes the low-latency class over the slices' expanders; "rotorlb" runs all as bulk.
+        circuit = {
+            "rotornet": ("rotorlb", "direct"),
+            "selectornet": ("selector",),
+            "opera": ("opera", "rotorlb"),
+        }
         allowed = circuit.get(self.topology.kind, ("single", "ecmp", "rps"))
         if self.routing.scheme not in allowed:
             raise FieldError(

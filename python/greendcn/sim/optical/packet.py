@@ -25,7 +25,7 @@ from .schedule import CircuitFabric
 
 __all__ = ["ROUTINGS", "FabricRun", "circuit_spec", "network_energy", "run_fabric"]
 
-ROUTINGS = ("direct", "rotorlb", "selector")
+ROUTINGS = ("direct", "rotorlb", "selector", "opera")
 PS_PER_S = 1_000_000_000_000
 
 
@@ -60,8 +60,10 @@ def circuit_spec(
     delay_ps: int = 0,
     lag: LagLaw | None = None,
     window_ps: int | None = None,
+    opera: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The engine's circuit spec. Flows are mappings with src, dst, size_bytes and optionally rate_bps (a cap;
+    """The engine's circuit spec. `opera` is the routing table entry of routing "opera"
+    (`opera_routes.opera_spec_table`). Flows are mappings with src, dst, size_bytes and optionally rate_bps (a cap;
     absent = backlogged), start_ps and (selector routing) route_offsets. `lag` is the hosts' send-to-wire lag law (issue 12's TDMA model); with
     none, packets reach the wire exactly when handed over, and the preallocation is the fabric's."""
     if routing not in ROUTINGS:
@@ -113,6 +115,8 @@ def circuit_spec(
         "tdma": tdma,
         "flows": spec_flows,
     }
+    if opera is not None:
+        spec["opera"] = opera
     if stop_ps is not None:
         spec["stop_ps"] = stop_ps
     if window_ps is not None:

@@ -25,12 +25,17 @@ from .schedule import CircuitFabric, Slot, SwitchSchedule
 __all__ = ["CIRCUIT_KINDS", "CIRCUIT_SCHEMES", "build_fabric", "endpoint_network", "simulate_circuit"]
 
 CIRCUIT_KINDS = ("rotornet", "selectornet", "opera")
-CIRCUIT_SCHEMES = {"rotornet": ("rotorlb", "direct"), "selectornet": ("selector",), "opera": ("rotorlb",)}
-# What a run on Opera does not model yet (the engine's low-latency Opera routing is separate work).
-OPERA_NOTE = (
-    "all traffic runs as bulk via RotorLB: Opera's low-latency class (source routes over the slice's "
-    "expander) is not routed by the circuit engine yet"
-)
+CIRCUIT_SCHEMES = {
+    "rotornet": ("rotorlb", "direct"),
+    "selectornet": ("selector",),
+    "opera": ("opera", "rotorlb"),
+}
+# How a run on Opera routes, by routing.scheme (docs/circuit-engine.md).
+OPERA_NOTES = {
+    "rotorlb": "all traffic runs as bulk via RotorLB (routing.scheme = opera routes the low-latency class)",
+    "opera": "flows below topology.cutoff go hop by hop over the current slice's expander at high priority "
+    "(datagrams; re-routed and counted when the slice changes); the rest as bulk via RotorLB",
+}
 
 
 def build_fabric(topo: Any) -> CircuitFabric:
@@ -78,7 +83,16 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     from ..run import SimResult
 
     topo = sc.topology
-    fabric = build_fabric(topo)
+    opera = None
+    if topo.kind == "opera":
+        from .opera_fabric import opera_from_topology, slice_ps
+        from .opera_routes import opera_spec_table
+
+        fabric, sched = opera_from_topology(topo)
+        if sc.routing.scheme == "opera":
+            opera = opera_spec_table(sched, slice_ps(sched), topo.cutoff)
+    else:
+        fabric = build_fabric(topo)
     spec = circuit_spec(
         fabric,
         [
@@ -89,6 +103,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         seed=seed,
         stop_ps=sc.run.stop_time,
         delay_ps=topo.link_delay,
+        opera=opera,
     )
     out = run_circuit_spec(spec, progress, loc_map=lambda loc: ("topology", *loc))
     names = net.hosts
@@ -121,7 +136,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "routing": sc.routing.scheme,
         "fabric": topo.kind,
         "transport": "datagram (TCP is not modelled on circuit fabrics)",
-        **({"opera_routing": OPERA_NOTE} if topo.kind == "opera" else {}),
+        **({"opera_routing": OPERA_NOTES[sc.routing.scheme]} if topo.kind == "opera" else {}),
         "sim_time_s": sim_time_s,
         **s,
         "flows": len(flows),
