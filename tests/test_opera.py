@@ -166,5 +166,11 @@ def test_reproduce_opera_cli_writes_the_slice_table_and_refuses_a_bad_switch_cou
     assert {"mean_hops", "max_hops", "pairs_at_1_hops"} <= set(table.columns)
     assert json.loads((tmp_path / "o.json").read_text())["slices"] == 24
     assert "seed 001 line 931" in out.stdout
+    # the mixed workload on the circuit engine: FCT percentiles per class, everything delivered, and the
+    # low-latency class far sooner than the 20 MB bulk flows
+    classes = pd.read_csv(tmp_path / "fct_by_class.csv").set_index("class")
+    assert (classes["completed"] == classes["flows"]).all()
+    assert classes.loc["short (low-latency)", "fct_p99_ms"] < classes.loc["long (bulk)", "fct_p50_ms"] / 10
+    assert "workload_by_class" in json.loads((tmp_path / "o.json").read_text())
     bad = run_greendcn("reproduce", "opera", "--racks", "24", "--switches", "5", "--out", tmp_path)
     assert_clean_error(bad, "opera.switches")
