@@ -346,6 +346,11 @@ def fabrics(
     write_json(json_out, out)
 
 
+def _num(v: float) -> float | int:
+    """Three significant digits, whole numbers from 100 up (no exponent in the table)."""
+    return round(v) if abs(v) >= 100 else float(f"{v:.3g}")
+
+
 def print_fabrics(out: dict) -> None:
     """The comparison's table, its workload line and its notes (shared with `greendcn demo`)."""
     c = out["config"]
@@ -362,10 +367,10 @@ def print_fabrics(out: dict) -> None:
             if r["circuit_switches"]
             else str(r["packet_switches"]),
             "done": f"{r['flows_completed']}/{r['flows']}",
-            "Gbps": r["throughput_bps"] / 1e9,
-            "p50_ms": None if r["fct_p50_s"] is None else r["fct_p50_s"] * 1e3,
-            "p99_ms": None if r["fct_p99_s"] is None else r["fct_p99_s"] * 1e3,
-            "J": r["energy_j"],
+            "Gbps": _num(r["throughput_bps"] / 1e9),
+            "p50_ms": None if r["fct_p50_s"] is None else _num(r["fct_p50_s"] * 1e3),
+            "p99_ms": None if r["fct_p99_s"] is None else _num(r["fct_p99_s"] * 1e3),
+            "J": _num(r["energy_j"]),
             "W": round(r["power_w"]),
             "pJ/bit": None if r["energy_per_bit_pj"] is None else round(r["energy_per_bit_pj"]),
         }
