@@ -2,7 +2,7 @@
 simulator (crates/engine/src/circuit, docs/circuit-engine.md) in the middle, throughput and energy out.
 
 Energy here is the network's: every circuit switch and every endpoint's ToR packet switch draws its constant
-power from the switch table (seed 001 Table 2.1 found no difference between idle and loaded, line 460) for the
+power from the switch table (seed 001 Table 2.1 found no difference between idle and loaded, line 470) for the
 whole run. Defaults: selector switch v1 for the circuit switches (the thesis uses it for SelectorNet and
 RotorNet, line 472) and the SN2700 for the ToRs (our choice: the smaller of Table 2.1's two packet switches).
 Hosts are priced by the simulated-host ledger of the packet engine, not here."""
