@@ -261,7 +261,7 @@ fn opera_spec(slice_ps: u64, flows: Value) -> Value {
 }
 
 #[test]
-fn opera_low_latency_flows_follow_the_slice_and_are_rerouted_when_it_changes() {
+fn opera_low_latency_flows_follow_the_slice_and_keep_a_circuit_that_stays_up() {
     let flows = json!([
         {"id": 1, "src": 0, "dst": 3, "size_bytes": 300_000},
         {"id": 2, "src": 2, "dst": 3, "size_bytes": 300_000},
@@ -273,11 +273,13 @@ fn opera_low_latency_flows_follow_the_slice_and_are_rerouted_when_it_changes() {
     assert_eq!(u(&r, &["summary", "packet_hops"]), u(&r, &["summary", "packets_created"]));
     assert_eq!(u(&r, &["summary", "flows_completed"]), 2);
     // 20 us slices: in slice 1 both flows meet at endpoint 1, whose one circuit to 3 cannot carry both, so a
-    // queue builds there; when slice 0 comes back, 1's path to 3 goes through 2 and the queue moves (counted).
+    // queue builds there. When slice 0 comes back the table sends 1's traffic to 3 through 2, but the circuit
+    // the queued packets wait for stays up (these switches never reconfigure), so they keep it: a re-route is
+    // only for a packet whose circuit has gone (seed 001 lines 914-918; the Opera scenarios count those).
     let r = run(&opera_spec(20_000_000, flows)).unwrap();
     conserved(&r);
-    assert!(u(&r, &["summary", "low_latency_reroutes"]) > 0, "{}", r["summary"]);
-    assert!(u(&r, &["summary", "packet_hops"]) > u(&r, &["summary", "packets_created"]));
+    assert_eq!(u(&r, &["summary", "low_latency_reroutes"]), 0, "{}", r["summary"]);
+    assert!(u(&r, &["summary", "packet_hops"]) > u(&r, &["summary", "packets_created"])); // some went 2 hops
     assert_eq!(u(&r, &["summary", "flows_completed"]), 2);
     assert_eq!(u(&r, &["summary", "no_path_drops"]), 0);
 }
@@ -312,4 +314,30 @@ fn opera_tables_are_checked() {
     let mut v = opera_spec(1000, json!([]));
     v["opera"]["slice_ps"] = json!(0);
     assert!(refused(v).starts_with("opera.slice_ps"));
+}
+
+#[test]
+fn opera_low_latency_tcp_acknowledges_over_the_slices_and_recovers_lost_segments() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": "tcp"}]);
+    let r = run(&opera_spec(1_000_000_000_000, flows.clone())).unwrap();
+    conserved(&r);
+    let f = &r["flows"][0];
+    assert_eq!(f["transport"], "tcp");
+    assert!(f["completed"].as_bool().unwrap());
+    assert_eq!(f["retransmits"].as_u64().unwrap(), 0);
+    // the run ends with its last ACK: a disarmed retransmission timer (200 ms) neither runs nor moves the clock
+    assert!(u(&r, &["summary", "sim_time_ps"]) < 1_000_000_000, "{}", r["summary"]);
+    // one ACK per segment came back (no delayed ACKs on circuits)
+    assert_eq!(u(&r, &["summary", "control_packets_received"]), f["packets_received"].as_u64().unwrap());
+    // Slice 1 has no path from 0 to 3: segments sent into it are dropped (counted); TCP resends them. (An RTO
+    // that is not a multiple of the 200 us two-slice period keeps the resends from always meeting slice 1.)
+    let mut spec = opera_spec(100_000_000, flows);
+    spec["opera"]["next_switch"][19] = json!(255); // slice 1, from 0, to 3
+    spec["tcp"] = json!({"min_rto_ps": 1_030_000_000u64, "initial_rto_ps": 1_030_000_000u64});
+    spec["stop_ps"] = json!(5_000_000_000_000u64);
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    let f = &r["flows"][0];
+    assert!(u(&r, &["summary", "no_path_drops"]) > 0, "{}", r["summary"]);
+    assert!(f["retransmits"].as_u64().unwrap() > 0 && f["completed"].as_bool().unwrap(), "{f}");
 }

@@ -252,7 +252,8 @@ def run_one(
 
 def _delivered_bits(res: Any, circuit: bool) -> int:
     if circuit:
-        return int(res.summary["payload_bytes_delivered"]) * 8
+        # distinct bytes: a TCP flow's duplicate deliveries (Opera's low-latency class) count once
+        return int(res.flows["bytes_received"].sum()) * 8
     # the packet engine: a completed TCP flow delivered its size; an unfinished one what its receiver got
     fl = res.flows
     col = "bytes_received" if "bytes_received" in fl.columns else None

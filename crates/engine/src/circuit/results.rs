@@ -23,6 +23,10 @@ pub struct CircuitFlowResult {
     pub packets_received: u64,
     /// Packets that arrived ahead of a gap and waited in the receiver's reorder buffer.
     pub ooo_packets: u64,
+    /// "tcp" (Opera's low-latency class with TCP) or "datagram".
+    pub transport: &'static str,
+    pub retransmits: u64,
+    pub timeouts: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -45,6 +49,7 @@ pub struct CircuitSummary {
     pub packets_created: u64,
     /// Data packets that reached their final destination.
     pub packets_delivered: u64,
+    /// Control messages (RotorLB offers and accepts) and TCP ACKs that reached their destination.
     pub control_packets_received: u64,
     /// Data packets stored at an intermediate endpoint on their way (RotorLB or selector multi-hop).
     pub relayed_packets: u64,

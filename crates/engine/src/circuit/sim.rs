@@ -15,12 +15,12 @@ use std::time::Instant;
 use super::results::{CircuitFlowResult, CircuitPortResult, CircuitResults, CircuitSeries, CircuitSummary};
 use super::rotorlb::{accept, Offer};
 use super::schedule::Schedule;
-use super::spec::{CircuitRouting, CircuitSpec};
+use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport};
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::rng::Rng;
 use crate::spec::TcpSpec;
-use crate::tcp::TcpReceiver;
+use crate::tcp::{Segment, TcpReceiver, TcpSender};
 use crate::units::SerClock;
 
 const INTERRUPT_EVERY: u64 = 1 << 20;
@@ -28,6 +28,8 @@ const INTERRUPT_EVERY: u64 = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Data,
+    /// A TCP acknowledgement of an Opera low-latency flow (travels the low-latency class back to the source).
+    Ack,
     Offer,
     Accept,
 }
@@ -49,6 +51,8 @@ pub(crate) struct CPacket {
     hop: u8,
     /// Opera: a low-latency packet (routed hop by hop over the current slice).
     ll: bool,
+    /// A TCP segment sent again.
+    retx: bool,
 }
 
 struct Msg {
@@ -81,6 +85,9 @@ struct PortState {
 }
 
 struct FlowState {
+    /// TCP flows (Opera's low-latency class with transport "tcp"): the NewReno sender and its timer.
+    sender: Option<TcpSender>,
+    rto_pending: Option<u64>,
     sent: u64,
     receiver: TcpReceiver,
     packets_sent: u64,
@@ -170,7 +177,9 @@ impl<'a> CircuitSim<'a> {
         let mut local = vec![Vec::new(); (n * n) as usize];
         let mut ll_src = vec![Vec::new(); n as usize];
         for (i, f) in spec.flows.iter().enumerate() {
-            if low_latency[i] {
+            if low_latency[i] && f.transport == CircuitTransport::Tcp {
+                // TCP flows hand their segments to the low-latency queues themselves (FlowStart, ACKs, RTOs)
+            } else if low_latency[i] {
                 ll_src[f.src as usize].push(i as u32);
             } else {
                 local[(f.src * n + f.dst) as usize].push(i as u32);
@@ -206,7 +215,8 @@ impl<'a> CircuitSim<'a> {
             events.push(Self::window_start(start, spec.tdma.prealloc_ps + spec.delay_ps), EventKind::SlotStart, i as u32);
         }
         for (i, f) in spec.flows.iter().enumerate() {
-            if f.start_ps > 0 {
+            let tcp = low_latency[i] && f.transport == CircuitTransport::Tcp;
+            if f.start_ps > 0 || tcp {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
             }
         }
@@ -218,7 +228,14 @@ impl<'a> CircuitSim<'a> {
         let flows = spec
             .flows
             .iter()
-            .map(|f| FlowState { sent: 0, receiver: TcpReceiver::new(f.size_bytes), packets_sent: 0 })
+            .zip(&low_latency)
+            .map(|(f, &ll)| FlowState {
+                sender: (ll && f.transport == CircuitTransport::Tcp).then(|| TcpSender::new(f.size_bytes, &spec.tcp)),
+                rto_pending: None,
+                sent: 0,
+                receiver: TcpReceiver::new(f.size_bytes),
+                packets_sent: 0,
+            })
             .collect();
         Ok(CircuitSim {
             spec,
@@ -252,7 +269,7 @@ impl<'a> CircuitSim<'a> {
             win_rx: vec![Vec::new(); n as usize],
             win_tx: vec![Vec::new(); n as usize],
             windows_overflowed: false,
-            tcp: TcpSpec::default(),
+            tcp: spec.tcp.clone(),
             now: 0,
             events_done: 0,
             hops: 0,
@@ -285,6 +302,20 @@ impl<'a> CircuitSim<'a> {
             }
             if ev.kind == EventKind::PortNext && self.ports[ev.arg as usize].next_at != Some(ev.time) {
                 continue; // superseded
+            }
+            if matches!(ev.kind, EventKind::SlotStart | EventKind::OperaSlice) && self.finished() {
+                continue; // the schedule turns on, but the run is over: its clock stops at its last packet
+            }
+            if ev.kind == EventKind::RtoTimer {
+                let fl = &mut self.flows[ev.arg as usize];
+                if fl.rto_pending != Some(ev.time) {
+                    continue; // superseded
+                }
+                if fl.sender.as_ref().is_none_or(|t| t.rto_deadline.is_none()) {
+                    // disarmed (everything acknowledged): not an event of the run, the clock stays
+                    fl.rto_pending = None;
+                    continue;
+                }
             }
             self.now = ev.time;
             self.events_done += 1;
@@ -325,6 +356,14 @@ impl<'a> CircuitSim<'a> {
                         self.events.push(self.now + slice, EventKind::OperaSlice, 0);
                     }
                 }
+                EventKind::FlowStart if self.flows[ev.arg as usize].sender.is_some() => {
+                    let now = self.now;
+                    let mut segs = Vec::new();
+                    let tcp = self.tcp.clone();
+                    self.flows[ev.arg as usize].sender.as_mut().expect("tcp").fill_window(now, &tcp, &mut segs);
+                    self.send_segments(ev.arg, &segs);
+                }
+                EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::FlowStart => {
                     let f = &self.spec.flows[ev.arg as usize];
                     if f.rate_bps.is_none() && !self.low_latency[ev.arg as usize] {
@@ -348,7 +387,12 @@ impl<'a> CircuitSim<'a> {
     /// Every flow has handed out all its bytes and no packet is left anywhere: no slot needs to open again.
     fn finished(&mut self) -> bool {
         if !self.all_sent {
-            self.all_sent = self.spec.flows.iter().zip(&self.flows).all(|(f, s)| s.sent >= f.size_bytes);
+            self.all_sent = self
+                .spec
+                .flows
+                .iter()
+                .zip(&self.flows)
+                .all(|(f, s)| s.sender.as_ref().map_or(s.sent >= f.size_bytes, |t| t.done()));
         }
         self.all_sent && self.live == 0
     }
@@ -551,6 +595,7 @@ impl<'a> CircuitSim<'a> {
             relayed: false,
             hop: 0,
             ll: false,
+            retx: false,
         });
         self.ports[port as usize].control.push_back(id);
         self.wake(port);
@@ -673,6 +718,7 @@ impl<'a> CircuitSim<'a> {
                 relayed: via_relay || d != peer,
                 hop: 1,
                 ll: false,
+                retx: false,
             });
             if routing == CircuitRouting::Selector {
                 let len_list = self.first_hop[list].len();
@@ -747,7 +793,7 @@ impl<'a> CircuitSim<'a> {
             }
         } else {
             let pk = self.pkts[id as usize];
-            if pk.kind != Kind::Data {
+            if matches!(pk.kind, Kind::Offer | Kind::Accept) {
                 self.take_msg(pk.msg);
             }
             self.release(id);
@@ -796,9 +842,42 @@ impl<'a> CircuitSim<'a> {
                     self.max_relay_delay = self.max_relay_delay.max(self.now - pk.ts);
                 }
                 let tcp = &self.tcp;
-                self.flows[pk.flow as usize].receiver.on_data(self.now, pk.seq, pk.payload, false, pk.ts, tcp);
+                let fl = &mut self.flows[pk.flow as usize];
+                fl.receiver.on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
+                if fl.sender.is_some() {
+                    // Every segment is acknowledged at once (our choice: no delayed ACKs on circuits).
+                    let (ack, echo) = fl.receiver.take_ack();
+                    let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
+                    let src = self.spec.flows[pk.flow as usize].src;
+                    let ack_id = self.alloc(CPacket {
+                        kind: Kind::Ack,
+                        flow: pk.flow,
+                        dst: src,
+                        wire_bytes: wire,
+                        payload: 0,
+                        seq: ack,
+                        ts: echo,
+                        msg: 0,
+                        relayed: false,
+                        hop: 1,
+                        ll: true,
+                        retx: false,
+                    });
+                    self.route_low_latency(to, ack_id);
+                }
             }
-            Kind::Data if pk.ll => {
+            Kind::Ack if pk.dst == to => {
+                self.release(id);
+                self.control_received += 1;
+                let now = self.now;
+                let tcp = self.tcp.clone();
+                let mut segs = Vec::new();
+                if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
+                    s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
+                }
+                self.send_segments(pk.flow, &segs);
+            }
+            Kind::Data | Kind::Ack if pk.ll => {
                 self.pkts[id as usize].hop = pk.hop.saturating_add(1);
                 self.route_low_latency(to, id);
             }
@@ -824,6 +903,7 @@ impl<'a> CircuitSim<'a> {
                     }
                 }
             }
+            Kind::Ack => unreachable!("an ACK always travels the low-latency class"),
             Kind::Offer => {
                 self.release(id);
                 self.control_received += 1;
@@ -910,6 +990,59 @@ impl<'a> CircuitSim<'a> {
         })
     }
 
+    // ---- TCP on Opera's low-latency class ----------------------------------------------------------
+
+    /// Queue a TCP flow's segments at its source on the current slice's paths and keep its timer armed.
+    fn send_segments(&mut self, f: u32, segs: &[Segment]) {
+        let spec = &self.spec.flows[f as usize];
+        let (src, dst) = (spec.src, spec.dst);
+        let hdr = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
+        for seg in segs {
+            let st = &mut self.flows[f as usize];
+            st.packets_sent += 1;
+            st.sent = st.sent.max(seg.seq + seg.len as u64);
+            let id = self.alloc(CPacket {
+                kind: Kind::Data,
+                flow: f,
+                dst,
+                wire_bytes: seg.len + hdr,
+                payload: seg.len,
+                seq: seg.seq,
+                ts: self.now,
+                msg: 0,
+                relayed: false,
+                hop: 1,
+                ll: true,
+                retx: seg.retx,
+            });
+            self.route_low_latency(src, id);
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.sender.as_ref().and_then(|s| s.rto_deadline) {
+            if fl.rto_pending.is_none_or(|p| p > d) {
+                fl.rto_pending = Some(d);
+                self.events.push(d, EventKind::RtoTimer, f);
+            }
+        }
+    }
+
+    fn rto_timer(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        fl.rto_pending = None;
+        let Some(sender) = fl.sender.as_mut() else { return };
+        let mut segs = Vec::new();
+        match sender.rto_deadline {
+            Some(d) if d <= now => {
+                let tcp = self.tcp.clone();
+                sender.on_timeout(now, &tcp, &mut segs);
+                self.send_segments(f, &segs);
+            }
+            Some(_) => self.send_segments(f, &segs), // moved later: re-arm
+            None => {}
+        }
+    }
+
     // ---- Opera's low-latency routing --------------------------------------------------------------
 
     /// RotorLB negotiates on this run (RotorLB itself, or Opera's bulk traffic).
@@ -931,6 +1064,8 @@ impl<'a> CircuitSim<'a> {
         match self.next_switch(at, self.pkts[id as usize].dst) {
             Some(sw) => {
                 let port = at * self.s + sw;
+                // The circuit this packet is queued for: it keeps it while that circuit lasts.
+                self.pkts[id as usize].msg = self.ports[port as usize].peer.unwrap_or(u32::MAX);
                 self.ports[port as usize].ll.push_back(id);
                 self.wake(port);
             }
@@ -941,24 +1076,20 @@ impl<'a> CircuitSim<'a> {
         }
     }
 
-    /// A new slice: packets queued for a circuit the slice no longer routes over move to the new path (each
-    /// move counted as a re-route), and every uplink looks again for low-latency work.
+    /// A new slice: packets queued on an uplink whose circuit has gone (its switch reconfigures) take the new
+    /// slice's path from where they are, each move counted as a re-route (seed 001 lines 914-918); packets on
+    /// circuits that stay up keep them. Every uplink then looks again for low-latency work.
     fn new_slice(&mut self) {
         for port in 0..self.n * self.s {
-            let (at, sw) = (port / self.s, port % self.s);
-            let queued = std::mem::take(&mut self.ports[port as usize].ll);
-            let mut keep = VecDeque::with_capacity(queued.len());
-            for id in queued {
-                if self.next_switch(at, self.pkts[id as usize].dst) == Some(sw) {
-                    keep.push_back(id);
-                } else {
-                    self.reroutes += 1;
-                    self.route_low_latency(at, id);
-                }
+            let ps = &self.ports[port as usize];
+            if ps.ll.is_empty() || (ps.peer.is_some() && self.now < ps.win_end) {
+                continue;
             }
-            let mut rest = std::mem::take(&mut self.ports[port as usize].ll);
-            keep.append(&mut rest);
-            self.ports[port as usize].ll = keep;
+            let at = port / self.s;
+            for id in std::mem::take(&mut self.ports[port as usize].ll) {
+                self.reroutes += 1;
+                self.route_low_latency(at, id);
+            }
         }
         for port in 0..self.n * self.s {
             self.wake(port);
@@ -970,8 +1101,8 @@ impl<'a> CircuitSim<'a> {
     fn low_latency_next(&mut self, port: u32, peer: u32) -> bool {
         let (e, sw) = (port / self.s, port % self.s);
         while let Some(&id) = self.ports[port as usize].ll.front() {
-            if self.next_switch(e, self.pkts[id as usize].dst) != Some(sw) {
-                // The slice changed under it: re-route on the current slice's path.
+            if Some(self.pkts[id as usize].msg) != self.ports[port as usize].peer {
+                // The circuit it was queued for is gone: re-route on the current slice's path.
                 self.ports[port as usize].ll.pop_front();
                 self.reroutes += 1;
                 self.route_low_latency(e, id);
@@ -1017,6 +1148,7 @@ impl<'a> CircuitSim<'a> {
             relayed: false,
             hop: 1,
             ll: true,
+            retx: false,
         });
         self.ports[port as usize].ll_rr = (i + 1) % count;
         self.transmit(port, peer, id);
@@ -1045,6 +1177,9 @@ impl<'a> CircuitSim<'a> {
                 bytes_received: s.receiver.bytes_received(),
                 packets_received: s.receiver.stats.packets_received,
                 ooo_packets: s.receiver.stats.ooo_packets,
+                transport: if s.sender.is_some() { "tcp" } else { "datagram" },
+                retransmits: s.sender.as_ref().map_or(0, |t| t.stats.retransmits),
+                timeouts: s.sender.as_ref().map_or(0, |t| t.stats.timeouts),
             })
             .collect::<Vec<_>>();
         let ports = self

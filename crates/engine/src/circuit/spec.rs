@@ -106,6 +106,14 @@ impl Default for TdmaSpec {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CircuitTransport {
+    #[default]
+    Datagram,
+    Tcp,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CircuitFlowSpec {
@@ -118,6 +126,10 @@ pub struct CircuitFlowSpec {
     /// A sending-rate cap (a scheduler's allocation); `None`: the flow is backlogged from its start.
     #[serde(default)]
     pub rate_bps: Option<u64>,
+    /// Opera routing: "tcp" sends a low-latency flow with NewReno (`tcp`), ACKs back over the slices' paths;
+    /// "datagram" (the default, and always for bulk and the other routings) sends each byte once.
+    #[serde(default)]
+    pub transport: CircuitTransport,
     /// Selector routing: the hops as offsets (powers of two, distinct, summing to dst - src mod N), in the
     /// order taken; by default the offset's bits from the largest down.
     #[serde(default)]
@@ -161,6 +173,9 @@ pub struct CircuitSpec {
     pub tdma: TdmaSpec,
     #[serde(default)]
     pub packet: PacketSpec,
+    /// NewReno settings of TCP flows (Opera's low-latency class with transport "tcp").
+    #[serde(default)]
+    pub tcp: crate::spec::TcpSpec,
     #[serde(default)]
     pub flows: Vec<CircuitFlowSpec>,
     #[serde(default)]

@@ -61,6 +61,7 @@ def circuit_spec(
     lag: LagLaw | None = None,
     window_ps: int | None = None,
     opera: dict[str, Any] | None = None,
+    tcp: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The engine's circuit spec. `opera` is the routing table entry of routing "opera"
     (`opera_routes.opera_spec_table`). Flows are mappings with src, dst, size_bytes and optionally rate_bps (a cap;
@@ -104,6 +105,8 @@ def circuit_spec(
             row["rate_bps"] = max(1, int(f["rate_bps"]))
         if f.get("route_offsets") is not None:
             row["route_offsets"] = [int(o) for o in f["route_offsets"]]
+        if f.get("transport") is not None:
+            row["transport"] = str(f["transport"])
         spec_flows.append(row)
     spec: dict[str, Any] = {
         "seed": seed,
@@ -117,6 +120,8 @@ def circuit_spec(
     }
     if opera is not None:
         spec["opera"] = opera
+    if tcp is not None:
+        spec["tcp"] = tcp
     if stop_ps is not None:
         spec["stop_ps"] = stop_ps
     if window_ps is not None:

@@ -34,7 +34,8 @@ CIRCUIT_SCHEMES = {
 OPERA_NOTES = {
     "rotorlb": "all traffic runs as bulk via RotorLB (routing.scheme = opera routes the low-latency class)",
     "opera": "flows below topology.cutoff go hop by hop over the current slice's expander at high priority "
-    "(datagrams; re-routed and counted when the slice changes); the rest as bulk via RotorLB",
+    "(TCP with the scenario's [tcp], ACKs back the same way; re-routed and counted when the slice changes); "
+    "the rest as bulk datagrams via RotorLB",
 }
 
 
@@ -74,6 +75,23 @@ def build_fabric(topo: Any) -> CircuitFabric:
     )
 
 
+def _tcp_spec(t: Any) -> dict[str, Any]:
+    """The engine's TCP settings from the scenario's [tcp] (as the packet engine takes them), without delayed
+    ACKs: the circuit engine acknowledges every segment (our choice)."""
+    return {
+        "mss": t.mss,
+        "header_bytes": t.header_bytes,
+        "initial_window": t.initial_window,
+        "min_rto_ps": t.min_rto,
+        "initial_rto_ps": t.initial_rto,
+        "max_rto_ps": t.max_rto,
+        "dupack_threshold": t.dupack_threshold,
+        "max_window_bytes": t.max_window,
+        "delayed_ack": False,
+        "slow_start_segments_per_ack": t.slow_start_segments_per_ack,
+    }
+
+
 def endpoint_network(topo: Any) -> Network:
     """The racks as hosts (R0..R(N-1)), so the scenario's workloads can name and draw them."""
     return Network(nodes=[Node(f"R{i}", "host") for i in range(topo.racks)], links=[])
@@ -93,10 +111,19 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
             opera = opera_spec_table(sched, slice_ps(sched), topo.cutoff)
     else:
         fabric = build_fabric(topo)
+    tcp_ll = opera is not None
     spec = circuit_spec(
         fabric,
         [
-            {"id": f.id, "src": f.src, "dst": f.dst, "size_bytes": f.size_bytes, "start_ps": f.start_ps}
+            {
+                "id": f.id,
+                "src": f.src,
+                "dst": f.dst,
+                "size_bytes": f.size_bytes,
+                "start_ps": f.start_ps,
+                # Opera's low-latency class runs TCP when the workload asks for it (bulk stays datagrams)
+                **({"transport": "tcp"} if tcp_ll and f.transport == "tcp" else {}),
+            }
             for f in flows
         ],
         sc.routing.scheme,
@@ -104,6 +131,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         stop_ps=sc.run.stop_time,
         delay_ps=topo.link_delay,
         opera=opera,
+        tcp=_tcp_spec(sc.tcp) if tcp_ll else None,
     )
     out = run_circuit_spec(spec, progress, loc_map=lambda loc: ("topology", *loc))
     names = net.hosts
@@ -114,7 +142,6 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     fl["start_s"] = fl["start_ps"] / PS_PER_S
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
-    fl["retransmits"] = 0
     fl["spurious_retransmits"] = 0
     fl["class"] = fl["id"].map(cls)
     fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
@@ -135,7 +162,11 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "seed": seed,
         "routing": sc.routing.scheme,
         "fabric": topo.kind,
-        "transport": "datagram (TCP is not modelled on circuit fabrics)",
+        "transport": (
+            "tcp for Opera's low-latency class, datagrams for bulk"
+            if tcp_ll
+            else "datagram (TCP runs only on Opera's low-latency class)"
+        ),
         **({"opera_routing": OPERA_NOTES[sc.routing.scheme]} if topo.kind == "opera" else {}),
         "sim_time_s": sim_time_s,
         **s,
