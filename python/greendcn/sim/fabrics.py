@@ -220,7 +220,8 @@ def run_one(
     endpoints = sc.topology.racks if circuit else len([n for n in res.nodes.itertuples() if n.kind == "host"])
     row: dict[str, Any] = {
         "fabric": entry["fabric"],
-        "transport": "datagram" if circuit else "tcp",
+        # Opera's flows below its cutoff run TCP on the circuit engine; other circuit traffic is datagrams
+        "transport": ("tcp" if entry["routing"] == "opera" else "datagram") if circuit else "tcp",
         "routing": entry["routing"],
         "endpoints": endpoints,
         "hosts_per_endpoint": per,
@@ -313,9 +314,9 @@ NOTES = [
     "Opera's 648 hosts on 108 racks and 6 switches, public Opera simulator)",
     "energy: network devices only (circuit switches, ToRs, fat-tree switches) at constant power from the "
     "switch table (seed 001 Table 2.1, lines 463-466; idle = loaded, line 470); hosts excluded on every fabric",
-    "not comparable: fat-trees run TCP (packet engine), circuit fabrics datagrams (circuit engine, no "
-    "retransmission); Opera sends flows below its 15 MB cutoff hop by hop over the current slice's expander "
-    "(low-latency class, as datagrams) and larger ones by RotorLB",
+    "not comparable: fat-trees run TCP (packet engine); RotorNet and SelectorNet datagrams (circuit engine, no "
+    "retransmission); Opera sends flows below its 15 MB cutoff by TCP hop by hop over the current slice's "
+    "expander (low-latency class) and larger ones as datagrams by RotorLB",
     "fat-trees: smallest k-ary tree of each oversubscription holding the hosts; all its switches priced",
 ]
 
@@ -337,11 +338,15 @@ def plot_fabrics(rows: list[dict[str, Any]], path: Any) -> None:
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 4))
     for ax, (key, label, scale) in zip(axes, panels):
         vals = [(r.get(key) or math.nan) * scale for r in rows]
-        ax.bar(range(len(names)), vals, color=["C0" if r["transport"] == "datagram" else "C1" for r in rows])
+        ax.bar(
+            range(len(names)),
+            vals,
+            color=["C1" if r["fabric"].startswith("fat-tree") else "C0" for r in rows],
+        )
         ax.set_xticks(range(len(names)), names, rotation=40, ha="right", fontsize=8)
         ax.set_title(label, fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
-    fig.suptitle("one workload on each fabric (blue: circuit engine, datagrams; orange: packet engine, TCP)")
+    fig.suptitle("one workload on each fabric (blue: circuit engine; orange: packet engine, TCP)")
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
