@@ -150,7 +150,8 @@ pub struct CircuitSim<'a> {
     payload_delivered: u64,
     max_relay_delay: u64,
     no_circuit: u64,
-    all_sent: bool,
+    /// Flows that still have bytes to hand out (TCP flows: not yet all acknowledged).
+    unsent: u64,
 }
 
 impl<'a> CircuitSim<'a> {
@@ -280,7 +281,7 @@ impl<'a> CircuitSim<'a> {
             payload_delivered: 0,
             max_relay_delay: 0,
             no_circuit: 0,
-            all_sent: false,
+            unsent: spec.flows.len() as u64,
         })
     }
 
@@ -385,16 +386,8 @@ impl<'a> CircuitSim<'a> {
     }
 
     /// Every flow has handed out all its bytes and no packet is left anywhere: no slot needs to open again.
-    fn finished(&mut self) -> bool {
-        if !self.all_sent {
-            self.all_sent = self
-                .spec
-                .flows
-                .iter()
-                .zip(&self.flows)
-                .all(|(f, s)| s.sender.as_ref().map_or(s.sent >= f.size_bytes, |t| t.done()));
-        }
-        self.all_sent && self.live == 0
+    fn finished(&self) -> bool {
+        self.unsent == 0 && self.live == 0
     }
 
     // ---- packets -----------------------------------------------------------------------------------
@@ -702,6 +695,9 @@ impl<'a> CircuitSim<'a> {
             let st = &mut self.flows[f as usize];
             let seq = st.sent;
             st.sent += len;
+            if st.sent >= self.spec.flows[f as usize].size_bytes {
+                self.unsent -= 1;
+            }
             if self.spec.flows[f as usize].rate_bps.is_none() && !self.low_latency[f as usize] {
                 self.backlog[(e * n + d) as usize] -= len;
             }
@@ -873,7 +869,11 @@ impl<'a> CircuitSim<'a> {
                 let tcp = self.tcp.clone();
                 let mut segs = Vec::new();
                 if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
+                    let was_done = s.done();
                     s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
+                    if s.done() && !was_done {
+                        self.unsent -= 1;
+                    }
                 }
                 self.send_segments(pk.flow, &segs);
             }
@@ -1134,6 +1134,9 @@ impl<'a> CircuitSim<'a> {
         let st = &mut self.flows[f as usize];
         let seq = st.sent;
         st.sent += len;
+        if st.sent >= self.spec.flows[f as usize].size_bytes {
+            self.unsent -= 1;
+        }
         st.packets_sent += 1;
         let dst = self.spec.flows[f as usize].dst;
         let id = self.alloc(CPacket {
