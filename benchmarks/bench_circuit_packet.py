@@ -22,6 +22,7 @@ from greendcn.sim.optical.rotornet import build_rotornet  # noqa: E402
 
 
 def shuffle(racks: int, size: int) -> list[dict]:
+    """Every rack sends `size` bytes to every other rack (flow specs of the circuit engine)."""
     return [
         {"id": s * racks + d, "src": s, "dst": d, "size_bytes": size}
         for s in range(racks)

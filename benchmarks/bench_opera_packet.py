@@ -17,21 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_circuit_packet import shuffle  # noqa: E402
 from bench_engine import run_case  # noqa: E402
 
 from greendcn.sim.engine import run_circuit_spec  # noqa: E402
 from greendcn.sim.optical.opera_fabric import opera_fabric, slice_ps  # noqa: E402
 from greendcn.sim.optical.packet import circuit_spec  # noqa: E402
 from greendcn.sim.topology.opera import OperaParams, build_opera  # noqa: E402
-
-
-def shuffle(racks: int, size: int) -> list[dict]:
-    return [
-        {"id": s * racks + d, "src": s, "dst": d, "size_bytes": size}
-        for s in range(racks)
-        for d in range(racks)
-        if s != d
-    ]
 
 
 def opera_case(racks: int, switches: int, size: int) -> dict:

@@ -31,6 +31,23 @@ pub struct Progress {
     pub flows: u64,
 }
 
+/// How often (in events) a run hands its progress to its watcher and asks whether to stop (Ctrl-C).
+pub(crate) const WATCH_EVERY: u64 = 1 << 20;
+
+/// Every `WATCH_EVERY` events, hand the watcher the run's progress; true: the watcher asks the run to stop.
+/// `flows_done` is counted only then (it walks the flows).
+pub(crate) fn check_in(
+    watch: &mut dyn FnMut(&Progress) -> bool,
+    events: u64,
+    now_ps: u64,
+    stop_ps: Option<u64>,
+    flows: u64,
+    flows_done: impl FnOnce() -> u64,
+) -> bool {
+    events.is_multiple_of(WATCH_EVERY)
+        && watch(&Progress { now_ps, stop_ps, events, flows_done: flows_done(), flows })
+}
+
 /// Run one spec to completion (or its time limit). `interrupted` returning true stops the run: the results so
 /// far come back with `stopped_by = "interrupted"`.
 pub fn run(spec: &SimSpec, interrupted: &mut dyn FnMut() -> bool) -> Result<SimResults, EngineError> {

@@ -35,10 +35,10 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from ..core.errors import FieldError, InputError
 from ..power.router import RouterPlatform, chi, example_platform, load_platform
@@ -89,26 +89,21 @@ def _nic(value: Any) -> str:
     return str(value).strip()
 
 
+# A frequency written with its unit ("3GHz"), in Hz; a receive mode with its parameter ("napi:64").
+FrequencyHz = Annotated[float | None, BeforeValidator(lambda v: None if v is None else parse_frequency_hz(v))]
+NicMode = Annotated[str, BeforeValidator(_nic)]
+
+
 class HostOverride(BaseModel):
     """Settings of the hosts whose name matches a `per_host` key (exact, or a prefix ending in '*')."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     policy: Literal["fixed", "affcon", "optimizer"] | None = None
-    frequency: float | None = None
+    frequency: FrequencyHz = None
     cores: int | None = Field(None, ge=1)
-    nic: str | None = None
+    nic: NicMode | None = None
     platform_w: float | None = Field(None, ge=0)
-
-    @field_validator("frequency", mode="before")
-    @classmethod
-    def _freq(cls, v: Any) -> Any:
-        return None if v is None else parse_frequency_hz(v)
-
-    @field_validator("nic", mode="before")
-    @classmethod
-    def _nic(cls, v: Any) -> Any:
-        return None if v is None else _nic(v)
 
 
 class HostPowerConfig(BaseModel):
@@ -118,26 +113,14 @@ class HostPowerConfig(BaseModel):
 
     enabled: bool = True  # false: hosts are left out of the ledger (seed 001's convention)
     policy: Literal["fixed", "affcon", "optimizer"] = "fixed"
-    frequency: float | None = (
-        None  # Hz; None: the platform's highest (seed 000 line 130: the default governor)
-    )
+    frequency: FrequencyHz = None  # None: the platform's highest (seed 000 line 130: the default governor)
     cores: int = Field(1, ge=1)
     platform: str = SHIPPED
-    nic: str = "napi:64"
+    nic: NicMode = "napi:64"
     burst: int = Field(1, ge=1)
     platform_w: float = Field(0.0, ge=0)
     units: int = Field(1024, ge=16, le=4096)
     per_host: dict[str, HostOverride] = Field(default_factory=dict)
-
-    @field_validator("frequency", mode="before")
-    @classmethod
-    def _freq(cls, v: Any) -> Any:
-        return None if v is None else parse_frequency_hz(v)
-
-    @field_validator("nic", mode="before")
-    @classmethod
-    def _nic(cls, v: Any) -> Any:
-        return _nic(v)
 
     @model_validator(mode="after")
     def _against_platform(self) -> HostPowerConfig:
@@ -301,9 +284,9 @@ class HostPricer:
         sim_s = results["summary"]["sim_time_ps"] * 1e-12
         w_s = series["window_ps"] * 1e-12
         windows = max(1, math.ceil(sim_s / w_s - 1e-9)) if sim_s > 0 else 1
-        sent = _matrix(series["host_packets_sent"], len(names), windows)
-        recv = _matrix(series["host_packets_received"], len(names), windows)
-        rbytes = _matrix(series["host_bytes_received"], len(names), windows)
+        sent = fold_windows(series["host_packets_sent"], len(names), windows)
+        recv = fold_windows(series["host_packets_received"], len(names), windows)
+        rbytes = fold_windows(series["host_bytes_received"], len(names), windows)
         starts = np.arange(windows) * w_s
         dur = np.clip(sim_s - starts, 0.0, w_s)
         safe = np.where(dur > 0, dur, 1.0)
@@ -338,7 +321,7 @@ class HostPricer:
             interrupts=irq.sum(axis=1),
             packets_sent=sent.sum(axis=1),
             packets_received=recv.sum(axis=1),
-            bytes_sent=_matrix(series["host_bytes_sent"], len(names), windows).sum(axis=1),
+            bytes_sent=fold_windows(series["host_bytes_sent"], len(names), windows).sum(axis=1),
             bytes_received=rbytes.sum(axis=1),
             saturated_windows=sat,
             window_s=w_s,
@@ -404,9 +387,9 @@ def _label(s: _Setting) -> str:
     return f"host {s.policy}{f}, {s.cores} core(s), {s.nic}{extra}"
 
 
-def _matrix(rows: list[list[int]], hosts: int, windows: int) -> np.ndarray:
-    """Ragged per-host rows (the engine stops a row at its last packet) as hosts x windows; counts past the
-    last window (a packet at the very end of the run) are kept in the last one."""
+def fold_windows(rows: list[list[int]], hosts: int, windows: int) -> np.ndarray:
+    """Ragged per-host (or per-link) rows (the engine stops a row at its last packet) as rows x windows; counts
+    past the last window (a packet at the very end of the run) are kept in the last one."""
     out = np.zeros((hosts, windows), dtype=float)
     for i, row in enumerate(rows):
         if not row:

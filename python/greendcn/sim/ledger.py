@@ -18,6 +18,7 @@ import numpy as np
 from ..core.errors import InputError
 from ..power.models import Counters, PowerModel, from_switch
 from ..power.switches import SwitchModel, get_switch
+from .host_power import fold_windows
 
 if TYPE_CHECKING:
     from .host_power import HostEnergy, HostPricer
@@ -248,7 +249,7 @@ def _series(
     windows = max(1, math.ceil(sim_s / w_s - 1e-9)) if sim_s > 0 else 1
     dur = np.clip(sim_s - np.arange(windows) * w_s, 0.0, w_s)
     dirs = results["links"]
-    per_dir = _fold(series["link_bytes"], len(dirs), windows)
+    per_dir = fold_windows(series["link_bytes"], len(dirs), windows)
     total_bytes = np.array([d["bytes_sent"] for d in dirs], dtype=float)
     share = np.divide(
         per_dir, total_bytes[:, None], out=np.zeros_like(per_dir), where=total_bytes[:, None] > 0
@@ -292,19 +293,6 @@ def _grouped(a: np.ndarray, group: int) -> np.ndarray:
         return a
     starts = np.arange(0, a.shape[0], group)
     return np.add.reduceat(a, starts, axis=0)
-
-
-def _fold(rows: list[list[int]], n: int, windows: int) -> np.ndarray:
-    """Ragged per-window rows as n x windows; counts past the last window are kept in the last one."""
-    out = np.zeros((n, windows), dtype=float)
-    for i, row in enumerate(rows):
-        if not row:
-            continue
-        a = np.asarray(row, dtype=float)
-        if a.size > windows:
-            a = np.concatenate([a[: windows - 1], [a[windows - 1 :].sum()]])
-        out[i, : a.size] = a
-    return out
 
 
 def _energy_per_window(model: PowerModel, c: Counters, windows: int) -> np.ndarray:

@@ -19,7 +19,7 @@ from .topology import Network, build_topology
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
 
-__all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate"]
+__all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate", "tcp_spec"]
 
 
 @dataclass
@@ -63,29 +63,34 @@ def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
 
 def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict[str, Any]:
     """The engine's input document (docs/engine-spec.md)."""
-    t = sc.tcp
     return {
         "seed": seed,
         "routing": sc.routing.scheme,
         "single_path": sc.routing.single_path,
         **net.to_spec(),
         "flows": _flow_specs(sc, net, flows),
-        "tcp": {
-            "mss": t.mss,
-            "header_bytes": t.header_bytes,
-            "initial_window": t.initial_window,
-            "min_rto_ps": t.min_rto,
-            "initial_rto_ps": t.initial_rto,
-            "max_rto_ps": t.max_rto,
-            "dupack_threshold": t.dupack_threshold,
-            "max_window_bytes": t.max_window,
-            "delayed_ack": t.delayed_ack,
-            "delayed_ack_timeout_ps": t.delayed_ack_timeout,
-            "slow_start_segments_per_ack": t.slow_start_segments_per_ack,
-        },
+        "tcp": tcp_spec(sc.tcp),
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
         **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
+    }
+
+
+def tcp_spec(t: Any) -> dict[str, Any]:
+    """The engines' TCP settings (docs/engine-spec.md) from a scenario's [tcp]; the circuit engine takes the
+    same document."""
+    return {
+        "mss": t.mss,
+        "header_bytes": t.header_bytes,
+        "initial_window": t.initial_window,
+        "min_rto_ps": t.min_rto,
+        "initial_rto_ps": t.initial_rto,
+        "max_rto_ps": t.max_rto,
+        "dupack_threshold": t.dupack_threshold,
+        "max_window_bytes": t.max_window,
+        "delayed_ack": t.delayed_ack,
+        "delayed_ack_timeout_ps": t.delayed_ack_timeout,
+        "slow_start_segments_per_ack": t.slow_start_segments_per_ack,
     }
 
 

@@ -23,7 +23,6 @@ use crate::spec::TcpSpec;
 use crate::tcp::{Segment, TcpReceiver, TcpSender};
 use crate::units::SerClock;
 
-const INTERRUPT_EVERY: u64 = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -320,18 +319,11 @@ impl<'a> CircuitSim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
-            if self.events_done.is_multiple_of(INTERRUPT_EVERY) {
-                let progress = crate::Progress {
-                    now_ps: self.now,
-                    stop_ps: self.spec.stop_ps,
-                    events: self.events_done,
-                    flows_done: self.flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64,
-                    flows: self.flows.len() as u64,
-                };
-                if watch(&progress) {
-                    stopped_by = "interrupted";
-                    break;
-                }
+            let flows = &self.flows;
+            let done = || flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64;
+            if crate::check_in(watch, self.events_done, self.now, self.spec.stop_ps, flows.len() as u64, done) {
+                stopped_by = "interrupted";
+                break;
             }
             match ev.kind {
                 EventKind::SlotStart => {

@@ -51,10 +51,12 @@ def fabric_power(
     tors: int,
     tor: str | None = DEFAULT_TOR,
     table: dict[str, SwitchModel] | None = None,
+    circuit_switch: str = CIRCUIT_SWITCH,
 ) -> FabricPower:
-    """`circuit_switches` selector switches v1 and `tors` ToR switches of model `tor` (None or 'none': leave the
-    ToRs out, e.g. when hosts face the circuit switches directly, as in the thesis's testbeds)."""
-    optical = get_switch(CIRCUIT_SWITCH, table)
+    """`circuit_switches` circuit switches of model `circuit_switch` (selector v1 by default; Opera's is v2) and
+    `tors` ToR switches of model `tor` (None or 'none': leave the ToRs out, e.g. when hosts face the circuit
+    switches directly, as in the thesis's testbeds)."""
+    optical = get_switch(circuit_switch, table)
     if tor not in (None, "none"):
         try:
             get_switch(tor, table)

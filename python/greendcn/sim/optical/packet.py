@@ -19,8 +19,8 @@ import pandas as pd
 
 from ...core.errors import InputError
 from ...host.tdma.model import LagLaw
-from ...power.switches import get_switch
 from ..engine import run_circuit_spec
+from .energy import fabric_power
 from .schedule import CircuitFabric
 
 __all__ = ["ROUTINGS", "FabricRun", "circuit_spec", "network_energy", "run_fabric"]
@@ -182,25 +182,17 @@ def run_fabric(
 
 
 def network_energy(fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None) -> dict:
+    """The run's network energy: the fabric's devices (`energy.fabric_power`) at constant power for the run's
+    simulated time, per device and in total, with pJ per delivered payload bit."""
     sim_s = summary["sim_time_ps"] / PS_PER_S
-    devices = []
-    cs = get_switch(circuit_switch)
-    for i in range(len(fabric.switches)):
-        devices.append({"device": f"circuit{i}", "model": cs.id, "power_w": cs.power_w})
-    if tor_switch is not None:
-        tor = get_switch(tor_switch)
-        for e in range(fabric.endpoints):
-            devices.append({"device": f"tor{e}", "model": tor.id, "power_w": tor.power_w})
-    for d in devices:
-        d["energy_j"] = d["power_w"] * sim_s
+    power = fabric_power(len(fabric.switches), fabric.endpoints, tor_switch, circuit_switch=circuit_switch)
+    devices = [{**d, "energy_j": d["power_w"] * sim_s} for d in power.devices]
     total_j = sum(d["energy_j"] for d in devices)
     bits = summary["payload_bytes_delivered"] * 8
     return {
         "sim_time_s": sim_s,
         "devices": devices,
-        "circuit_switches_w": cs.power_w * len(fabric.switches),
-        "tors_w": sum(d["power_w"] for d in devices) - cs.power_w * len(fabric.switches),
-        "avg_power_w": sum(d["power_w"] for d in devices),
+        "avg_power_w": power.power_w,
         "total_energy_j": total_j,
         "delivered_bits": bits,
         "energy_per_bit_pj": total_j / bits * 1e12 if bits else None,

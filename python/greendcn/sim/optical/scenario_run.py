@@ -75,30 +75,13 @@ def build_fabric(topo: Any) -> CircuitFabric:
     )
 
 
-def _tcp_spec(t: Any) -> dict[str, Any]:
-    """The engine's TCP settings from the scenario's [tcp] (as the packet engine takes them), without delayed
-    ACKs: the circuit engine acknowledges every segment (our choice)."""
-    return {
-        "mss": t.mss,
-        "header_bytes": t.header_bytes,
-        "initial_window": t.initial_window,
-        "min_rto_ps": t.min_rto,
-        "initial_rto_ps": t.initial_rto,
-        "max_rto_ps": t.max_rto,
-        "dupack_threshold": t.dupack_threshold,
-        "max_window_bytes": t.max_window,
-        "delayed_ack": False,
-        "slow_start_segments_per_ack": t.slow_start_segments_per_ack,
-    }
-
-
 def endpoint_network(topo: Any) -> Network:
     """The racks as hosts (R0..R(N-1)), so the scenario's workloads can name and draw them."""
     return Network(nodes=[Node(f"R{i}", "host") for i in range(topo.racks)], links=[])
 
 
 def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: Any = None) -> Any:
-    from ..run import SimResult
+    from ..run import SimResult, tcp_spec
 
     topo = sc.topology
     opera = None
@@ -131,7 +114,8 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         stop_ps=sc.run.stop_time,
         delay_ps=topo.link_delay,
         opera=opera,
-        tcp=_tcp_spec(sc.tcp) if tcp_ll else None,
+        # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
+        tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
     )
     out = run_circuit_spec(spec, progress, loc_map=lambda loc: ("topology", *loc))
     names = net.hosts
@@ -185,7 +169,7 @@ def fabric_energy(
     e = network_energy(fabric, summary, circuit_switch, tor_switch)
     devices = [
         {
-            "name": d["device"],
+            "name": d["name"],
             "kind": "node:switch",
             "model": d["model"],
             "avg_power_w": d["power_w"],
@@ -208,7 +192,7 @@ def fabric_energy(
             "switches_energy_j": total,
             "links_energy_j": 0.0,
             "circuit_switches_energy_j": sum(
-                d["energy_j"] for d in devices if d["name"].startswith("circuit")
+                d["energy_j"] for d in devices if d["name"].startswith("circuit switch")
             ),
             "tors_energy_j": sum(d["energy_j"] for d in devices if d["name"].startswith("tor")),
         },
