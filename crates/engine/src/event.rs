@@ -70,6 +70,10 @@ struct Entry {
 #[derive(Debug)]
 pub struct EventQueue {
     buckets: Vec<Vec<Entry>>,
+    /// Bit b - 1 is set when bucket b (1..=128) is not empty: finding the next bucket to refill from is one
+    /// instruction, not a walk over up to 128 vector headers (keys differ from `last` in their time, bits
+    /// 64-127, so the walk passed 65 empty buckets on almost every pop).
+    occupied: u128,
     last: u128,
     len: usize,
     next_seq: u64,
@@ -77,7 +81,7 @@ pub struct EventQueue {
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { buckets: (0..=128).map(|_| Vec::new()).collect(), last: 0, len: 0, next_seq: 0 }
+        EventQueue { buckets: (0..=128).map(|_| Vec::new()).collect(), occupied: 0, last: 0, len: 0, next_seq: 0 }
     }
 }
 
@@ -98,8 +102,17 @@ impl EventQueue {
         let seq = self.next_seq;
         self.next_seq += 1;
         let key = (time as u128) << 64 | seq as u128;
-        self.buckets[bucket_of(key, self.last)].push(Entry { key, kind, arg });
+        self.put(Entry { key, kind, arg });
         self.len += 1;
+    }
+
+    #[inline]
+    fn put(&mut self, e: Entry) {
+        let b = bucket_of(e.key, self.last);
+        if b > 0 {
+            self.occupied |= 1u128 << (b - 1);
+        }
+        self.buckets[b].push(e);
     }
 
     #[inline]
@@ -108,12 +121,14 @@ impl EventQueue {
             return None;
         }
         if self.buckets[0].is_empty() {
-            let b = self.buckets.iter().position(|v| !v.is_empty()).expect("len > 0");
+            debug_assert!(self.occupied != 0, "len > 0 with every bucket empty");
+            let b = self.occupied.trailing_zeros() as usize + 1;
+            self.occupied &= !(1u128 << (b - 1));
             let items = std::mem::take(&mut self.buckets[b]);
             let min = items.iter().map(|e| e.key).min().expect("non-empty");
             self.last = min;
             for e in &items {
-                self.buckets[bucket_of(e.key, min)].push(*e);
+                self.put(*e);
             }
             // keep the bucket's allocation for later pushes
             let mut emptied = items;

@@ -341,3 +341,76 @@ fn opera_low_latency_tcp_acknowledges_over_the_slices_and_recovers_lost_segments
     assert!(u(&r, &["summary", "no_path_drops"]) > 0, "{}", r["summary"]);
     assert!(f["retransmits"].as_u64().unwrap() > 0 && f["completed"].as_bool().unwrap(), "{f}");
 }
+
+/// Datagrams are delivered when their last hop is handed over, not by an arrival event; receivers must still
+/// see each flow's packets in arrival order. The reference path (every arrival an event) must give the same
+/// results, bit for bit, on runs where packets of one flow cross: RotorLB with relays, jitter and stalls,
+/// flows starting at random times; SelectorNet multi-hop; a run cut short by its time limit; Opera with TCP
+/// low-latency flows beside bulk ones. Only the event count and the peak of packets alive may differ.
+#[test]
+fn delivering_datagrams_at_hand_over_matches_one_event_per_arrival() {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut rand = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let mut mixed = Vec::new();
+    for s in 0..8u32 {
+        for d in 0..8u32 {
+            if s != d {
+                let size = [3_000u64, 40_000, 700_000][rand(3) as usize];
+                mixed.push(json!({"id": s * 8 + d, "src": s, "dst": d, "size_bytes": size, "start_ps": rand(400_000_000)}));
+            }
+        }
+    }
+    let jitter = json!({"guard_ps": 1_000_000, "prealloc_ps": 2_000_000, "lag_ps": 2_000_000,
+                        "jitter_mean_ps": 900_000, "stall_prob": 0.002, "stall_ps": 20_000_000});
+    // Two rotor switches, each with part of the matchings and its own phase, so a receiver hears several
+    // senders at once (relays and the source) and packets of one flow can overtake each other.
+    let mut rotorlb = rotor_spec(8, 30_000_000, 10_000_000, "rotorlb", json!(mixed), 100_000_000_000);
+    let ms = round_robin(8);
+    let half = |from: usize, to: usize, phase: u64| {
+        let slots: Vec<Value> = (0..to - from)
+            .map(|k| json!({"matching": k, "uptime_ps": 30_000_000, "reconfig_ps": 10_000_000}))
+            .collect();
+        json!({"kind": "rotor", "matchings": ms[from..to], "slots": slots, "phase_ps": phase})
+    };
+    rotorlb["switches"] = json!([half(0, 4, 0), half(4, 7, 13_000_000)]);
+    rotorlb["tdma"] = jitter.clone();
+    let mut cut = rotorlb.clone();
+    cut["stop_ps"] = json!(150_000_000u64);
+    let mut direct = rotorlb.clone();
+    direct["routing"] = json!("direct");
+    let sel_flows: Vec<Value> = (1..16u32)
+        .flat_map(|d| [0u32, 5].map(|s| json!({"id": s * 16 + d, "src": s, "dst": (s + d) % 16, "size_bytes": 200_000})))
+        .collect();
+    let mut selector = selector_spec(16, 200_000_000, json!(sel_flows), 100_000_000_000);
+    selector["tdma"]["jitter_mean_ps"] = json!(500_000);
+    let opera = opera_spec(
+        100_000_000,
+        json!([
+            {"id": 1, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": "tcp"},
+            {"id": 2, "src": 1, "dst": 2, "size_bytes": 80_000},
+            {"id": 3, "src": 2, "dst": 0, "size_bytes": 20_000_000},
+            {"id": 4, "src": 3, "dst": 1, "size_bytes": 20_000_000},
+        ]),
+    );
+    for (name, v) in [("rotorlb", rotorlb), ("cut", cut), ("direct", direct), ("selector", selector), ("opera", opera)] {
+        let spec: CircuitSpec = serde_json::from_value(v).expect("spec parses");
+        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
+        let reference = CircuitSim::new(&spec).unwrap().deliver_by_event().run(&mut |_| false).unwrap();
+        let (mut a, mut b) = (serde_json::to_value(&fast).unwrap(), serde_json::to_value(&reference).unwrap());
+        conserved(&a);
+        let (ea, eb) = (u(&a, &["summary", "events"]), u(&b, &["summary", "events"]));
+        assert!(ea < eb, "{name}: {ea} events vs {eb} on the reference path");
+        assert!(u(&a, &["summary", "packets_delivered"]) > 0, "{name}");
+        for v in [&mut a, &mut b] {
+            for k in ["events", "wall_s", "peak_packets_alive"] {
+                v["summary"][k] = json!(0);
+            }
+        }
+        assert_eq!(a, b, "{name}");
+    }
+}

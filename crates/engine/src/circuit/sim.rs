@@ -54,6 +54,19 @@ pub(crate) struct CPacket {
     retx: bool,
 }
 
+/// A relayed datagram held at a relay for its next hop: only what it needs to leave again (32 bytes, not the
+/// pool's 48: relays of a 108-rack shuffle hold half a million of them, and reading a queue's head is a cache
+/// miss per packet). It leaves as a full data packet (`wire = payload + header + frame overhead`).
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    seq: u64,
+    ts: u64,
+    flow: u32,
+    dst: u32,
+    payload: u32,
+    hop: u8,
+}
+
 struct Msg {
     slot_start: i128,
     offer: Offer,
@@ -64,6 +77,8 @@ struct Msg {
 struct PortState {
     peer: Option<u32>,
     slot_start: i128,
+    /// When the uptime of the port's current slot ends at the switch.
+    up_end: i128,
     win_start: u64,
     win_end: u64,
     next_handover: u64,
@@ -83,13 +98,75 @@ struct PortState {
     no_circuit_drops: u64,
 }
 
+/// A datagram that reached its destination, waiting to be shown to the flow's receiver in arrival order.
+#[derive(Debug, Clone, Copy)]
+struct Delivery {
+    arrival: u64,
+    seq: u64,
+    ts: u64,
+    payload: u32,
+    retx: bool,
+}
+
+/// What the sending path reads of a flow on every hand-over, packed apart from the rest (a 108-rack Opera
+/// shuffle spent a sixth of its time on cache misses reading `sent` out of the much larger `FlowState`).
+#[derive(Debug, Clone, Copy)]
+struct FlowHot {
+    size: u64,
+    start: u64,
+    /// The flow's rate cap; 0 for a backlogged flow (the spec refuses a zero rate).
+    rate: u64,
+    /// Bytes handed out so far.
+    sent: u64,
+    packets_sent: u64,
+}
+
 struct FlowState {
+    /// Datagrams delivered but not yet shown to the receiver, in (arrival, hand-over) order (see `deliver`).
+    pending: Vec<Delivery>,
     /// TCP flows (Opera's low-latency class with transport "tcp"): the NewReno sender and its timer.
     sender: Option<TcpSender>,
     rto_pending: Option<u64>,
-    sent: u64,
     receiver: TcpReceiver,
-    packets_sent: u64,
+}
+
+/// Lists of flow indices by key (source x destination, or source x first offset), stored flat: one lookup
+/// per hand-over reads two neighbouring offsets instead of a vector header and its separate allocation.
+#[derive(Debug, Default)]
+struct Lists {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Lists {
+    fn new(lists: Vec<Vec<u32>>) -> Self {
+        let mut start = Vec::with_capacity(lists.len() + 1);
+        start.push(0);
+        let mut items = Vec::new();
+        for l in lists {
+            items.extend(l);
+            start.push(items.len() as u32);
+        }
+        Lists { start, items }
+    }
+
+    #[inline]
+    fn get(&self, key: usize) -> &[u32] {
+        &self.items[self.start[key] as usize..self.start[key + 1] as usize]
+    }
+}
+
+/// Ask the CPU to bring `p`'s cache line closer. A relay's queue is read one packet per hand-over, thousands
+/// of events apart, and its packets were written long before: without the hint every read waits for memory.
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((p as *const T).cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// A selector route's default order: the offset's powers of two from the largest down.
@@ -111,8 +188,9 @@ pub struct CircuitSim<'a> {
     ports: Vec<PortState>,
     rngs: Vec<Rng>,
     flows: Vec<FlowState>,
+    hot: Vec<FlowHot>,
     /// Flow indices per (source, destination), in flow order.
-    local: Vec<Vec<u32>>,
+    local: Lists,
     /// Opera: which flows are low-latency, and the low-latency flows of each source.
     low_latency: Vec<bool>,
     ll_src: Vec<Vec<u32>>,
@@ -123,12 +201,12 @@ pub struct CircuitSim<'a> {
     capped: Vec<bool>,
     /// Selector routing: each flow's hops as offsets, and flow indices per (source, first offset).
     routes: Vec<Vec<u32>>,
-    first_hop: Vec<Vec<u32>>,
-    /// Relayed packets held per (endpoint, final destination), and their payload bytes.
+    first_hop: Lists,
+    /// Relayed packets held per (endpoint, next hop), and their payload bytes.
     /// Held by value, not as pool slots: a relay may hold hundreds of thousands of packets, and a queue walked
     /// in order is far kinder to the cache than pool slots scattered by reuse (a profile of a 108-rack Opera
     /// shuffle spent a third of its time on the pool loads of relayed packets).
-    relay: Vec<VecDeque<CPacket>>,
+    relay: Vec<VecDeque<Held>>,
     held: Vec<u64>,
     msgs: Vec<Option<Msg>>,
     free_msgs: Vec<u32>,
@@ -151,6 +229,12 @@ pub struct CircuitSim<'a> {
     no_circuit: u64,
     /// Flows that still have bytes to hand out (TCP flows: not yet all acknowledged).
     unsent: u64,
+    /// The earliest any packet handed over now can reach the far endpoint, less now (see `deliver`).
+    min_transit_ps: u64,
+    /// The latest arrival of a datagram delivered when its last hop was handed over.
+    last_delivery: u64,
+    /// Deliver datagrams at hand-over (see `deliver`); off, every arrival is an event (the reference path).
+    deliver_at_handover: bool,
 }
 
 impl<'a> CircuitSim<'a> {
@@ -230,11 +314,10 @@ impl<'a> CircuitSim<'a> {
             .iter()
             .zip(&low_latency)
             .map(|(f, &ll)| FlowState {
+                pending: Vec::new(),
                 sender: (ll && f.transport == CircuitTransport::Tcp).then(|| TcpSender::new(f.size_bytes, &spec.tcp)),
                 rto_pending: None,
-                sent: 0,
                 receiver: TcpReceiver::new(f.size_bytes),
-                packets_sent: 0,
             })
             .collect();
         Ok(CircuitSim {
@@ -251,7 +334,18 @@ impl<'a> CircuitSim<'a> {
             ports,
             rngs,
             flows,
-            local,
+            hot: spec
+                .flows
+                .iter()
+                .map(|f| FlowHot {
+                    size: f.size_bytes,
+                    start: f.start_ps,
+                    rate: f.rate_bps.unwrap_or(0),
+                    sent: 0,
+                    packets_sent: 0,
+                })
+                .collect(),
+            local: Lists::new(local),
             low_latency,
             ll_src,
             reroutes: 0,
@@ -259,7 +353,7 @@ impl<'a> CircuitSim<'a> {
             backlog,
             capped,
             routes,
-            first_hop,
+            first_hop: Lists::new(first_hop),
             relay: vec![VecDeque::new(); (n * n) as usize],
             held: vec![0; (n * n) as usize],
             msgs: Vec::new(),
@@ -281,7 +375,22 @@ impl<'a> CircuitSim<'a> {
             max_relay_delay: 0,
             no_circuit: 0,
             unsent: spec.flows.len() as u64,
+            min_transit_ps: spec.tdma.lag_ps
+                + 2 * spec.delay_ps
+                + SerClock::new(spec.link_rate_bps)
+                    .time_ps((spec.packet.header_bytes + spec.packet.frame_overhead_bytes) as u64),
+            last_delivery: 0,
+            deliver_at_handover: true,
         })
+    }
+
+    /// Run every arrival as an event of its own, the straightforward path that delivering datagrams at
+    /// hand-over must match result for result (tests compare the two; only events and peak_packets_alive,
+    /// which counts packets held in pipes, differ).
+    #[doc(hidden)]
+    pub fn deliver_by_event(mut self) -> Self {
+        self.deliver_at_handover = false;
+        self
     }
 
     fn window_start(slot_start: i128, prealloc: u64) -> u64 {
@@ -368,6 +477,13 @@ impl<'a> CircuitSim<'a> {
                 _ => unreachable!("packet-switch events do not occur in a circuit run"),
             }
         }
+        for fl in &mut self.flows {
+            let count = fl.pending.len();
+            Self::show(fl, count, &self.tcp);
+        }
+        if stopped_by == "completion" {
+            self.now = self.now.max(self.last_delivery);
+        }
         if self.windows_overflowed {
             return Err(EngineError::invalid(
                 "stats_window_ps",
@@ -385,15 +501,22 @@ impl<'a> CircuitSim<'a> {
     // ---- packets -----------------------------------------------------------------------------------
 
     fn alloc(&mut self, p: CPacket) -> u32 {
+        self.born();
+        self.slot_for(p)
+    }
+
+    /// A new packet exists (with or without a pool slot).
+    fn born(&mut self) {
         self.live += 1;
         self.peak_live = self.peak_live.max(self.live);
         self.created += 1;
-        if let Some(i) = self.free.pop() {
-            self.pkts[i as usize] = p;
-            i
-        } else {
-            self.pkts.push(p);
-            (self.pkts.len() - 1) as u32
+    }
+
+    /// A packet is gone (delivered or dropped); its pool slot, if it had one, is free again.
+    fn retire(&mut self, slot: Option<u32>) {
+        self.live -= 1;
+        if let Some(i) = slot {
+            self.free.push(i);
         }
     }
 
@@ -428,6 +551,11 @@ impl<'a> CircuitSim<'a> {
         self.msgs[i as usize].take().expect("a control packet's message is alive")
     }
 
+    /// Header and framing bytes of a data packet on the wire.
+    fn data_header(&self) -> u32 {
+        self.spec.packet.header_bytes + self.spec.packet.frame_overhead_bytes
+    }
+
     fn full_packet_wire(&self) -> u32 {
         let p = &self.spec.packet;
         p.payload_bytes + p.header_bytes + p.frame_overhead_bytes
@@ -442,8 +570,8 @@ impl<'a> CircuitSim<'a> {
     /// Flow `f` has a whole packet to send, or its last bytes: a rate-capped flow waits for a full packet
     /// rather than trickling out the bytes its rate earned since its last one.
     fn ready(&self, f: u32) -> bool {
-        let spec = &self.spec.flows[f as usize];
-        let left = spec.size_bytes - self.flows[f as usize].sent;
+        let h = &self.hot[f as usize];
+        let left = h.size - h.sent;
         left > 0 && self.available(f) >= left.min(self.spec.packet.payload_bytes as u64)
     }
 
@@ -453,9 +581,10 @@ impl<'a> CircuitSim<'a> {
         let at = (e * self.n + d) as usize;
         let mut sum = self.backlog[at];
         if self.capped[at] {
-            sum += self.local[at]
+            sum += self.local
+                .get(at)
                 .iter()
-                .filter(|&&f| self.spec.flows[f as usize].rate_bps.is_some())
+                .filter(|&&f| self.hot[f as usize].rate > 0)
                 .map(|&f| self.available(f))
                 .sum::<u64>();
         }
@@ -464,19 +593,18 @@ impl<'a> CircuitSim<'a> {
 
     /// Bytes flow `f` could hand out now: all that is left once started, or what its rate has earned.
     fn available(&self, f: u32) -> u64 {
-        let spec = &self.spec.flows[f as usize];
-        let st = &self.flows[f as usize];
-        if self.now < spec.start_ps {
+        let h = &self.hot[f as usize];
+        if self.now < h.start {
             return 0;
         }
-        let earned = match spec.rate_bps {
-            None => spec.size_bytes,
-            Some(r) => {
-                let e = (r as u128 * (self.now - spec.start_ps) as u128 / 8_000_000_000_000u128) as u64;
-                e.min(spec.size_bytes)
+        let earned = match h.rate {
+            0 => h.size,
+            r => {
+                let e = (r as u128 * (self.now - h.start) as u128 / 8_000_000_000_000u128) as u64;
+                e.min(h.size)
             }
         };
-        earned.saturating_sub(st.sent)
+        earned.saturating_sub(h.sent)
     }
 
     /// When the first of flows `fs` will have a whole packet (or its last bytes) to send, if ever.
@@ -484,17 +612,16 @@ impl<'a> CircuitSim<'a> {
         let pay = self.spec.packet.payload_bytes as u64;
         fs.iter()
             .filter_map(|&f| {
-                let spec = &self.spec.flows[f as usize];
-                let st = &self.flows[f as usize];
-                if st.sent >= spec.size_bytes {
+                let h = &self.hot[f as usize];
+                if h.sent >= h.size {
                     return None;
                 }
-                let need = (st.sent + pay).min(spec.size_bytes);
-                match spec.rate_bps {
-                    None => Some(spec.start_ps),
-                    Some(r) => {
+                let need = (h.sent + pay).min(h.size);
+                match h.rate {
+                    0 => Some(h.start),
+                    r => {
                         let dt = (need as u128 * 8_000_000_000_000u128).div_ceil(r as u128) as u64;
-                        Some(spec.start_ps + dt)
+                        Some(h.start + dt)
                     }
                 }
             })
@@ -527,6 +654,7 @@ impl<'a> CircuitSim<'a> {
             }
             ps.relay_budget.clear();
             ps.slot_start = start;
+            ps.up_end = start + uptime as i128;
             ps.win_start = win_start;
             ps.win_end = win_end;
             ps.peer = (peer != e && win_end > win_start).then_some(peer);
@@ -615,13 +743,13 @@ impl<'a> CircuitSim<'a> {
         if now >= self.ports[port as usize].win_end {
             return;
         }
-        let pkt_hdr = self.spec.packet.header_bytes + self.spec.packet.frame_overhead_bytes;
+        let pkt_hdr = self.data_header();
         let pay = self.spec.packet.payload_bytes as u64;
         // 1. control
         if let Some(&c) = self.ports[port as usize].control.front() {
             if self.fits(port, self.pkts[c as usize].wire_bytes) {
                 self.ports[port as usize].control.pop_front();
-                self.transmit(port, peer, c);
+                self.transmit(port, peer, self.pkts[c as usize], Some(c));
             }
             return;
         }
@@ -633,11 +761,27 @@ impl<'a> CircuitSim<'a> {
         // 2. stored relayed traffic that this circuit moves on (held per next hop)
         let q = (e * n + peer) as usize;
         if let Some(head) = self.relay[q].front() {
-            if self.fits(port, head.wire_bytes) {
-                let pk = self.relay[q].pop_front().expect("non-empty");
-                self.held[q] -= pk.payload as u64;
-                let id = self.slot_for(pk);
-                self.transmit(port, peer, id);
+            if self.fits(port, head.payload + pkt_hdr) {
+                let h = self.relay[q].pop_front().expect("non-empty");
+                if let Some(next) = self.relay[q].front() {
+                    prefetch(next);
+                }
+                self.held[q] -= h.payload as u64;
+                let pk = CPacket {
+                    kind: Kind::Data,
+                    flow: h.flow,
+                    dst: h.dst,
+                    wire_bytes: h.payload + pkt_hdr,
+                    payload: h.payload,
+                    seq: h.seq,
+                    ts: h.ts,
+                    msg: 0,
+                    relayed: true,
+                    hop: h.hop,
+                    ll: false,
+                    retx: false,
+                };
+                self.transmit(port, peer, pk, None);
             }
             return;
         }
@@ -659,7 +803,7 @@ impl<'a> CircuitSim<'a> {
                 }
                 ((e * n + d) as usize, d, true)
             };
-            let flows = if routing == CircuitRouting::Selector { &self.first_hop[list] } else { &self.local[list] };
+            let flows = if routing == CircuitRouting::Selector { self.first_hop.get(list) } else { self.local.get(list) };
             // Round robin over the list's flows (selector lists mix destinations), first come otherwise.
             let len_list = flows.len();
             let start = if routing == CircuitRouting::Selector { self.ports[port as usize].rr as usize } else { 0 };
@@ -684,17 +828,18 @@ impl<'a> CircuitSim<'a> {
                     x.1 -= len;
                 }
             }
-            let st = &mut self.flows[f as usize];
-            let seq = st.sent;
-            st.sent += len;
-            if st.sent >= self.spec.flows[f as usize].size_bytes {
+            let h = &mut self.hot[f as usize];
+            let seq = h.sent;
+            h.sent += len;
+            h.packets_sent += 1;
+            if h.sent >= h.size {
                 self.unsent -= 1;
             }
-            if self.spec.flows[f as usize].rate_bps.is_none() && !self.low_latency[f as usize] {
+            if h.rate == 0 && !self.low_latency[f as usize] {
                 self.backlog[(e * n + d) as usize] -= len;
             }
-            st.packets_sent += 1;
-            let id = self.alloc(CPacket {
+            self.born();
+            let pk = CPacket {
                 kind: Kind::Data,
                 flow: f,
                 dst: d,
@@ -707,13 +852,13 @@ impl<'a> CircuitSim<'a> {
                 hop: 1,
                 ll: false,
                 retx: false,
-            });
+            };
             if routing == CircuitRouting::Selector {
-                let len_list = self.first_hop[list].len();
-                let at = self.first_hop[list].iter().position(|&x| x == f).expect("listed");
+                let len_list = self.first_hop.get(list).len();
+                let at = self.first_hop.get(list).iter().position(|&x| x == f).expect("listed");
                 self.ports[port as usize].rr = ((at + 1) % len_list) as u32;
             }
-            self.transmit(port, peer, id);
+            self.transmit(port, peer, pk, None);
             return;
         }
         // Nothing to send now: wake when a rate-capped flow will have a packet (arrivals wake us otherwise).
@@ -751,8 +896,10 @@ impl<'a> CircuitSim<'a> {
         lag
     }
 
-    fn transmit(&mut self, port: u32, peer: u32, id: u32) {
-        let wire = self.pkts[id as usize].wire_bytes;
+    /// Hand packet `pk` to `port`'s NIC. `slot` is its pool slot if it has one (queued control and low-latency
+    /// packets); a packet made at hand-over or leaving a relay's store gets one only if it enters the pipe.
+    fn transmit(&mut self, port: u32, peer: u32, pk: CPacket, slot: Option<u32>) {
+        let wire = pk.wire_bytes;
         let ser = self.clock.time_ps(wire as u64);
         let lag = self.lag(port);
         let delay = self.spec.delay_ps;
@@ -771,28 +918,82 @@ impl<'a> CircuitSim<'a> {
         }
         // The switch passes the packet only inside the uptime of the circuit to the intended peer.
         let a0 = w + delay;
-        let ok = matches!(self.scheds[sw].circuit_at(e, a0), Some((q, end)) if q == peer && (a0 + ser) as i128 <= end);
+        // Most packets reach the switch inside the uptime of the port's own slot, whose circuit is `peer`'s; the
+        // schedule is searched only for the others (sent early into the last slot, or late past the uptime).
+        let ps = &self.ports[port as usize];
+        let ok = if a0 as i128 >= ps.slot_start && (a0 + ser) as i128 <= ps.up_end {
+            true
+        } else {
+            matches!(self.scheds[sw].circuit_at(e, a0), Some((q, end)) if q == peer && (a0 + ser) as i128 <= end)
+        };
         if ok {
             let arrival = a0 + ser + delay;
+            if self.deliver_at_handover
+                && pk.kind == Kind::Data
+                && pk.dst == peer
+                && (!pk.ll || self.flows[pk.flow as usize].sender.is_none())
+                && self.spec.stop_ps.is_none_or(|stop| arrival <= stop)
+            {
+                self.retire(slot);
+                self.deliver(pk, arrival);
+                return self.wake_after_handover(port);
+            }
+            let id = slot.unwrap_or_else(|| self.slot_for(pk));
             let ps = &mut self.ports[port as usize];
             ps.pipe.push_back((arrival, id, peer));
             if ps.pipe.len() == 1 {
                 self.events.push(arrival, EventKind::CircuitArrival, port);
             }
         } else {
-            let pk = self.pkts[id as usize];
             if matches!(pk.kind, Kind::Offer | Kind::Accept) {
                 self.take_msg(pk.msg);
             }
-            self.release(id);
+            self.retire(slot);
             self.no_circuit += 1;
             self.ports[port as usize].no_circuit_drops += 1;
         }
-        let t = self.ports[port as usize].next_handover;
+        self.wake_after_handover(port);
+    }
+
+    /// The uplink looks for its next packet when the one just handed over has left the NIC.
+    fn wake_after_handover(&mut self, port: u32) {
         let ps = &mut self.ports[port as usize];
+        let t = ps.next_handover;
         if t < ps.win_end && ps.next_at.is_none_or(|p| p > t) {
             ps.next_at = Some(t);
             self.events.push(t, EventKind::PortNext, port);
+        }
+    }
+
+    /// A datagram's last hop was handed over and its circuit will carry it: it is delivered at `arrival`
+    /// without an event of its own. Nothing a sender decides depends on a datagram's delivery, so only its
+    /// receiver must see the flow's packets in arrival order: they wait in the flow's `pending` list, sorted by
+    /// arrival (then hand-over order), and are shown to the receiver once no packet handed over later can
+    /// arrive before them (every hand-over reaches the far end at least `min_transit_ps` after it), or at the
+    /// end of the run. This halves the events of a datagram run (one per hop instead of two).
+    fn deliver(&mut self, pk: CPacket, arrival: u64) {
+        self.delivered += 1;
+        self.payload_delivered += pk.payload as u64;
+        self.last_delivery = self.last_delivery.max(arrival);
+        if let Some(w) = arrival.checked_div(self.window_ps) {
+            Self::count(&mut self.win_rx[pk.dst as usize], w, pk.payload as u64, &mut self.windows_overflowed);
+        }
+        if pk.relayed {
+            self.max_relay_delay = self.max_relay_delay.max(arrival - pk.ts);
+        }
+        let settled = self.now + self.min_transit_ps;
+        let d = Delivery { arrival, seq: pk.seq, ts: pk.ts, payload: pk.payload, retx: pk.retx };
+        let fl = &mut self.flows[pk.flow as usize];
+        let at = fl.pending.iter().rposition(|x| x.arrival <= arrival).map_or(0, |i| i + 1);
+        fl.pending.insert(at, d);
+        let ready = fl.pending.iter().take_while(|x| x.arrival <= settled).count();
+        Self::show(fl, ready, &self.tcp);
+    }
+
+    /// Hand the first `count` pending deliveries of a flow to its receiver.
+    fn show(fl: &mut FlowState, count: usize, tcp: &TcpSpec) {
+        for d in fl.pending.drain(..count) {
+            fl.receiver.on_data(d.arrival, d.seq, d.payload, d.retx, d.ts, tcp);
         }
     }
 
@@ -883,9 +1084,17 @@ impl<'a> CircuitSim<'a> {
                     pk.dst
                 };
                 let q = (to * self.n + next) as usize;
-                let stored = self.pkts[id as usize];
+                let p = self.pkts[id as usize];
+                debug_assert!(p.relayed && !p.retx && p.wire_bytes == p.payload + self.data_header());
                 self.free.push(id); // the packet stays alive (counted in `live`), held by value
-                self.relay[q].push_back(stored);
+                self.relay[q].push_back(Held {
+                    seq: p.seq,
+                    ts: p.ts,
+                    flow: p.flow,
+                    dst: p.dst,
+                    payload: p.payload,
+                    hop: p.hop,
+                });
                 self.held[q] += pk.payload as u64;
                 self.relayed += 1;
                 // Only an uplink whose circuit reaches `next` serves this queue: wake that one, not all.
@@ -990,9 +1199,9 @@ impl<'a> CircuitSim<'a> {
         let (src, dst) = (spec.src, spec.dst);
         let hdr = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
         for seg in segs {
-            let st = &mut self.flows[f as usize];
-            st.packets_sent += 1;
-            st.sent = st.sent.max(seg.seq + seg.len as u64);
+            let h = &mut self.hot[f as usize];
+            h.packets_sent += 1;
+            h.sent = h.sent.max(seg.seq + seg.len as u64);
             let id = self.alloc(CPacket {
                 kind: Kind::Data,
                 flow: f,
@@ -1102,7 +1311,7 @@ impl<'a> CircuitSim<'a> {
             }
             if self.fits(port, self.pkts[id as usize].wire_bytes) {
                 self.ports[port as usize].ll.pop_front();
-                self.transmit(port, peer, id);
+                self.transmit(port, peer, self.pkts[id as usize], Some(id));
             }
             return true;
         }
@@ -1123,15 +1332,16 @@ impl<'a> CircuitSim<'a> {
         if !self.fits(port, wire) {
             return true;
         }
-        let st = &mut self.flows[f as usize];
-        let seq = st.sent;
-        st.sent += len;
-        if st.sent >= self.spec.flows[f as usize].size_bytes {
+        let h = &mut self.hot[f as usize];
+        let seq = h.sent;
+        h.sent += len;
+        h.packets_sent += 1;
+        if h.sent >= h.size {
             self.unsent -= 1;
         }
-        st.packets_sent += 1;
         let dst = self.spec.flows[f as usize].dst;
-        let id = self.alloc(CPacket {
+        self.born();
+        let pk = CPacket {
             kind: Kind::Data,
             flow: f,
             dst,
@@ -1144,9 +1354,9 @@ impl<'a> CircuitSim<'a> {
             hop: 1,
             ll: true,
             retx: false,
-        });
+        };
         self.ports[port as usize].ll_rr = (i + 1) % count;
-        self.transmit(port, peer, id);
+        self.transmit(port, peer, pk, None);
         true
     }
 
@@ -1157,8 +1367,8 @@ impl<'a> CircuitSim<'a> {
             .spec
             .flows
             .iter()
-            .zip(&self.flows)
-            .map(|(f, s)| CircuitFlowResult {
+            .zip(self.flows.iter().zip(&self.hot))
+            .map(|(f, (s, h))| CircuitFlowResult {
                 id: f.id,
                 src: f.src,
                 dst: f.dst,
@@ -1167,8 +1377,8 @@ impl<'a> CircuitSim<'a> {
                 completed: s.receiver.finish.is_some(),
                 finish_ps: s.receiver.finish,
                 fct_ps: s.receiver.finish.map(|t| t - f.start_ps),
-                bytes_sent: s.sent,
-                data_packets_sent: s.packets_sent,
+                bytes_sent: h.sent,
+                data_packets_sent: h.packets_sent,
                 bytes_received: s.receiver.bytes_received(),
                 packets_received: s.receiver.stats.packets_received,
                 ooo_packets: s.receiver.stats.ooo_packets,
