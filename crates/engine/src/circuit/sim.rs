@@ -73,28 +73,31 @@ struct Msg {
     accepted: Vec<u64>,
 }
 
+/// An uplink's state. Laid out in declaration order (`repr(C)`) so that what every hand-over reads and writes
+/// shares the first cache lines; the queues follow, the counters of the results last.
 #[derive(Default)]
+#[repr(C)]
 struct PortState {
-    peer: Option<u32>,
     slot_start: i128,
     /// When the uptime of the port's current slot ends at the switch.
     up_end: i128,
+    next_at: Option<u64>,
+    peer: Option<u32>,
+    rr: u32,
     win_start: u64,
     win_end: u64,
     next_handover: u64,
-    next_at: Option<u64>,
     wire_free: u64,
+    bytes_sent: u64,
+    packets_sent: u64,
+    busy_ps: u64,
     control: VecDeque<u32>,
     /// Opera: low-latency packets waiting for this uplink (relayed ones and those made here).
     ll: VecDeque<u32>,
     ll_rr: usize,
     /// RotorLB phase 3: bytes the peer accepted, per final destination, for this slot.
     relay_budget: Vec<(u32, u64)>,
-    rr: u32,
     pipe: VecDeque<(u64, u32, u32)>,
-    bytes_sent: u64,
-    packets_sent: u64,
-    busy_ps: u64,
     no_circuit_drops: u64,
 }
 
@@ -186,6 +189,9 @@ pub struct CircuitSim<'a> {
     live: u64,
     peak_live: u64,
     ports: Vec<PortState>,
+    /// Each uplink's peer (u32::MAX: none), mirrored from `PortState::peer` for the scan a relayed arrival
+    /// makes over its endpoint's uplinks: one cache line instead of one per uplink.
+    peer_of: Vec<u32>,
     rngs: Vec<Rng>,
     flows: Vec<FlowState>,
     hot: Vec<FlowHot>,
@@ -207,6 +213,9 @@ pub struct CircuitSim<'a> {
     /// in order is far kinder to the cache than pool slots scattered by reuse (a profile of a 108-rack Opera
     /// shuffle spent a third of its time on the pool loads of relayed packets).
     relay: Vec<VecDeque<Held>>,
+    /// How many packets each relay queue holds, mirrored in a dense array: every hand-over asks whether its
+    /// queue is empty, and the answer is usually no longer in cache in the much larger array of queue headers.
+    relay_len: Vec<u32>,
     held: Vec<u64>,
     msgs: Vec<Option<Msg>>,
     free_msgs: Vec<u32>,
@@ -332,6 +341,7 @@ impl<'a> CircuitSim<'a> {
             live: 0,
             peak_live: 0,
             ports,
+            peer_of: vec![u32::MAX; (n * s) as usize],
             rngs,
             flows,
             hot: spec
@@ -355,6 +365,7 @@ impl<'a> CircuitSim<'a> {
             routes,
             first_hop: Lists::new(first_hop),
             relay: vec![VecDeque::new(); (n * n) as usize],
+            relay_len: vec![0; (n * n) as usize],
             held: vec![0; (n * n) as usize],
             msgs: Vec::new(),
             free_msgs: Vec::new(),
@@ -658,6 +669,7 @@ impl<'a> CircuitSim<'a> {
             ps.win_start = win_start;
             ps.win_end = win_end;
             ps.peer = (peer != e && win_end > win_start).then_some(peer);
+            self.peer_of[port as usize] = ps.peer.unwrap_or(u32::MAX);
             ps.next_handover = ps.next_handover.max(win_start);
         }
         if self.balances() {
@@ -760,9 +772,11 @@ impl<'a> CircuitSim<'a> {
         let off = (peer + n - e) % n;
         // 2. stored relayed traffic that this circuit moves on (held per next hop)
         let q = (e * n + peer) as usize;
-        if let Some(head) = self.relay[q].front() {
+        if self.relay_len[q] > 0 {
+            let head = self.relay[q].front().expect("counted");
             if self.fits(port, head.payload + pkt_hdr) {
                 let h = self.relay[q].pop_front().expect("non-empty");
+                self.relay_len[q] -= 1;
                 if let Some(next) = self.relay[q].front() {
                     prefetch(next);
                 }
@@ -1087,6 +1101,7 @@ impl<'a> CircuitSim<'a> {
                 let p = self.pkts[id as usize];
                 debug_assert!(p.relayed && !p.retx && p.wire_bytes == p.payload + self.data_header());
                 self.free.push(id); // the packet stays alive (counted in `live`), held by value
+                self.relay_len[q] += 1;
                 self.relay[q].push_back(Held {
                     seq: p.seq,
                     ts: p.ts,
@@ -1099,7 +1114,7 @@ impl<'a> CircuitSim<'a> {
                 self.relayed += 1;
                 // Only an uplink whose circuit reaches `next` serves this queue: wake that one, not all.
                 for sw in 0..self.s {
-                    if self.ports[(to * self.s + sw) as usize].peer == Some(next) {
+                    if self.peer_of[(to * self.s + sw) as usize] == next {
                         self.wake(to * self.s + sw);
                     }
                 }
