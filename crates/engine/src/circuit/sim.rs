@@ -127,8 +127,9 @@ struct FlowHot {
 struct FlowState {
     /// Datagrams delivered but not yet shown to the receiver, in (arrival, hand-over) order (see `deliver`).
     pending: Vec<Delivery>,
-    /// TCP flows (Opera's low-latency class with transport "tcp"): the NewReno sender and its timer.
-    sender: Option<TcpSender>,
+    /// TCP flows (Opera's low-latency class with transport "tcp"): the NewReno sender and its timer. Boxed:
+    /// most flows are datagrams, and a delivery reads this record, so it should be small.
+    sender: Option<Box<TcpSender>>,
     rto_pending: Option<u64>,
     receiver: TcpReceiver,
 }
@@ -324,7 +325,7 @@ impl<'a> CircuitSim<'a> {
             .zip(&low_latency)
             .map(|(f, &ll)| FlowState {
                 pending: Vec::new(),
-                sender: (ll && f.transport == CircuitTransport::Tcp).then(|| TcpSender::new(f.size_bytes, &spec.tcp)),
+                sender: (ll && f.transport == CircuitTransport::Tcp).then(|| Box::new(TcpSender::new(f.size_bytes, &spec.tcp))),
                 rto_pending: None,
                 receiver: TcpReceiver::new(f.size_bytes),
             })
