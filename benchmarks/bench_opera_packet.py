@@ -45,7 +45,12 @@ def opera_case(racks: int, switches: int, size: int) -> dict:
         res = run_circuit_spec(spec, None)
         runs.append({"total_s": time.perf_counter() - t1, **res["summary"]})
     runs.sort(key=lambda r: r["wall_s"])
-    return {"search_s": search_s, "slice_us": slice_ps(sched) / 1e6, "rates": rates(runs), **runs[len(runs) // 2]}
+    return {
+        "search_s": search_s,
+        "slice_us": slice_ps(sched) / 1e6,
+        "rates": rates(runs),
+        **runs[len(runs) // 2],
+    }
 
 
 def rates(runs: list[dict]) -> list[float]:
