@@ -414,3 +414,32 @@ fn delivering_datagrams_at_hand_over_matches_one_event_per_arrival() {
         assert_eq!(a, b, "{name}");
     }
 }
+
+/// The progress a watcher sees counts a flow as done once its last byte is delivered, although delivered
+/// datagrams may still wait to be shown to the receiver (see `deliver`): at every check-in, the flows done are
+/// those whose completion time has passed, give or take one packet's transit.
+#[test]
+fn progress_counts_flows_whose_last_datagram_is_delivered() {
+    let flows: Vec<Value> = (0..8u32)
+        .flat_map(|s| (0..8u32).filter(move |&d| d != s).map(move |d| (s, d)))
+        .enumerate()
+        .map(|(i, (s, d))| json!({"id": i, "src": s, "dst": d, "size_bytes": 8_000_000 + 2_000_000 * i as u64}))
+        .collect();
+    let spec: CircuitSpec =
+        serde_json::from_value(rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), 1_000_000_000_000))
+            .unwrap();
+    let mut seen = Vec::new();
+    let res = CircuitSim::new(&spec)
+        .unwrap()
+        .run(&mut |p| {
+            seen.push((p.now_ps, p.flows_done));
+            false
+        })
+        .unwrap();
+    assert!(seen.len() >= 2, "the run must be long enough to check in: {}", res.summary.events);
+    let finished_by = |t: u64| res.flows.iter().filter(|f| f.finish_ps.is_some_and(|x| x <= t)).count() as u64;
+    assert!(seen.iter().any(|&(_, done)| done > 0 && done < 56), "{seen:?}");
+    for &(now, done) in &seen {
+        assert!(finished_by(now) <= done && done <= finished_by(now + 10_000_000), "{now}: {done}");
+    }
+}

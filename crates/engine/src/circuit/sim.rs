@@ -441,7 +441,13 @@ impl<'a> CircuitSim<'a> {
             self.now = ev.time;
             self.events_done += 1;
             let flows = &self.flows;
-            let done = || flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64;
+            // A flow whose last datagrams wait in `pending` (shown to its receiver at the end) is done too.
+            let complete = |f: &FlowState, size: u64| {
+                f.receiver.finish.is_some()
+                    || (!f.pending.is_empty()
+                        && f.receiver.bytes_received() + f.pending.iter().map(|d| d.payload as u64).sum::<u64>() >= size)
+            };
+            let done = || flows.iter().zip(&self.hot).filter(|(f, h)| complete(f, h.size)).count() as u64;
             if crate::check_in(watch, self.events_done, self.now, self.spec.stop_ps, flows.len() as u64, done) {
                 stopped_by = "interrupted";
                 break;
