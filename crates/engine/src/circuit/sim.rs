@@ -243,8 +243,14 @@ pub struct CircuitSim<'a> {
     min_transit_ps: u64,
     /// The latest arrival of a datagram delivered when its last hop was handed over.
     last_delivery: u64,
-    /// Deliver datagrams at hand-over (see `deliver`); off, every arrival is an event (the reference path).
-    deliver_at_handover: bool,
+    /// The times of the flow starts still to come, ascending, and how many have come (see `useful_slot`).
+    starts: Vec<u64>,
+    started: usize,
+    /// Packets on a circuit to a relay or an endpoint that will act on them (in some uplink's pipe).
+    in_pipes: u64,
+    /// Deliver datagrams at hand-over (see `deliver`) and skip slots nothing can use (see `useful_slot`); off,
+    /// every arrival is an event and every slot opens (the reference path).
+    fast: bool,
 }
 
 impl<'a> CircuitSim<'a> {
@@ -330,6 +336,15 @@ impl<'a> CircuitSim<'a> {
                 receiver: TcpReceiver::new(f.size_bytes),
             })
             .collect();
+        // The flow starts that come as events (see the FlowStart events pushed above), in time order.
+        let mut starts: Vec<u64> = spec
+            .flows
+            .iter()
+            .zip(&low_latency)
+            .filter(|(f, &ll)| f.start_ps > 0 || (ll && f.transport == CircuitTransport::Tcp))
+            .map(|(f, _)| f.start_ps)
+            .collect();
+        starts.sort_unstable();
         Ok(CircuitSim {
             spec,
             n,
@@ -392,17 +407,54 @@ impl<'a> CircuitSim<'a> {
                 + SerClock::new(spec.link_rate_bps)
                     .time_ps((spec.packet.header_bytes + spec.packet.frame_overhead_bytes) as u64),
             last_delivery: 0,
-            deliver_at_handover: true,
+            starts,
+            started: 0,
+            in_pipes: 0,
+            fast: true,
         })
     }
 
-    /// Run every arrival as an event of its own, the straightforward path that delivering datagrams at
-    /// hand-over must match result for result (tests compare the two; only events and peak_packets_alive,
-    /// which counts packets held in pipes, differ).
+    /// Run every arrival as an event of its own and open every slot: the straightforward path the fast
+    /// paths must match result for result (tests compare the two; only `events` and `peak_packets_alive`,
+    /// which counts packets on their last circuit, differ).
     #[doc(hidden)]
-    pub fn deliver_by_event(mut self) -> Self {
-        self.deliver_at_handover = false;
+    pub fn reference_path(mut self) -> Self {
+        self.fast = false;
         self
+    }
+
+    /// When the fabric next gets work, if it has none now: every packet alive is on a circuit (none queued,
+    /// none held by a relay) and every flow with bytes left has yet to start. Then nothing can be sent before
+    /// the first of those packets arrives or the next flow starts, and that moment is returned.
+    fn quiet_until(&self) -> Option<u64> {
+        if self.live != self.in_pipes || self.unsent != (self.starts.len() - self.started) as u64 {
+            return None;
+        }
+        let start = self.starts.get(self.started).copied();
+        let arrival = self.ports.iter().filter_map(|p| p.pipe.front().map(|x| x.0)).min();
+        start.into_iter().chain(arrival).min()
+    }
+
+    /// The slot of switch `sw` to open after the one just opened (`next` follows it in the schedule). Slots
+    /// whose sending windows open before the fabric can next have work would change nothing (their windows
+    /// have closed by then, nothing is queued to drop and nothing is there to offer) but cost an event each:
+    /// a lead (fibre delay and preallocation) longer than many slots would open them all at time 0, and a
+    /// stretch with nothing to send (before a late flow, or while packets cross a long fibre) would tick
+    /// through every slot of it. So the next slot opened is the one in force at the senders at that moment,
+    /// when it is later than `next`: the state every uplink then has is what opening every slot would give.
+    fn useful_slot(&self, sw: usize, next: (usize, i128)) -> (usize, i128) {
+        if !self.fast {
+            return next;
+        }
+        let horizon = self.quiet_until().unwrap_or(self.now).max(self.now);
+        let lead = self.spec.tdma.prealloc_ps + self.spec.delay_ps;
+        // the last slot whose window opens at or before the horizon (window = slot start - lead)
+        let at = self.scheds[sw].slot_at(horizon + lead);
+        if at.1 > next.1 {
+            at
+        } else {
+            next
+        }
     }
 
     fn window_start(slot_start: i128, prealloc: u64) -> u64 {
@@ -459,6 +511,7 @@ impl<'a> CircuitSim<'a> {
                     self.slot_start(sw as u32, k, start);
                     next_slot[sw] = self.scheds[sw].next_slot(k, start);
                     if !self.finished() {
+                        next_slot[sw] = self.useful_slot(sw, next_slot[sw]);
                         let lead = self.spec.tdma.prealloc_ps + self.spec.delay_ps;
                         let t = Self::window_start(next_slot[sw].1, lead).max(self.now);
                         self.events.push(t, EventKind::SlotStart, ev.arg);
@@ -472,11 +525,19 @@ impl<'a> CircuitSim<'a> {
                 EventKind::OperaSlice => {
                     self.new_slice();
                     if !self.finished() {
-                        let slice = self.spec.opera.as_ref().expect("opera").slice_ps;
-                        self.events.push(self.now + slice, EventKind::OperaSlice, 0);
+                        let o = self.spec.opera.as_ref().expect("opera");
+                        let mut t = self.now + o.slice_ps;
+                        if let Some(from) = self.quiet_until().filter(|_| self.fast) {
+                            // Nothing is queued to re-route until the fabric has work: the first slice from then.
+                            if from > t {
+                                t = o.origin_ps + (from - o.origin_ps).div_ceil(o.slice_ps) * o.slice_ps;
+                            }
+                        }
+                        self.events.push(t, EventKind::OperaSlice, 0);
                     }
                 }
                 EventKind::FlowStart if self.flows[ev.arg as usize].sender.is_some() => {
+                    self.started += 1;
                     let now = self.now;
                     let mut segs = Vec::new();
                     let tcp = self.tcp.clone();
@@ -485,6 +546,7 @@ impl<'a> CircuitSim<'a> {
                 }
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::FlowStart => {
+                    self.started += 1;
                     let f = &self.spec.flows[ev.arg as usize];
                     if f.rate_bps.is_none() && !self.low_latency[ev.arg as usize] {
                         self.backlog[(f.src * self.n + f.dst) as usize] += f.size_bytes;
@@ -949,7 +1011,7 @@ impl<'a> CircuitSim<'a> {
         };
         if ok {
             let arrival = a0 + ser + delay;
-            if self.deliver_at_handover
+            if self.fast
                 && pk.kind == Kind::Data
                 && pk.dst == peer
                 && (!pk.ll || self.flows[pk.flow as usize].sender.is_none())
@@ -962,6 +1024,7 @@ impl<'a> CircuitSim<'a> {
             let id = slot.unwrap_or_else(|| self.slot_for(pk));
             let ps = &mut self.ports[port as usize];
             ps.pipe.push_back((arrival, id, peer));
+            self.in_pipes += 1;
             if ps.pipe.len() == 1 {
                 self.events.push(arrival, EventKind::CircuitArrival, port);
             }
@@ -1035,6 +1098,7 @@ impl<'a> CircuitSim<'a> {
     fn arrival(&mut self, port: u32) {
         let ps = &mut self.ports[port as usize];
         let (_, id, to) = ps.pipe.pop_front().expect("an arrival has a packet");
+        self.in_pipes -= 1;
         if let Some(&(next, _, _)) = ps.pipe.front() {
             self.events.push(next, EventKind::CircuitArrival, port);
         }

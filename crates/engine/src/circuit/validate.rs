@@ -5,6 +5,9 @@ use std::collections::HashMap;
 use super::spec::{CircuitRouting, CircuitSpec, Selection, SwitchKind};
 use crate::error::EngineError;
 
+/// The largest time (or cycle) a circuit spec may give, in ps.
+pub const MAX_TIME_PS: u64 = 1 << 62;
+
 fn bad(path: &str, msg: impl Into<String>) -> Result<(), EngineError> {
     Err(EngineError::invalid(path, msg))
 }
@@ -29,6 +32,33 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
         return bad("switches", "the fabric has no circuit switch");
     }
     let t = &spec.tdma;
+    // Times add up (hand-over + lag + fibre + serialisation, a cycle of many slots): each one bounded by 2^62 ps
+    // (53 days, the bound the scenario layer puts on any quantity) keeps every sum inside 64 bits.
+    let mut times: Vec<(String, u64)> = vec![
+        ("delay_ps".into(), spec.delay_ps),
+        ("tdma.guard_ps".into(), t.guard_ps),
+        ("tdma.prealloc_ps".into(), t.prealloc_ps),
+        ("tdma.lag_ps".into(), t.lag_ps),
+        ("tdma.jitter_mean_ps".into(), t.jitter_mean_ps),
+        ("tdma.stall_ps".into(), t.stall_ps),
+        ("stop_ps".into(), spec.stop_ps.unwrap_or(0)),
+        ("stats_window_ps".into(), spec.stats_window_ps.unwrap_or(0)),
+    ];
+    for (i, sw) in spec.switches.iter().enumerate() {
+        times.push((format!("switches[{i}].phase_ps"), sw.phase_ps));
+        let cycle = sw.slots.iter().fold(0u64, |c, s| c.saturating_add(s.uptime_ps).saturating_add(s.reconfig_ps));
+        times.push((format!("switches[{i}].slots"), cycle));
+    }
+    for (i, f) in spec.flows.iter().enumerate() {
+        times.push((format!("flows[{i}].start_ps"), f.start_ps));
+    }
+    if let Some(o) = &spec.opera {
+        times.push(("opera.slice_ps".into(), o.slice_ps));
+        times.push(("opera.origin_ps".into(), o.origin_ps));
+    }
+    if let Some((at, v)) = times.iter().find(|(_, v)| *v > MAX_TIME_PS) {
+        return bad(at, format!("{v} ps is beyond what the engine can count ({MAX_TIME_PS} ps, about 53 days)"));
+    }
     for (i, sw) in spec.switches.iter().enumerate() {
         let at = format!("switches[{i}]");
         if sw.matchings.is_empty() {
