@@ -6,6 +6,7 @@ Commands run in this process (greendcn.cli.main), so the whole sweep stays well 
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -252,3 +253,24 @@ def test_synthetic_logs_refuse_absurd_sizes_and_dates(args, words, tmp_path, cap
     code, _out, err = run(["lifetime", "synth", "--out", tmp_path, *args], capsys)
     assert_clean(code, err)
     assert words in err and not list(tmp_path.iterdir())
+
+
+ROTORNET = ROOT / "scenarios" / "rotornet-permutation.toml"
+
+
+def test_a_circuit_fabric_too_slow_for_its_windows_is_refused_naming_the_users_key(capsys):
+    # 1 Mb/s needs 12 ms for one packet, the 200 us slots never carry one: the run could never end.
+    code, _out, err = run(["simulate", ROTORNET, "--set", "topology.link_rate=1Mbps"], capsys)
+    assert_clean(code, err)
+    assert "nothing could ever be sent" in err and "topology.link_rate" in err, err
+
+
+@pytest.mark.parametrize("setting", ["topology.link_delay=1e6s", "workload.start_jitter=1e6s"])
+def test_circuit_runs_with_huge_delays_or_late_starts_finish(setting, tmp_path, capsys):
+    # A fibre taking 11.6 days to cross, or flows starting up to 11.6 days in: slots with nothing to do are
+    # skipped, so the run completes in a few thousand events instead of ticking through billions of slots.
+    out_json = tmp_path / "r.json"
+    code, _out, err = run(["simulate", ROTORNET, "--set", setting, "--json", out_json], capsys)
+    assert code == 0, err
+    s = json.loads(out_json.read_text())["summary"]
+    assert s["stopped_by"] == "completion" and s["events"] < 1_000_000, s

@@ -148,6 +148,21 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     if spec.stats_window_ps == Some(0) {
         return bad("stats_window_ps", "must be positive");
     }
+    // A window that cannot carry one full packet carries nothing but the last bytes of a flow: if no window of
+    // any switch can, backlogged flows never finish and a run without a time limit would never end.
+    let full = (p.payload_bytes + p.header_bytes + p.frame_overhead_bytes) as u64;
+    let ser = crate::units::ser_time_ps(full, spec.link_rate_bps);
+    let widest = spec.switches.iter().flat_map(|sw| &sw.slots).map(|s| s.uptime_ps - t.guard_ps).max().unwrap_or(0);
+    if ser > widest {
+        return bad(
+            "link_rate_bps",
+            format!(
+                "a full packet ({full} bytes) takes {ser} ps at {} b/s, longer than the widest sending window \
+                 (uptime - guard = {widest} ps): nothing could ever be sent",
+                spec.link_rate_bps
+            ),
+        );
+    }
     if spec.routing == CircuitRouting::Opera {
         let Some(o) = &spec.opera else {
             return bad("opera", "routing \"opera\" needs the opera table (slices and next switches)");

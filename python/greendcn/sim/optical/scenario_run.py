@@ -117,7 +117,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
     )
-    out = run_circuit_spec(spec, progress, loc_map=lambda loc: ("topology", *loc))
+    out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
     cls = {f.id: f.cls for f in flows}
     fl = pd.DataFrame(out["flows"])
@@ -198,3 +198,27 @@ def fabric_energy(
         },
         energy_per_bit_pj_without_hosts=e["energy_per_bit_pj"],
     )
+
+
+# Fields of the engine's circuit spec that come from one scenario key (an error names what the user wrote).
+_SCENARIO_KEYS = {
+    "link_rate_bps": ("topology", "link_rate"),
+    "delay_ps": ("topology", "link_delay"),
+    "tdma": ("topology",),
+    "switches": ("topology",),
+    "opera": ("topology",),
+    "stop_ps": ("run", "stop_time"),
+    "flows": ("workload",),
+}
+_TDMA_KEYS = {"guard_ps": "guard", "prealloc_ps": "prealloc"}
+
+
+def _scenario_key(loc: tuple) -> tuple:
+    """The scenario key behind a field of the circuit spec, as precisely as it is known: `tdma.guard_ps` is
+    `topology.guard`, a switch's slots come from the topology's uptime and reconfig keys, a flow from the
+    workload."""
+    if not loc or loc[0] not in _SCENARIO_KEYS:
+        return tuple(loc)
+    if loc[0] == "tdma" and len(loc) > 1 and loc[1] in _TDMA_KEYS:
+        return ("topology", _TDMA_KEYS[loc[1]])
+    return _SCENARIO_KEYS[loc[0]]
