@@ -314,12 +314,16 @@ impl<'a> CircuitSim<'a> {
             let (_, start) = sc.slot_at(0);
             events.push(Self::window_start(start, spec.tdma.prealloc_ps + spec.delay_ps), EventKind::SlotStart, i as u32);
         }
+        // Flows that start by an event, and those starts in time order (see `quiet_until`).
+        let mut starts = Vec::new();
         for (i, f) in spec.flows.iter().enumerate() {
             let tcp = low_latency[i] && f.transport == CircuitTransport::Tcp;
             if f.start_ps > 0 || tcp {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
+                starts.push(f.start_ps);
             }
         }
+        starts.sort_unstable();
         if let Some(o) = &spec.opera {
             events.push(o.origin_ps + o.slice_ps, EventKind::OperaSlice, 0);
         }
@@ -336,15 +340,6 @@ impl<'a> CircuitSim<'a> {
                 receiver: TcpReceiver::new(f.size_bytes),
             })
             .collect();
-        // The flow starts that come as events (see the FlowStart events pushed above), in time order.
-        let mut starts: Vec<u64> = spec
-            .flows
-            .iter()
-            .zip(&low_latency)
-            .filter(|(f, &ll)| f.start_ps > 0 || (ll && f.transport == CircuitTransport::Tcp))
-            .map(|(f, _)| f.start_ps)
-            .collect();
-        starts.sort_unstable();
         Ok(CircuitSim {
             spec,
             n,
@@ -585,6 +580,19 @@ impl<'a> CircuitSim<'a> {
         self.slot_for(p)
     }
 
+    /// Flow `f` hands `len` bytes to a new packet: returns their first sequence number.
+    fn hand_out(&mut self, f: u32, len: u64) -> u64 {
+        let h = &mut self.hot[f as usize];
+        let seq = h.sent;
+        h.sent += len;
+        h.packets_sent += 1;
+        if h.sent >= h.size {
+            self.unsent -= 1;
+        }
+        self.born();
+        seq
+    }
+
     /// A new packet exists (with or without a pool slot).
     fn born(&mut self) {
         self.live += 1;
@@ -600,7 +608,7 @@ impl<'a> CircuitSim<'a> {
         }
     }
 
-    /// A pool slot for a packet that is alive already (leaving a relay's store): not a new packet.
+    /// A pool slot for a packet that is alive already (queued, or entering a pipe): not a new packet.
     fn slot_for(&mut self, p: CPacket) -> u32 {
         if let Some(i) = self.free.pop() {
             self.pkts[i as usize] = p;
@@ -911,17 +919,10 @@ impl<'a> CircuitSim<'a> {
                     x.1 -= len;
                 }
             }
-            let h = &mut self.hot[f as usize];
-            let seq = h.sent;
-            h.sent += len;
-            h.packets_sent += 1;
-            if h.sent >= h.size {
-                self.unsent -= 1;
-            }
-            if h.rate == 0 && !self.low_latency[f as usize] {
+            let seq = self.hand_out(f, len);
+            if self.hot[f as usize].rate == 0 && !self.low_latency[f as usize] {
                 self.backlog[(e * n + d) as usize] -= len;
             }
-            self.born();
             let pk = CPacket {
                 kind: Kind::Data,
                 flow: f,
@@ -1414,19 +1415,12 @@ impl<'a> CircuitSim<'a> {
         let f = self.ll_src[e as usize][i];
         let pay = self.spec.packet.payload_bytes as u64;
         let len = self.available(f).min(pay);
-        let wire = len as u32 + self.spec.packet.header_bytes + self.spec.packet.frame_overhead_bytes;
+        let wire = len as u32 + self.data_header();
         if !self.fits(port, wire) {
             return true;
         }
-        let h = &mut self.hot[f as usize];
-        let seq = h.sent;
-        h.sent += len;
-        h.packets_sent += 1;
-        if h.sent >= h.size {
-            self.unsent -= 1;
-        }
+        let seq = self.hand_out(f, len);
         let dst = self.spec.flows[f as usize].dst;
-        self.born();
         let pk = CPacket {
             kind: Kind::Data,
             flow: f,
