@@ -16,6 +16,8 @@ message. The compiled module raises its own `SpecError` and `NativePanic`; green
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+
 __all__ = [
     "EngineCrash",
     "EngineInputError",
@@ -24,6 +26,7 @@ __all__ = [
     "InputError",
     "Loc",
     "format_loc",
+    "reject_unknown_keys",
 ]
 
 Loc = tuple[str | int, ...]
@@ -52,6 +55,30 @@ class InputError(GreendcnError, ValueError):
     def __init__(self, message: str, hint: str | None = None, loc: Loc = ()):
         super().__init__(message, hint)
         self.loc = tuple(loc)
+
+
+def reject_unknown_keys(
+    table: Iterable[str],
+    allowed: Collection[str],
+    *,
+    takes: str,
+    origin: str = "",
+    path: str = "",
+    loc: Loc = (),
+) -> None:
+    """Refuse a table with a key outside `allowed`, naming the first (sorted) one. The message reads
+    "ORIGIN: unknown key 'PATHkey'", the hint "TAKES a, b, c" (`takes` may hold `{keys}` to place the list
+    itself), and `loc` + (key,) locates it."""
+    unknown = sorted(set(table) - set(allowed))
+    if not unknown:
+        return
+    keys = ", ".join(sorted(allowed))
+    hint = takes.format(keys=keys) if "{keys}" in takes else f"{takes} {keys}"
+    raise InputError(
+        f"{origin + ': ' if origin else ''}unknown key {path + unknown[0]!r}",
+        hint=hint,
+        loc=(*loc, unknown[0]),
+    )
 
 
 class FieldError(InputError):

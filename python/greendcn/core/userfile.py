@@ -9,7 +9,9 @@ mark is accepted and dropped, and Windows line ends (CRLF) read as plain ones.""
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
 
@@ -113,3 +115,21 @@ def read_text(
     if not allow_empty and not text.strip():
         raise UserFileError(f"{what}: {p} is empty", hint=f"give {kind}")
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_toml(
+    path: str | os.PathLike[str], what: str, *, kind: str, max_bytes: int = MAX_TEXT_BYTES
+) -> dict[str, Any]:
+    """The file read as `read_text` reads it, parsed as TOML; bad syntax and nesting too deep for the parser
+    (a hostile file of ten thousand `[` exhausts Python's recursion) end in the same kind of error."""
+    p = Path(path)
+    text = read_text(p, what, max_bytes=max_bytes, kind=kind)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UserFileError(f"{what}: {p}: not valid TOML ({e})", hint="fix the file's syntax") from None
+    except RecursionError:
+        raise UserFileError(
+            f"{what}: {p}: tables or arrays nested too deeply to read",
+            hint=f"{kind} needs two or three levels of tables",
+        ) from None

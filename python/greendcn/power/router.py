@@ -7,7 +7,6 @@ Everything here is a pure function of a `RouterPlatform`; the optimizer and the 
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import InputError
-from ..core.userfile import read_text
+from ..core.userfile import read_toml
 
 __all__ = [
     "PUBLISHED_CHI",
@@ -220,14 +219,7 @@ def example_platform() -> RouterPlatform:
 def load_platform(path: str | Path) -> RouterPlatform:
     """Read a platform description (TOML; format in docs/models.md and data/xeon_example.toml)."""
     p = Path(path)
-    try:
-        doc = tomllib.loads(read_text(p, "--platform", kind="a TOML platform file"))
-    except RecursionError:
-        raise InputError(f"platform file {p}: nested too deeply", hint="see data/xeon_example.toml") from None
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(
-            f"platform file {p} is not valid TOML: {e}", hint="fix the syntax of the file"
-        ) from None
+    doc = read_toml(p, "--platform", kind="a TOML platform file")
     rows = doc.get("frequency")
     if not isinstance(rows, list) or not rows:
         raise InputError(f"{p}: no [[frequency]] tables", hint="add one [[frequency]] table per frequency")

@@ -25,7 +25,7 @@ from pydantic import (
 
 from ..core.errors import FieldError, InputError, format_loc
 from .power_table import PowerConfig
-from ..core.userfile import read_text
+from ..core.userfile import read_toml
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 
 __all__ = [
@@ -474,16 +474,7 @@ def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin:
 def load_scenario(path: str | Path, overrides: list[str] | dict[str, Any] | None = None) -> Scenario:
     """Read a scenario TOML file and apply `--set` overrides."""
     p = Path(path)
-    text = read_text(p, "scenario", max_bytes=16 * 2**20, kind="a TOML scenario")
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{p}: not valid TOML ({e})", hint="fix the file's syntax") from None
-    except RecursionError:
-        raise InputError(
-            f"{p}: tables or arrays nested too deeply to read",
-            hint="a scenario needs two or three levels of tables",
-        ) from None
+    raw = read_toml(p, "scenario", max_bytes=16 * 2**20, kind="a TOML scenario")
     raw.setdefault("name", p.stem)
     return scenario_from_dict(
         apply_overrides(raw, overrides), base_dir=str(p.parent.resolve()), origin=p.name

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError
+from ..core.errors import InputError, reject_unknown_keys
 
 __all__ = ["KINDS", "JobKind", "JobOutput", "execute", "versions"]
 
@@ -160,13 +160,7 @@ def _router_resolve(params: dict[str, Any], base_dir: Path) -> tuple[dict[str, A
     from ..core.units import parse_packet_rate_pps
     from ..power.router import example_platform, load_platform
 
-    unknown = sorted(set(params) - _ROUTER_KEYS)
-    if unknown:
-        raise InputError(
-            f"unknown key {unknown[0]!r}",
-            hint=f"router_power takes {', '.join(sorted(_ROUTER_KEYS))}",
-            loc=(unknown[0],),
-        )
+    reject_unknown_keys(params, _ROUTER_KEYS, takes="router_power takes")
     plat_name = params.get("platform", "example")
     if not isinstance(plat_name, str):
         raise InputError("platform: must be 'example' or a path", loc=("platform",))
@@ -237,13 +231,7 @@ def _nic_resolve(params: dict[str, Any], base_dir: Path) -> tuple[dict[str, Any]
 
     from ..nic.params import DEFAULT_HOST, host_from_options, parse_setting, transmission_from_options
 
-    unknown = sorted(set(params) - _NIC_KEYS)
-    if unknown:
-        raise InputError(
-            f"unknown key {unknown[0]!r}",
-            hint=f"nic_model takes {', '.join(sorted(_NIC_KEYS))}",
-            loc=(unknown[0],),
-        )
+    reject_unknown_keys(params, _NIC_KEYS, takes="nic_model takes")
 
     def us(s: float) -> str:
         return f"{s * 1e6:g}us"

@@ -17,13 +17,12 @@ import itertools
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError
-from ..core.userfile import read_text
+from ..core.errors import InputError, reject_unknown_keys
+from ..core.userfile import read_toml
 from .jobs import KINDS, versions
 
 __all__ = ["Run", "SweepSpec", "load_spec", "parse_spec"]
@@ -190,21 +189,9 @@ def parse_spec(doc: dict[str, Any], path: Path, store: Path | None = None) -> Sw
 
 def _parse(doc: dict[str, Any], path: Path, store: Path | None) -> SweepSpec:
     origin = path.name
-    unknown = sorted(set(doc) - _TOP)
-    if unknown:
-        raise InputError(
-            f"{origin}: unknown key {unknown[0]!r}",
-            hint=f"a spec has the tables {', '.join(sorted(_TOP))} (docs/sweeps.md)",
-            loc=(unknown[0],),
-        )
+    reject_unknown_keys(doc, _TOP, takes="a spec has the tables {keys} (docs/sweeps.md)", origin=origin)
     sw = _table(doc, "sweep", "")
-    bad = sorted(set(sw) - _SWEEP)
-    if bad:
-        raise InputError(
-            f"{origin}: unknown key 'sweep.{bad[0]}'",
-            hint=f"[sweep] takes {', '.join(sorted(_SWEEP))}",
-            loc=("sweep", bad[0]),
-        )
+    reject_unknown_keys(sw, _SWEEP, takes="[sweep] takes", origin=origin, path="sweep.", loc=("sweep",))
     kind = sw.get("kind", "simulate")
     if kind not in KINDS:
         raise InputError(
@@ -261,13 +248,7 @@ def _parse(doc: dict[str, Any], path: Path, store: Path | None) -> SweepSpec:
         gw = f"grid[{gi}]."
         if not isinstance(g, dict):
             raise _err(f"{origin}: grid[{gi}]", "must be a table")
-        bad = sorted(set(g) - _GRID)
-        if bad:
-            raise InputError(
-                f"{origin}: unknown key 'grid[{gi}].{bad[0]}'",
-                hint=f"a [[grid]] takes {', '.join(sorted(_GRID))}",
-                loc=("grid", gi, bad[0]),
-            )
+        reject_unknown_keys(g, _GRID, takes="a [[grid]] takes", origin=origin, path=gw, loc=("grid", gi))
         gname = g.get("name", f"grid{gi}" if len(grids) > 1 else "main")
         fixed = {**base, **_flatten(_table(g, "set", gw), f"{gw}set")}
         dims = top_dims + _dims(_table(g, "axes", gw), g.get("zip", []), gw)
@@ -316,13 +297,5 @@ def _parse(doc: dict[str, Any], path: Path, store: Path | None) -> SweepSpec:
 def load_spec(path: str | Path, store: str | Path | None = None) -> SweepSpec:
     """Read, check and expand a spec file. Nothing is opened or written."""
     p = Path(path)
-    text = read_text(p, "spec", max_bytes=4 * 2**20, kind="a TOML sweep spec")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{p}: not valid TOML ({e})", hint="fix the file's syntax") from None
-    except RecursionError:
-        raise InputError(
-            f"{p}: nested too deeply", hint="a spec needs two or three levels of tables"
-        ) from None
+    doc = read_toml(p, "spec", max_bytes=4 * 2**20, kind="a TOML sweep spec")
     return parse_spec(doc, p, Path(store) if store is not None else None)
