@@ -70,9 +70,11 @@ def topology_size(topo: Any) -> tuple[int, int, int, int]:
         links = hosts + edges * half + edges * half
         return hosts, switches, links, edges
     if topo.kind in ("rotornet", "selectornet", "opera"):
-        # racks are the endpoints; each has one uplink per circuit switch
+        # racks (or hosts_per_rack hosts under each) are the endpoints; each rack has one uplink per circuit switch
         switches = topo.circuit_switches
-        return topo.racks, switches, topo.racks * switches, topo.racks
+        hosts = topo.racks * (topo.hosts_per_rack or 1)
+        links = topo.racks * switches + (hosts if topo.hosts_per_rack else 0)
+        return hosts, switches, links, topo.racks
     hosts = topo.leaves * topo.hosts_per_leaf
     return hosts, topo.leaves + topo.spines, hosts + topo.leaves * topo.spines, topo.leaves
 

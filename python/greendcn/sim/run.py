@@ -36,6 +36,8 @@ class SimResult:
     # The engine's own results document (docs/engine-spec.md), kept so the run can be priced again
     # under other power settings without simulating it again (`reprice`).
     engine_results: dict[str, Any] | None = field(default=None, repr=False)
+    # Circuit fabrics with topology.hosts_per_rack: one row per host's link to its ToR (scenario_run.py).
+    hosts: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
@@ -49,6 +51,7 @@ class SimResult:
                 "summary": self.summary,
                 "scenario": self.scenario.raw,
                 "energy": None if self.energy is None else self.energy.to_dict(),
+                **({"hosts": self.hosts} if self.hosts is not None else {}),
             }
         )
 

@@ -106,6 +106,10 @@ class Topology(_Model):
     cutoff: SizeBytes = "15MB"  # type: ignore[assignment]
     schedule_seed: int = Field(0, ge=0)
     search_moves: int = Field(300, ge=0)
+    # Circuit fabrics: hosts under each rack's ToR, named S0.. as on the packet fabrics (host h in rack
+    # h // hosts_per_rack), each linked to its ToR at link_rate with link_delay and the queues above. Unset (our
+    # default): the racks themselves are the workload's endpoints (R0..), as before hosts existed there.
+    hosts_per_rack: int | None = Field(None, ge=1)
 
     @property
     def circuit_switch_model(self) -> str:
@@ -178,6 +182,18 @@ class Topology(_Model):
                         raise FieldError(
                             name, str(e), hint="a switch id of the switch table (greendcn energy switches)"
                         ) from None
+            if self.hosts_per_rack is not None and self.tor_switch is not None:
+                # a ToR's ports carry its uplinks (one per circuit switch) and its hosts
+                ports = get_switch(self.tor_switch).ports
+                if self.circuit_switches + self.hosts_per_rack > ports:
+                    raise FieldError(
+                        "hosts_per_rack",
+                        f"{self.hosts_per_rack} hosts and {self.circuit_switches} uplinks need "
+                        f"{self.hosts_per_rack + self.circuit_switches} ports; the ToR ({self.tor_switch}) has "
+                        f"{ports}",
+                        hint=f"at most {ports - self.circuit_switches} hosts per rack, or a larger "
+                        "topology.tor_switch",
+                    )
         # Sizing keys of the other kind are ignored, not refused: `--set topology.kind=leafspine` on a fat-tree
         # file must work without deleting its k (our choice, documented in docs/scenario-format.md).
         if self.kind == "fattree":

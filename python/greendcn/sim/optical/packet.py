@@ -62,8 +62,10 @@ def circuit_spec(
     window_ps: int | None = None,
     opera: dict[str, Any] | None = None,
     tcp: dict[str, Any] | None = None,
+    hosts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The engine's circuit spec. `opera` is the routing table entry of routing "opera"
+    """The engine's circuit spec. `hosts` puts hosts behind the endpoints (the spec's `hosts`: per_endpoint,
+    rate_bps, delay_ps, nic_queue, tor_queue; docs/circuit-engine.md), and flows then name hosts. `opera` is the routing table entry of routing "opera"
     (`opera_routes.opera_spec_table`). Flows are mappings with src, dst, size_bytes and optionally rate_bps (a cap;
     absent = backlogged), start_ps and (selector routing) route_offsets. `lag` is the hosts' send-to-wire lag law (issue 12's TDMA model); with
     none, packets reach the wire exactly when handed over, and the preallocation is the fabric's."""
@@ -122,6 +124,8 @@ def circuit_spec(
         spec["opera"] = opera
     if tcp is not None:
         spec["tcp"] = tcp
+    if hosts is not None:
+        spec["hosts"] = hosts
     if stop_ps is not None:
         spec["stop_ps"] = stop_ps
     if window_ps is not None:

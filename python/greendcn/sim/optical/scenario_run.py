@@ -2,7 +2,10 @@
 `--set topology.kind=rotornet routing.scheme=rotorlb`) runs the scenario's workload on the circuit engine and
 returns the same `SimResult` tables as a packet-switched run, with the fabric's energy.
 
-Each endpoint (rack) R0..R(N-1) is a host of the workload. What differs from a packet-switched run (our
+The workload's endpoints are hosts S0..S(H-1) when `topology.hosts_per_rack` is set (H = racks x
+hosts_per_rack, host h in rack h // hosts_per_rack, each linked to its rack's ToR: the packet fabrics' names, so
+one flow file runs on every fabric of H hosts), else the racks R0..R(N-1) themselves (our default, as before).
+What differs from a packet-switched run (our
 choices, docs/circuit-engine.md): flows are datagrams (the circuit engine has no TCP: a flow's packets are sent
 once, and a packet that meets no circuit is lost), so `fct_s` is the time its last byte arrived, or empty
 when a packet was lost; the energy is the network's (circuit switches and the racks' ToR switches, constant
@@ -22,7 +25,14 @@ from .packet import circuit_spec, network_energy
 from .rotornet import build_rotornet
 from .schedule import CircuitFabric, Slot, SwitchSchedule
 
-__all__ = ["CIRCUIT_KINDS", "CIRCUIT_SCHEMES", "build_fabric", "endpoint_network", "simulate_circuit"]
+__all__ = [
+    "CIRCUIT_KINDS",
+    "CIRCUIT_SCHEMES",
+    "build_fabric",
+    "endpoint_network",
+    "endpoint_racks",
+    "simulate_circuit",
+]
 
 CIRCUIT_KINDS = ("rotornet", "selectornet", "opera")
 CIRCUIT_SCHEMES = {
@@ -76,8 +86,36 @@ def build_fabric(topo: Any) -> CircuitFabric:
 
 
 def endpoint_network(topo: Any) -> Network:
-    """The racks as hosts (R0..R(N-1)), so the scenario's workloads can name and draw them."""
+    """The workload's endpoints as hosts, so the scenario's workloads can name and draw them: S0..S(H-1) with
+    `topology.hosts_per_rack`, else the racks R0..R(N-1)."""
+    if topo.hosts_per_rack:
+        hosts = topo.racks * topo.hosts_per_rack
+        return Network(nodes=[Node(f"S{i}", "host", "host") for i in range(hosts)], links=[])
     return Network(nodes=[Node(f"R{i}", "host") for i in range(topo.racks)], links=[])
+
+
+def endpoint_racks(topo: Any) -> list[int]:
+    """The rack of each of a circuit fabric's workload endpoints, in `endpoint_network`'s host order: host h
+    sits in rack h // hosts_per_rack; without hosts_per_rack each endpoint is its own rack."""
+    per = topo.hosts_per_rack or 1
+    return [h // per for h in range(topo.racks * per)]
+
+
+def _hosts_spec(topo: Any) -> dict[str, Any] | None:
+    """The engine's `hosts`: each host linked to its ToR at the link rate and delay; the host's NIC queue is
+    topology.host_queue, the ToR's port down to it topology.queue (as a packet fabric's edge switch)."""
+    if not topo.hosts_per_rack:
+        return None
+    out: dict[str, Any] = {
+        "per_endpoint": topo.hosts_per_rack,
+        "rate_bps": topo.link_rate,
+        "delay_ps": topo.link_delay,
+    }
+    if topo.host_queue is not None:
+        out["nic_queue"] = topo.host_queue
+    if topo.queue is not None:
+        out["tor_queue"] = topo.queue
+    return out
 
 
 def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: Any = None) -> Any:
@@ -116,6 +154,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
+        hosts=_hosts_spec(topo),
     )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
@@ -129,18 +168,25 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     fl["spurious_retransmits"] = 0
     fl["class"] = fl["id"].map(cls)
     fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
+    hosts = out.get("hosts")
+    racks = [f"R{i}" for i in range(topo.racks)] if hosts is not None else names
     ports = pd.DataFrame(out["ports"])
-    ports.insert(0, "from", ports["endpoint"].map(lambda i: names[i]))
+    ports.insert(0, "from", ports["endpoint"].map(lambda i: racks[i]))
     ports.insert(1, "to", ports["switch"].map(lambda i: f"circuit{i}"))
     s = dict(out["summary"])
     sim_time_s = s.pop("sim_time_ps") / PS_PER_S
     ports["busy_s"] = ports.pop("busy_ps") / PS_PER_S
     ports["utilization"] = ports["busy_s"] / sim_time_s if sim_time_s > 0 else 0.0
     nodes = pd.DataFrame(
-        [{"name": n, "kind": "rack"} for n in names]
+        [{"name": n, "kind": "rack"} for n in racks]
         + [{"name": f"circuit{i}", "kind": "circuit switch"} for i in range(len(fabric.switches))]
+        + [{"name": n, "kind": "host"} for n in (names if hosts is not None else [])]
     )
-    s["drops"] = s["no_circuit_drops"]
+    s["drops"] = s["no_circuit_drops"] + s.get("host_link_drops", 0)
+    if hosts is not None:
+        res_hosts = _host_table(hosts, names, racks, sim_time_s)
+    else:
+        res_hosts = None
     summary = {
         "scenario": sc.name,
         "seed": seed,
@@ -157,9 +203,23 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "flows": len(flows),
     }
     res = SimResult(fl, ports, nodes, summary, sc)
+    if res_hosts is not None:
+        res.hosts = res_hosts
     res.energy = fabric_energy(fabric, out["summary"], topo.circuit_switch_model, topo.tor_switch)
     res.engine_results = out
     return res
+
+
+def _host_table(hosts: list[dict], names: list[str], racks: list[str], sim_time_s: float) -> pd.DataFrame:
+    """One row per host: its rack, what its NIC sent (bytes, packets, busy time, utilisation, drops) and what
+    reached it (bytes, packets, payload bytes; the ToR's port down to it: busy time and drops)."""
+    t = pd.DataFrame(hosts)
+    t.insert(0, "host", t.pop("host").map(lambda i: names[i]))
+    t.insert(1, "rack", t.pop("endpoint").map(lambda i: racks[i]))
+    t["busy_s"] = t.pop("busy_ps") / PS_PER_S
+    t["rx_busy_s"] = t.pop("rx_busy_ps") / PS_PER_S
+    t["utilization"] = t["busy_s"] / sim_time_s if sim_time_s > 0 else 0.0
+    return t
 
 
 def fabric_energy(
