@@ -164,3 +164,36 @@ def test_the_command_names_the_key_when_a_rack_does_not_fit(tmp_path: Path):
         "topology.hosts_per_rack=40",
     )
     assert_clean_error(out, "topology.hosts_per_rack")
+
+
+def test_hosts_are_priced_on_circuit_fabrics_as_on_packet_fabrics():
+    from greendcn.sim.host_power import HostPowerConfig
+
+    flows = {"workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S1", "size": "1MB"}]}}
+    circuit = simulate({**_scenario("rotornet"), **flows}, progress=False)
+    packet = simulate({**_scenario("fattree"), **flows}, progress=False)
+    hosts = {}
+    for name, res in (("circuit", circuit), ("packet", packet)):
+        e = res.energy
+        rows = {d["name"]: d for d in e.devices if d["kind"] == "node:host"}
+        assert sorted(rows) == sorted(f"S{i}" for i in range(16)), name
+        assert e.split["hosts_energy_j"] == pytest.approx(
+            sum(d["energy_j"] for d in rows.values()), rel=1e-12
+        )
+        assert e.total_energy_j == pytest.approx(sum(d["energy_j"] for d in e.devices), rel=1e-12)
+        hosts[name] = rows
+    # the same host models: an idle host draws the same power on both engines
+    assert hosts["circuit"]["S9"]["avg_power_w"] == pytest.approx(
+        hosts["packet"]["S9"]["avg_power_w"], rel=1e-12
+    )
+    assert hosts["circuit"]["S0"]["packets_sent"] == circuit.hosts.set_index("host").loc["S0", "packets_sent"]
+    # and they are the [power.hosts] ledger's prices of the engine's per-host windows
+    out = circuit.engine_results
+    nodes = [{"name": f"S{i}", "kind": "host"} for i in range(16)]
+    again = (
+        HostPowerConfig().pricer().price({"series": out["series"], "summary": out["summary"], "nodes": nodes})
+    )
+    assert circuit.energy.split["hosts_energy_j"] == pytest.approx(again.total_j, rel=1e-12)
+    # a constant host power instead
+    const = simulate({**_scenario("rotornet"), **flows, "power": {"host_w": 30.0}}, progress=False)
+    assert const.energy.split["hosts_energy_j"] == pytest.approx(16 * 30.0 * const.summary["sim_time_s"])

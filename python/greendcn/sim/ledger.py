@@ -154,28 +154,7 @@ def run_energy(
     if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
         host_energy = hosts.price(results)
         modelled = {d["name"] for d in devices if d["kind"] == "node:host"}
-        for i, name in enumerate(host_energy.names):
-            if name in modelled:
-                continue
-            e = float(host_energy.energy_j[i])
-            devices.append(
-                {
-                    "name": name,
-                    "kind": "node:host",
-                    "model": host_energy.settings[i],
-                    "energy_j": e,
-                    "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
-                    "cpu_energy_j": float(host_energy.cpu_j[i]),
-                    "nic_energy_j": float(host_energy.nic_j[i]),
-                    "platform_energy_j": float(host_energy.platform_j[i]),
-                    "interrupts": float(host_energy.interrupts[i]),
-                    "packets_sent": int(host_energy.packets_sent[i]),
-                    "packets_received": int(host_energy.packets_received[i]),
-                    "bytes_sent": int(host_energy.bytes_sent[i]),
-                    "bytes_received": int(host_energy.bytes_received[i]),
-                    "saturated_windows": int(host_energy.saturated_windows[i]),
-                }
-            )
+        devices += host_devices(host_energy, sim_s, skip=modelled)
     split = {"hosts_energy_j": 0.0, "switches_energy_j": 0.0, "links_energy_j": 0.0}
     for d in devices:
         split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
@@ -195,6 +174,41 @@ def run_energy(
         split=split,
         energy_per_bit_pj_without_hosts=network / bits * 1e12 if bits else None,
     )
+
+
+def host_devices(
+    host_energy: HostEnergy, sim_s: float, skip: set[str] | frozenset = frozenset()
+) -> list[dict]:
+    """The ledger's device rows of priced hosts (those not in `skip`); both engines' runs use them."""
+    rows = []
+    for i, name in enumerate(host_energy.names):
+        if name in skip:
+            continue
+        e = float(host_energy.energy_j[i])
+        rows.append(
+            {
+                "name": name,
+                "kind": "node:host",
+                "model": host_energy.settings[i],
+                "energy_j": e,
+                "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
+                "cpu_energy_j": float(host_energy.cpu_j[i]),
+                "nic_energy_j": float(host_energy.nic_j[i]),
+                "platform_energy_j": float(host_energy.platform_j[i]),
+                "interrupts": float(host_energy.interrupts[i]),
+                "packets_sent": int(host_energy.packets_sent[i]),
+                "packets_received": int(host_energy.packets_received[i]),
+                "bytes_sent": int(host_energy.bytes_sent[i]),
+                "bytes_received": int(host_energy.bytes_received[i]),
+                "saturated_windows": int(host_energy.saturated_windows[i]),
+            }
+        )
+    return rows
+
+
+def hosts_summary(h: HostEnergy, sim_s: float) -> dict:
+    """How the hosts of a run were priced, and their totals (EnergyReport.hosts)."""
+    return _hosts_summary(h, sim_s)
 
 
 def _part(kind: str) -> str:

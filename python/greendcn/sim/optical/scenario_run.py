@@ -18,7 +18,8 @@ from typing import Any
 import pandas as pd
 
 from ...core.units import PS_PER_S
-from ..ledger import EnergyReport
+from ..host_power import HostEnergy
+from ..ledger import EnergyReport, host_devices, hosts_summary
 from ..topology.graph import Network, Node
 from ..engine import run_circuit_spec
 from .packet import circuit_spec, network_energy
@@ -133,6 +134,10 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     else:
         fabric = build_fabric(topo)
     tcp_ll = opera is not None
+    # Hosts are priced as on packet fabrics (the [power.hosts] ledger) from the engine's per-host windows.
+    pricer = sc.power.host_pricer(sc.base_dir) if topo.hosts_per_rack else None
+    n_hosts = topo.racks * (topo.hosts_per_rack or 1)
+    window = sc.power.engine_window_ps(sc.run.stop_time, 4 * n_hosts) if pricer is not None else None
     spec = circuit_spec(
         fabric,
         [
@@ -155,6 +160,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
         hosts=_hosts_spec(topo),
+        window_ps=window,
     )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
@@ -205,7 +211,19 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     res = SimResult(fl, ports, nodes, summary, sc)
     if res_hosts is not None:
         res.hosts = res_hosts
-    res.energy = fabric_energy(fabric, out["summary"], topo.circuit_switch_model, topo.tor_switch)
+    host_energy = None
+    if pricer is not None:
+        nodes_in = [{"name": n, "kind": "host"} for n in names]
+        host_energy = pricer.price({"series": out["series"], "summary": out["summary"], "nodes": nodes_in})
+    host_w = sc.power.host_w if topo.hosts_per_rack else None
+    res.energy = fabric_energy(
+        fabric,
+        out["summary"],
+        topo.circuit_switch_model,
+        topo.tor_switch,
+        hosts=host_energy,
+        host_w=None if host_w is None else (names, host_w),
+    )
     res.engine_results = out
     return res
 
@@ -223,9 +241,16 @@ def _host_table(hosts: list[dict], names: list[str], racks: list[str], sim_time_
 
 
 def fabric_energy(
-    fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None
+    fabric: CircuitFabric,
+    summary: dict,
+    circuit_switch: str,
+    tor_switch: str | None,
+    hosts: HostEnergy | None = None,
+    host_w: tuple[list[str], float] | None = None,
 ) -> EnergyReport:
-    """The network's energy as the ledger reports it: every device a switch at constant power."""
+    """The run's energy as the ledger reports it: every network device a switch at constant power, and, with
+    hosts (topology.hosts_per_rack), every host priced as on a packet fabric: by the [power.hosts] models from
+    the engine's per-host windows (`hosts`), or at a constant power.host_w (`host_w`: names and W)."""
     e = network_energy(fabric, summary, circuit_switch, tor_switch)
     devices = [
         {
@@ -237,19 +262,43 @@ def fabric_energy(
         }
         for d in e["devices"]
     ]
-    total = e["total_energy_j"]
+    network = e["total_energy_j"]
+    sim_s = e["sim_time_s"]
+    bits = e["delivered_bits"]
+    host_rows: list[dict] = []
+    note: dict = {
+        "note": "hosts are not priced when the racks are the endpoints (set topology.hosts_per_rack)"
+    }
+    if hosts is not None:
+        host_rows = host_devices(hosts, sim_s)
+        note = hosts_summary(hosts, sim_s)
+    elif host_w is not None:
+        names, watts = host_w
+        host_rows = [
+            {
+                "name": n,
+                "kind": "node:host",
+                "model": f"constant {watts} W",
+                "avg_power_w": watts,
+                "energy_j": watts * sim_s,
+            }
+            for n in names
+        ]
+        note = {"note": f"hosts at a constant power.host_w = {watts} W", "hosts": len(names)}
+    hosts_j = sum(d["energy_j"] for d in host_rows)
+    total = network + hosts_j
     return EnergyReport(
-        devices=devices,
-        sim_time_s=e["sim_time_s"],
+        devices=devices + host_rows,
+        sim_time_s=sim_s,
         total_energy_j=total,
-        avg_power_w=e["avg_power_w"],
-        delivered_bits=e["delivered_bits"],
-        energy_per_bit_pj=e["energy_per_bit_pj"],
-        hosts={"note": "hosts are not priced on circuit fabrics yet (the network's devices only)"},
+        avg_power_w=total / sim_s if host_rows and sim_s > 0 else e["avg_power_w"],
+        delivered_bits=bits,
+        energy_per_bit_pj=total / bits * 1e12 if bits else None,
+        hosts=note,
         split={
-            "hosts_energy_j": 0.0,
-            "host_share": 0.0,
-            "switches_energy_j": total,
+            "hosts_energy_j": hosts_j,
+            "host_share": hosts_j / total if total > 0 else 0.0,
+            "switches_energy_j": network,
             "links_energy_j": 0.0,
             "circuit_switches_energy_j": sum(
                 d["energy_j"] for d in devices if d["name"].startswith("circuit switch")
