@@ -6,10 +6,11 @@ The workload's endpoints are hosts S0..S(H-1) when `topology.hosts_per_rack` is 
 hosts_per_rack, host h in rack h // hosts_per_rack, each linked to its rack's ToR: the packet fabrics' names, so
 one flow file runs on every fabric of H hosts), else the racks R0..R(N-1) themselves (our default, as before).
 What differs from a packet-switched run (our
-choices, docs/circuit-engine.md): flows are datagrams (the circuit engine has no TCP: a flow's packets are sent
-once, and a packet that meets no circuit is lost), so `fct_s` is the time its last byte arrived, or empty
-when a packet was lost; the energy is the network's (circuit switches and the racks' ToR switches, constant
-power from the switch table); hosts are not priced on circuit fabrics yet."""
+choices, docs/circuit-engine.md): flows are datagrams except Opera's low-latency TCP (a datagram is sent once,
+and one that meets no circuit or a full queue is lost), so `fct_s` is the time its last byte arrived, or empty
+when a packet was lost; the network's energy is its devices' (circuit switches and the racks' ToR switches,
+constant power from the switch table); hosts, when they are the endpoints, are priced as on packet fabrics
+(`[power.hosts]` from the engine's per-host windows, or `power.host_w`)."""
 
 from __future__ import annotations
 
