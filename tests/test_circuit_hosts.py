@@ -1,5 +1,5 @@
 """Hosts on circuit fabrics (topology.hosts_per_rack): one flow file naming hosts runs unchanged on Opera,
-RotorNet, SelectorNet and a fat-tree of the same host count; flows within a rack never touch a circuit; a
+RotorNet, SelectorNet, a fat-tree and a leaf-spine of the same host count; flows within a rack never touch a circuit; a
 host's link bounds its flow; the books balance with host links; a rack too full for its ToR is refused."""
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from greendcn.sim.scenario import scenario_from_dict
 from conftest import assert_clean_error, run_greendcn
 
 COMMON = {"link_rate": "10Gbps", "link_delay": "500ns"}
-# 16 hosts on every fabric: a k = 4 fat-tree, and 8 racks x 2 hosts on the circuit fabrics
+# 16 hosts on every fabric: a k = 4 fat-tree, 4 leaves x 4 hosts, and 8 racks x 2 hosts on the circuit fabrics
 FABRICS = {
     "fattree": ({**COMMON, "kind": "fattree", "k": 4}, "ecmp"),
+    "leafspine": ({**COMMON, "kind": "leafspine", "leaves": 4, "hosts_per_leaf": 4}, "ecmp"),
     "rotornet": (
         {**COMMON, "kind": "rotornet", "racks": 8, "hosts_per_rack": 2, "uptime": "100us"},
         "rotorlb",
@@ -81,7 +82,7 @@ def test_one_flow_file_naming_hosts_runs_on_every_fabric(tmp_path: Path):
         ]
         assert fl["class"].tolist() == ["a", "b", "a", "b"], kind
         assert fl["fct_s"].notna().all(), kind
-        if kind != "fattree":
+        if kind not in ("fattree", "leafspine"):
             conserved(res.summary)
             assert res.hosts["host"].tolist() == [f"S{i}" for i in range(16)]
             # S3 -> S2 stays in rack 1: its bytes crossed S3's NIC and S2's ToR port, nothing else

@@ -50,7 +50,8 @@ pub struct CircuitHostResult {
     pub busy_ps: u64,
     pub nic_drops: u64,
     pub peak_nic_queue_packets: u64,
-    /// Wire bytes and packets (data and ACKs) delivered to the host; data payload bytes among them.
+    /// Wire bytes and packets (data and ACKs) delivered to the host; data payload bytes among them (a TCP
+    /// segment delivered twice counts twice).
     pub bytes_received: u64,
     pub packets_received: u64,
     pub payload_bytes_received: u64,
