@@ -12,7 +12,14 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
-from .limits import RunSize, check_run_size, count_csv_rows, topology_size, workload_flow_count
+from .limits import (
+    RunSize,
+    check_run_size,
+    count_csv_rows,
+    topology_size,
+    workload_flow_count,
+    workload_size_key,
+)
 from .ledger import EnergyReport, run_energy
 from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
@@ -184,7 +191,8 @@ def simulate(
         n_flows = count_csv_rows(flows)
     else:
         n_flows = len(flows)
-    check_run_size(RunSize(hosts, switches, links, n_flows, racks), max_memory_bytes, "workload")
+    where = workload_size_key(sc) if flows is None else "workload"
+    check_run_size(RunSize(hosts, switches, links, n_flows, racks), max_memory_bytes, where)
     circuit = sc.topology.kind in ("rotornet", "selectornet", "opera")
     if circuit:
         from .optical.scenario_run import endpoint_network
