@@ -365,3 +365,42 @@ def test_topology_dependent_refusals_name_the_key():
         _table({"kind": "all_at_once", "size": "1KB", "pattern": "stride", "stride": 128})
     with pytest.raises(InputError, match="workload.sizes: 'webserch' is neither"):
         _table({"kind": "poisson", "sizes": "webserch", "load": 0.1, "duration": "1ms"})
+
+
+def test_poisson_incast_bursts_carry_the_load_in_whole_bursts():
+    sc, net, t = _table(
+        {
+            "kind": "poisson",
+            "sizes": "websearch",
+            "load": 0.3,
+            "duration": "50ms",
+            "pattern": "incast",
+            "fan_in": 10,
+        }
+    )
+    starts, first = np.unique(t.start_ps, return_index=True)
+    assert len(t) == 10 * len(starts)
+    for s in starts[:50]:
+        rows = t.start_ps == s
+        assert len(set(t.dst[rows].tolist())) == 1 and len(set(t.src[rows].tolist())) == 10
+    assert t.total_bytes * 8 / (0.05 * 128 * 10e9) == pytest.approx(0.3, rel=0.05)
+
+
+def test_count_kind_makes_exactly_count_flows_in_both_draw_modes():
+    for draws in ("stratified", "independent"):
+        _, _, t = _table({"kind": "count", "count": 777, "load": 0.2, "sizes": "hadoop", "draws": draws})
+        assert len(t) == 777 and (np.diff(t.start_ps) >= 0).all() and t.start_ps[-1] > 0
+
+
+def test_rack_local_is_refused_where_every_rack_is_one_endpoint():
+    sc = scenario_from_dict(
+        {
+            "topology": {"kind": "opera", "racks": 12, "circuit_switches": 4},
+            "routing": {"scheme": "opera"},
+            "workload": {"kind": "count", "count": 10, "load": 0.1, "rack_local": 0.5},
+        }
+    )
+    from greendcn.sim.optical.scenario_run import endpoint_network
+
+    with pytest.raises(InputError, match="workload.rack_local"):
+        build_table(sc, endpoint_network(sc.topology), 1)

@@ -311,7 +311,8 @@ class WorkloadComponent(_Model):
     """Generated flows (sim/workload/generate.py, docs/workloads.md): arrivals (`kind`), sizes and a pattern."""
 
     kind: Literal["poisson", "count", "all_at_once"]
-    sizes: str = "websearch"  # websearch | datamining | hadoop | a CDF file (size_bytes,cumulative_probability)
+    # websearch | datamining | hadoop | a CDF file: size_bytes,cumulative_probability
+    sizes: str = "websearch"
     size: SizeBytes | None = None  # every flow this size instead of `sizes`
     sampling: Literal["points", "interpolate"] = "points"
     draws: Literal["stratified", "independent"] = "stratified"
@@ -504,9 +505,7 @@ def _to_input_error(err: ValidationError, origin: str) -> InputError:
         msg = f"unknown key {path!r}"
         hint = "check the spelling against docs/scenario-format.md"
     elif kind == "union_tag_invalid" or kind == "union_tag_not_found":
-        msg = (
-            f"{path}.kind: must be one of static, random, permutation, flows, poisson, count, all_at_once, mix"
-        )
+        msg = f"{path}.kind: must be one of static, random, permutation, flows, poisson, count, all_at_once, mix"
         hint = "set workload.kind"
     elif isinstance(cause, FieldError) and not loc:
         # a check across sections of the scenario: the field is a dotted key from the top

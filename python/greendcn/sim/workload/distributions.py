@@ -116,7 +116,7 @@ class SizeDistribution:
     def describe(self, sampling: str = "points") -> dict[str, float]:
         q = np.array([p / 100 for p in PERCENTILES])
         qs = self.quantile(q, sampling)
-        out = {"mean_bytes": self.mean(sampling)}
+        out = {"mean_bytes": self.mean(sampling), "median_bytes": int(self.quantile(0.5, sampling))}
         for p, v in zip(PERCENTILES, qs):
             out[f"p{p:g}_bytes"] = int(v)
         first = 0 if sampling == "interpolate" else int(np.argmax(np.diff(self.cdf, prepend=0.0) > 0))

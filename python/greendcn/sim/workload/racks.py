@@ -33,11 +33,7 @@ def host_racks(topo: Any, n_hosts: int) -> np.ndarray:
 def endpoint_rate_bps(topo: Any) -> int:
     """The link rate of one endpoint: a host's NIC; a rack-as-endpoint sends over all its circuit uplinks
     (one per circuit switch; our choice while circuit fabrics have no hosts)."""
-    if (
-        topo.kind in CIRCUIT_KINDS
-        and _hosts_per_rack(topo) == 1
-        and not getattr(topo, "hosts_per_rack", None)
-    ):
+    if topo.kind in CIRCUIT_KINDS and not getattr(topo, "hosts_per_rack", None):
         return topo.link_rate * topo.circuit_switches
     return topo.link_rate
 
