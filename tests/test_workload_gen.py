@@ -404,3 +404,25 @@ def test_rack_local_is_refused_where_every_rack_is_one_endpoint():
 
     with pytest.raises(InputError, match="workload.rack_local"):
         build_table(sc, endpoint_network(sc.topology), 1)
+
+
+@pytest.mark.parametrize(
+    "topology",
+    [
+        {"kind": "fattree", "k": 6, "oversubscription": 2},
+        {"kind": "leafspine", "leaves": 5, "spines": 3, "hosts_per_leaf": 7},
+    ],
+)
+def test_racks_are_the_switches_the_built_network_hangs_hosts_from(topology):
+    sc = scenario_from_dict({"topology": topology})
+    net = build_topology(sc.topology)
+    n = len(net.hosts)
+    attach = {}
+    for link in net.links:
+        if link.a < n:
+            attach[link.a] = link.b
+    racks = host_racks(sc.topology, n)
+    switch_of_rack = {}
+    for h in range(n):
+        assert switch_of_rack.setdefault(int(racks[h]), attach[h]) == attach[h]
+    assert len(switch_of_rack) == len(set(attach.values()))
