@@ -34,9 +34,12 @@ __all__ = [
     "GenContext",
     "check_component",
     "components_of",
+    "distribution_of",
+    "events_per_s",
     "expected_flow_count",
     "generate_component",
     "generate_table",
+    "group_size",
     "is_generated",
 ]
 
@@ -211,11 +214,11 @@ def distribution_of(c: Any, base_dir: str | None, where: str) -> SizeDistributio
     )
 
 
-def _group(c: Any, ctx: GenContext) -> int:
+def group_size(c: Any, ctx: GenContext) -> int:
     return c.fan_in if c.pattern == "incast" else 1
 
 
-def _events_per_s(c: Any, ctx: GenContext, mean: float, where: str) -> float:
+def events_per_s(c: Any, ctx: GenContext, mean: float, where: str) -> float:
     """Arrivals (flows, or incast bursts) per second at the component's load."""
     cap = ctx.capacity_bps(c.load_on)
     per_host = c.load * cap / (ctx.n_hosts * ctx.rate_bps)
@@ -226,7 +229,7 @@ def _events_per_s(c: Any, ctx: GenContext, mean: float, where: str) -> float:
             hint="lower workload.load",
             loc=(*where.split("."), "load"),
         )
-    return c.load * cap / 8.0 / (mean * _group(c, ctx))
+    return c.load * cap / 8.0 / (mean * group_size(c, ctx))
 
 
 def _rounds(c: Any) -> int:
@@ -257,7 +260,7 @@ def expected_flow_count(workload: Any, ctx: GenContext, where: str = "workload")
             total += _rounds(c) * _round_flows(c, ctx)
         else:
             mean = distribution_of(c, ctx.base_dir, w).mean(c.sampling)
-            total += math.ceil(_events_per_s(c, ctx, mean, w) * c.duration / PS_PER_S) * _group(c, ctx)
+            total += math.ceil(events_per_s(c, ctx, mean, w) * c.duration / PS_PER_S) * group_size(c, ctx)
     return total
 
 
@@ -305,18 +308,18 @@ def generate_component(
     r_arr, r_size, r_pair, r_struct = (rng_for(seed, base + k) for k in range(4))
     dist = distribution_of(c, ctx.base_dir, where)
     stratified = c.draws == "stratified"
-    g = _group(c, ctx)
+    g = group_size(c, ctx)
     n = ctx.n_hosts
     src: np.ndarray | None = None
     if c.kind == "all_at_once":
-        rounds = _round_flows(c, ctx)
+        # one event per round for the shuffle and incast (their rows come from the pattern), else one per flow
+        per_round = 1 if c.pattern in ("all_to_all", "incast") else _round_flows(c, ctx)
         times = c.start + np.arange(_rounds(c), dtype=np.int64) * (c.period or 0)
-        n_events = len(times) * (1 if c.pattern in ("all_to_all", "incast") else rounds)
-        ev_times = np.repeat(times, 1 if c.pattern in ("all_to_all", "incast") else rounds)
+        ev_times = np.repeat(times, per_round)
         if c.pattern in ONE_ROUND and c.count is None:
             src = np.tile(np.arange(n, dtype=np.int64), len(times))
     else:
-        rate = _events_per_s(c, ctx, dist.mean(c.sampling), where)
+        rate = events_per_s(c, ctx, dist.mean(c.sampling), where)
         if c.kind == "poisson":
             window = c.duration
             expect = rate * window / PS_PER_S

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...core.units import PS_PER_S
 from .distributions import PERCENTILES
-from .generate import GenContext, _events_per_s, _group, components_of, distribution_of
+from .generate import GenContext, events_per_s, group_size, components_of, distribution_of
 from .table import FlowTable
 
 __all__ = ["describe_table"]
@@ -41,8 +41,8 @@ def describe_table(workload: Any, ctx: GenContext, table: FlowTable) -> list[dic
             if c.kind == "poisson":
                 window_ps = c.duration
             else:  # count: the window its arrivals fill at the target rate
-                rate = _events_per_s(c, ctx, dist.mean(c.sampling), where)
-                window_ps = len(sizes) / _group(c, ctx) / rate * PS_PER_S
+                rate = events_per_s(c, ctx, dist.mean(c.sampling), where)
+                window_ps = len(sizes) / group_size(c, ctx) / rate * PS_PER_S
             cap = ctx.capacity_bps(c.load_on)
             rec["window_s"] = window_ps / PS_PER_S
             rec["achieved_load"] = rec["bytes"] * 8 / (window_ps / PS_PER_S) / cap
