@@ -426,3 +426,21 @@ def test_racks_are_the_switches_the_built_network_hangs_hosts_from(topology):
     for h in range(n):
         assert switch_of_rack.setdefault(int(racks[h]), attach[h]) == attach[h]
     assert len(switch_of_rack) == len(set(attach.values()))
+
+
+def test_websearch_30_percent_on_opera_108_racks_hits_load_and_sizes():
+    # Opera 108 x 6 with racks as endpoints (each sends over its 6 uplinks); the same check as on the k = 8 tree
+    sc = scenario_from_dict(
+        {
+            "topology": {"kind": "opera", "racks": 108, "circuit_switches": 6, "link_rate": "10Gbps"},
+            "routing": {"scheme": "opera"},
+            "workload": {"kind": "poisson", "sizes": "websearch", "load": 0.3, "duration": "50ms"},
+        }
+    )
+    ctx = GenContext.of(sc.topology, 108)
+    from greendcn.sim.workload.generate import generate_table
+
+    t = generate_table(sc.workload, ctx, 1)
+    assert t.total_bytes * 8 / (0.05 * 108 * 6 * 10e9) == pytest.approx(0.3, rel=0.03)
+    assert load_distribution("websearch").ks_distance(t.size_bytes) <= 0.02
+    assert not (t.src == t.dst).any() and t.dst.max() == 107

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 from .explicit import flows_from_entries, read_flows_csv
 from .flow import Flow, add_start_jitter, rng_for
+from .distributions import SizeDistribution, load_distribution
 from .generate import GenContext, generate_table, is_generated
 from .permutation import permutation
 from .rps_scenarios import randomized, static
+from .table import FlowTable
 
 __all__ = [
     "Flow",
+    "FlowTable",
+    "GenContext",
+    "SizeDistribution",
     "add_start_jitter",
     "build_table",
     "build_workload",
     "flows_from_entries",
+    "generate_table",
+    "load_distribution",
     "permutation",
     "randomized",
     "read_flows_csv",
