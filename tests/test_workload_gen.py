@@ -444,3 +444,16 @@ def test_websearch_30_percent_on_opera_108_racks_hits_load_and_sizes():
     assert t.total_bytes * 8 / (0.05 * 108 * 6 * 10e9) == pytest.approx(0.3, rel=0.03)
     assert load_distribution("websearch").ks_distance(t.size_bytes) <= 0.02
     assert not (t.src == t.dst).any() and t.dst.max() == 107
+
+
+@pytest.mark.parametrize(
+    ("extra", "key"),
+    [
+        ({"pattern": "bijection", "period": "1ns"}, "workload.period"),
+        ({"pattern": "incast", "fan_in": 1}, "workload.count"),
+    ],
+)
+def test_patterns_drawn_per_period_or_burst_refuse_runaway_work(extra, key):
+    topo = {"kind": "leafspine", "leaves": 100, "spines": 2, "hosts_per_leaf": 20, "link_rate": "10Gbps"}
+    with pytest.raises(InputError, match=f"{key}: drawing the"):
+        _table({"kind": "count", "count": 600_000, "load": 0.5, "size": "1KB", **extra}, topology=topo)

@@ -136,11 +136,19 @@ def incast(
     n_bursts: int, fan_in: int, n_hosts: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bursts of fan_in flows, each burst from fan_in distinct senders to one receiver, all drawn at random;
-    a burst's flows are consecutive rows."""
+    a burst's flows are consecutive rows. Senders: the fan_in smallest of N - 1 random keys per burst (a
+    uniform subset), in chunks of about four million keys."""
     receivers = rng.integers(0, n_hosts, size=n_bursts)
     senders = np.empty((n_bursts, fan_in), dtype=np.int64)
-    for b in range(n_bursts):
-        senders[b] = rng.choice(n_hosts - 1, size=fan_in, replace=False)
+    others = n_hosts - 1
+    step = max(1, 2**22 // others)
+    for lo in range(0, n_bursts, step):
+        hi = min(n_bursts, lo + step)
+        keys = rng.random((hi - lo, others))
+        if fan_in < others:
+            senders[lo:hi] = np.argpartition(keys, fan_in - 1, axis=1)[:, :fan_in]
+        else:
+            senders[lo:hi] = np.argsort(keys, axis=1)
     senders = np.where(senders >= receivers[:, None], senders + 1, senders)
     return senders.reshape(-1), np.repeat(receivers, fan_in)
 
