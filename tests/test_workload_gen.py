@@ -358,6 +358,16 @@ def test_scenario_refuses_impossible_workloads(workload, words):
         assert w in str(e.value)
 
 
+def test_refusals_inside_a_mix_carry_the_component_in_their_location():
+    w = {
+        "kind": "mix",
+        "components": [{"kind": "all_at_once", "size": "1KB", "pattern": "incast", "fan_in": 999}],
+    }
+    with pytest.raises(InputError, match=r"workload.components\[0\].fan_in") as e:
+        _table(w)
+    assert e.value.loc == ("workload", "components", 0, "fan_in")
+
+
 def test_topology_dependent_refusals_name_the_key():
     with pytest.raises(InputError, match="workload.fan_in: 200 senders"):
         _table({"kind": "all_at_once", "size": "1KB", "pattern": "incast", "fan_in": 200})

@@ -35,6 +35,18 @@ __all__ = [
 ]
 
 SAMPLINGS = ("points", "interpolate")
+
+
+def key_loc(where: str, *keys: str) -> tuple[str | int, ...]:
+    """A dotted key with indices ("workload.components[1]", "load") as an error location tuple."""
+    out: list[str | int] = []
+    for part in [*where.split("."), *keys]:
+        name, _, rest = part.partition("[")
+        out.append(name)
+        out += [int(i) for i in rest.replace("]", "[").split("[") if i]
+    return tuple(out)
+
+
 PERCENTILES = (1, 10, 25, 50, 75, 90, 99, 99.9)
 
 # name -> (file, source as users cite it)
@@ -212,11 +224,11 @@ def load_distribution(
             hint="name one of "
             + ", ".join(SHIPPED)
             + " or give a CDF file of size_bytes,cumulative_probability",
-            loc=tuple(where.split(".")),
+            loc=key_loc(where),
         )
     text = read_text(path, where, max_bytes=16 * 2**20, kind="a CDF file (size_bytes,cumulative_probability)")
     try:
         sizes, cdf = read_cdf_text(text, path.name)
     except InputError as e:
-        raise InputError(f"{where}: {e}", hint=e.hint, loc=tuple(where.split("."))) from None
+        raise InputError(f"{where}: {e}", hint=e.hint, loc=key_loc(where)) from None
     return SizeDistribution(path.name, sizes, cdf, f"file {path}")

@@ -25,7 +25,7 @@ import numpy as np
 from ...core.errors import FieldError, InputError
 from ...core.units import PS_PER_S
 from . import patterns as pat
-from .distributions import SizeDistribution, fixed_size, load_distribution
+from .distributions import SizeDistribution, fixed_size, key_loc, load_distribution
 from .flow import STREAM_JITTER, rng_for
 from .racks import bisection_bps, endpoint_rate_bps, host_racks
 from .table import FlowTable
@@ -227,7 +227,7 @@ def events_per_s(c: Any, ctx: GenContext, mean: float, where: str) -> float:
             f"{where}.load: {c.load:g} of the bisection ({cap / 1e9:g} Gbps) asks each endpoint for "
             f"{per_host:.3g} of its link rate",
             hint="lower workload.load",
-            loc=(*where.split("."), "load"),
+            loc=key_loc(where, "load"),
         )
     return c.load * cap / 8.0 / (mean * group_size(c, ctx))
 
@@ -268,7 +268,7 @@ def _check_topology(c: Any, ctx: GenContext, where: str) -> None:
     n = ctx.n_hosts
 
     def bad(key: str, msg: str, hint: str) -> None:
-        raise InputError(f"{where}.{key}: {msg}", hint=hint, loc=(*where.split("."), key))
+        raise InputError(f"{where}.{key}: {msg}", hint=hint, loc=key_loc(where, key))
 
     if n < 2:
         bad("pattern", f"a flow needs two endpoints, this topology has {n}", "use a larger topology")
@@ -310,7 +310,7 @@ def _check_work(steps: int, where: str, key: str, what: str) -> None:
         raise InputError(
             f"{where}.{key}: drawing the {what} would take about {steps:.3g} steps (limit {MAX_PATTERN_STEPS:.0e})",
             hint="use fewer bursts or a longer period",
-            loc=(*where.split("."), key),
+            loc=key_loc(where, key),
         )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import InputError
+from .distributions import key_loc
 
 __all__ = [
     "all_to_all",
@@ -80,7 +81,7 @@ def hotspot(
         raise InputError(
             f"{where}.hot_racks: {hot_racks:g} of {n_racks} racks leaves no other rack",
             hint="choose a share below 1 - 1/racks",
-            loc=(*where.split("."), "hot_racks"),
+            loc=key_loc(where, "hot_racks"),
         )
     hot = np.sort(rng.choice(n_racks, size=n_hot, replace=False))
     is_hot = np.isin(racks, hot)
@@ -90,7 +91,7 @@ def hotspot(
             raise InputError(
                 f"{where}.hot_racks: the {name} racks hold {len(pool)} endpoint; a flow needs another one",
                 hint="choose more hot racks or a larger topology",
-                loc=(*where.split("."), "hot_racks"),
+                loc=key_loc(where, "hot_racks"),
             )
     to_hot = rng.random(len(src)) < hot_share
     dst = np.empty(len(src), dtype=np.int64)
