@@ -149,3 +149,22 @@ def test_the_sweep_summary_row_carries_the_metric_keys():
     for key in ("slowdown_p99", "size_lt_100KB_slowdown_p99", "class_short_fct_p999_s", "window_energy_j"):
         assert key in row, key
     assert row["size_100KB_1MB_flows"] == 3  # seed 003's 200 KB short flows
+
+
+@pytest.mark.parametrize("topo", [{"k": 4}, {"k": 8}, {"kind": "leafspine"}, {"k": 6, "oversubscription": 2}])
+def test_the_vectorized_hop_count_agrees_with_the_plain_breadth_first_search(topo):
+    from greendcn.sim.metrics import _host_attachment, _hops_to, _switch_paths
+    from greendcn.sim.scenario import scenario_from_dict
+    from greendcn.sim.topology import build_topology
+
+    net = build_topology(scenario_from_dict({"topology": topo}).topology)
+    sw, _, _ = _host_attachment(net)
+    h = len(sw)
+    src, dst = np.repeat(np.arange(h), h), np.tile(np.arange(h), h)
+    s_sw, d_sw = sw[src[src != dst]], sw[dst[src != dst]]
+    fast = _hops_to(net, h, np.unique(s_sw), s_sw, d_sw)
+    slow = np.zeros(len(s_sw))
+    for s, (delay, _) in _switch_paths(net, np.unique(s_sw)).items():
+        slow[s_sw == s] = delay[d_sw[s_sw == s]] / net.links[-1].delay_ps
+    assert np.array_equal(fast, slow)
+    assert set(fast.tolist()) == ({0.0, 2.0} if topo.get("kind") == "leafspine" else {0.0, 2.0, 4.0})
