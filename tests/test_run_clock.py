@@ -140,3 +140,19 @@ def test_a_circuit_window_prices_the_constant_power_devices_over_the_window():
     # payload delivered in the window: all of it arrives between 5 ms and the run's end (17.4 ms) but what
     # came before 5 ms
     assert 0 < w.delivered_bits < 8 * r.flows["bytes_received"].sum()
+
+
+def test_a_window_that_cuts_the_engine_windows_still_prices_every_device_over_its_length():
+    # power.window = 3 ms keeps the engine's windows at 0-3, 3-6, 6-9 ms...; the window 2-7 ms cuts the first
+    # and the last, whose counts then count in proportion to the overlap. An idle host (S5) draws the same
+    # power in every window, so its energy is still that power x 5 ms; the busy sender draws more.
+    raw = one_flow(window=["2ms", "7ms"])
+    raw["power"] = {"window": "3ms"}
+    r = simulate(raw, progress=False)
+    assert r.engine_results["series"]["window_ps"] == 3_000_000_000
+    run_s = r.summary["sim_time_s"]
+    idle_w = next(d["energy_j"] for d in r.energy.devices if d["name"] == "S5") / run_s
+    got = {d["name"]: d["energy_j"] for d in r.window_energy.devices}
+    assert got["S5"] == pytest.approx(idle_w * 5e-3, rel=1e-9)
+    assert got["S0"] > got["S5"]
+    assert got["E0"] == pytest.approx(90.5 * 5e-3, rel=1e-12)  # the SN2700's constant 90.5 W
