@@ -33,6 +33,17 @@ def test_a_one_packet_flow_on_the_idle_network_has_slowdown_one(handshake):
     assert r.flows["ideal_fct_s"].iloc[0] == pytest.approx(ideal, rel=1e-12)
 
 
+def test_a_udp_flow_at_the_link_rate_has_slowdown_one():
+    # 1 MB in 680 datagrams sent back to back at 1 Gbps over S0 -> E0 -> S1: the ideal is exact here (the
+    # last, shorter datagram waits at the switch for the full one before it); whole picoseconds again.
+    flow = {"src": "S0", "dst": "S1", "size": "1MB", "transport": "udp", "rate": "1Gbps"}
+    r = simulate({"workload": {"kind": "flows", "flows": [flow]}}, progress=False)
+    # by hand: (1,000,000 + 680 x 28) bytes at 1 Gbps, 2 x 25 us, and one 1500-byte datagram at the switch
+    ideal = (1_000_000 + 680 * 28) * 8 / 1e9 + 2 * 25e-6 + 1500 * 8 / 1e9
+    assert r.flows["ideal_fct_s"].iloc[0] == pytest.approx(ideal, rel=1e-12)
+    assert r.flows["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9)
+
+
 def test_a_long_flow_alone_on_the_idle_network_is_within_one_percent_of_ideal():
     # 10 MB at 1 Gbps takes ~83 ms at line rate; TCP's slow start (initial window 10, up to 2 segments per
     # ACK) costs a few round trips of 0.3 ms before the window covers the path's bandwidth-delay product: a

@@ -5,8 +5,11 @@ circuit fabrics alike. docs/metrics.md gives every definition and says which cho
 - Packet fabrics: ideal FCT = W x 8 / r1 + d1 + sum over the path's other links i of (L x 8 / r_i + d_i): the
   flow's wire bytes W (payload plus, per packet, the transport header and topology.frame_overhead) serialized
   back to back at its host's link rate r1, then its last packet (L wire bytes) stored and forwarded over the
-  rest of the unloaded shortest path (propagation d_i). With tcp.handshake, the handshake's round trip is
-  added (the engine's FCT includes it). No flow can finish sooner, so slowdown >= 1 on packet fabrics.
+  rest of the unloaded shortest path (propagation d_i). When every link of the network has one rate (all
+  topologies greendcn builds), L is a full packet for flows of several packets: the last packet waits on each
+  later link for the one before it, so the formula is then the exact idle-network FCT of a stream at line
+  rate. With tcp.handshake, the handshake's round trip is added (the engine's FCT includes it). No flow can
+  finish sooner, so slowdown >= 1 on packet fabrics.
 - Circuit fabrics: ideal FCT = W x 8 / link_rate + 2 x link_delay, as if a direct circuit to the destination
   were up for the whole flow (one uplink at the link rate, endpoint -> circuit switch -> endpoint): waiting for a
   circuit and indirection count as slowdown (our choice).
@@ -157,6 +160,8 @@ def ideal_fct_packet_s(
     w_udp, l_udp = _wire(size, 1472, 28 + frame)
     wire = np.where(udp, w_udp, w_tcp).astype(float)
     last = np.where(udp, l_udp, l_tcp).astype(float)
+    full = np.where(udp, 1472 + 28 + frame, int(sc.tcp.mss) + int(sc.tcp.header_bytes) + frame)
+    several = size > np.where(udp, 1472, int(sc.tcp.mss))
     sw, rate, delay = _host_attachment(net)
     src, dst = np.asarray(src), np.asarray(dst)
     s_sw, d_sw = sw[src], sw[dst]
@@ -168,6 +173,10 @@ def ideal_fct_packet_s(
         ((r, d),) = uniform
         hops = _hops_to(net, len(sw), sources, s_sw, d_sw)
         mid_delay, mid_inv = hops * float(d), hops / float(r)
+        if np.all(rate[src] == r) and np.all(rate[dst] == r):
+            # One rate everywhere: on each later link the last packet also waits for the one before it to
+            # be sent on, so a flow of several packets pays a full packet's time there (exact when idle).
+            last = np.where(several, np.maximum(last, full), last)
     elif uniform:
         for s, (dl, inv) in _switch_paths(net, sources).items():
             rows = s_sw == s
