@@ -27,7 +27,8 @@ __all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate", "tcp
 @dataclass
 class SimResult:
     """Per-flow, per-link-direction and per-node tables, a one-run summary (dict), and the run's energy
-    priced by the scenario's [power] table (greendcn.power.run_energy)."""
+    priced by the scenario's [power] table (greendcn.power.run_energy); with run.window, the energy over that
+    window too; FCT and slowdown by size bucket and class in `fct_table` (sim/metrics.py)."""
 
     flows: pd.DataFrame
     links: pd.DataFrame
