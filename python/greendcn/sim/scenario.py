@@ -388,6 +388,32 @@ Workload = Annotated[
 class Run(_Model):
     seed: int = Field(1, ge=0)
     stop_time: TimePs | None = None
+    # An observation window [start, end) in simulated time: energy is reported over it too, every device
+    # drawing its power over the whole window (docs/scenario-format.md, "When a run ends").
+    window: tuple[TimePs, TimePs] | None = None
+    # Upper edges of the FCT size buckets (docs/metrics.md); our defaults: < 100 KB, 100 KB-1 MB, 1-10 MB, >= 10 MB.
+    size_buckets: list[SizeBytes] = ["100KB", "1MB", "10MB"]  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _check(self) -> Run:
+        if self.window is not None:
+            start, end = self.window
+            if end <= start:
+                raise FieldError("window", "must end after it starts", hint='write window = ["10ms", "60ms"]')
+            if self.stop_time is not None and end > self.stop_time:
+                raise FieldError(
+                    "window",
+                    "ends after run.stop_time: the run would stop before the window closes",
+                    hint="end the window at or before run.stop_time, or raise run.stop_time",
+                )
+        b = self.size_buckets
+        if any(x <= 0 for x in b) or any(y <= x for x, y in zip(b, b[1:])):
+            raise FieldError(
+                "size_buckets",
+                "must be positive sizes in increasing order",
+                hint='e.g. ["100KB", "1MB", "10MB"]',
+            )
+        return self
 
 
 class Scenario(_Model):
