@@ -21,6 +21,7 @@ import pandas as pd
 from ...core.units import PS_PER_S
 from ..host_power import HostEnergy
 from ..ledger import EnergyReport, host_devices, hosts_summary
+from ..metrics import attach, ideal_fct_circuit_s, window_summary
 from ..topology.graph import Network, Node
 from ..engine import run_circuit_spec
 from .packet import circuit_spec, network_energy
@@ -99,8 +100,9 @@ def endpoint_network(topo: Any) -> Network:
 def endpoint_racks(topo: Any) -> list[int]:
     """The rack of each of a circuit fabric's workload endpoints, in `endpoint_network`'s host order: host h
     sits in rack h // hosts_per_rack; without hosts_per_rack each endpoint is its own rack."""
-    per = topo.hosts_per_rack or 1
-    return [h // per for h in range(topo.racks * per)]
+    from ..workload.racks import host_racks
+
+    return host_racks(topo, topo.racks * (topo.hosts_per_rack or 1)).tolist()
 
 
 def _hosts_spec(topo: Any) -> dict[str, Any] | None:
@@ -121,7 +123,7 @@ def _hosts_spec(topo: Any) -> dict[str, Any] | None:
 
 
 def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: Any = None) -> Any:
-    from ..run import SimResult, tcp_spec
+    from ..run import SimResult, observation_window_ps, tcp_spec
 
     topo = sc.topology
     opera = None
@@ -161,7 +163,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
         hosts=_hosts_spec(topo),
-        window_ps=window,
+        window_ps=observation_window_ps(sc, window),
     )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
@@ -212,19 +214,40 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     res = SimResult(fl, ports, nodes, summary, sc)
     if res_hosts is not None:
         res.hosts = res_hosts
-    host_energy = None
-    if pricer is not None:
-        nodes_in = [{"name": n, "kind": "host"} for n in names]
-        host_energy = pricer.price({"series": out["series"], "summary": out["summary"], "nodes": nodes_in})
+    attach(
+        res,
+        ideal_fct_circuit_s(topo.link_rate, topo.link_delay, fl["size_bytes"].to_numpy()),
+        sc.run.size_buckets,
+    )
+    nodes_in = [{"name": n, "kind": "host"} for n in names]
     host_w = sc.power.host_w if topo.hosts_per_rack else None
+    hosts_at = None if host_w is None else (names, host_w)
+
+    def priced(interval_ps: tuple[int, int] | None) -> HostEnergy | None:
+        if pricer is None:
+            return None
+        doc = {"series": out["series"], "summary": out["summary"], "nodes": nodes_in}
+        return pricer.price(doc, interval_ps=interval_ps)
+
     res.energy = fabric_energy(
         fabric,
         out["summary"],
         topo.circuit_switch_model,
         topo.tor_switch,
-        hosts=host_energy,
-        host_w=None if host_w is None else (names, host_w),
+        hosts=priced(None),
+        host_w=hosts_at,
     )
+    if sc.run.window is not None:
+        res.window_energy = fabric_energy(
+            fabric,
+            out,
+            topo.circuit_switch_model,
+            topo.tor_switch,
+            sc.run.window,
+            hosts=priced(sc.run.window),
+            host_w=hosts_at,
+        )
+        res.summary.update(window_summary(res.window_energy))
     res.engine_results = out
     return res
 
@@ -246,13 +269,22 @@ def fabric_energy(
     summary: dict,
     circuit_switch: str,
     tor_switch: str | None,
+    interval_ps: tuple[int, int] | None = None,
     hosts: HostEnergy | None = None,
     host_w: tuple[list[str], float] | None = None,
 ) -> EnergyReport:
     """The run's energy as the ledger reports it: every network device a switch at constant power, and, with
     hosts (topology.hosts_per_rack), every host priced as on a packet fabric: by the [power.hosts] models from
-    the engine's per-host windows (`hosts`), or at a constant power.host_w (`host_w`: names and W)."""
-    e = network_energy(fabric, summary, circuit_switch, tor_switch)
+    the engine's per-host windows (`hosts`), or at a constant power.host_w (`host_w`: names and W). With
+    `interval_ps` (run.window), over that window: `summary` is then the engine's whole results document."""
+    from ..ledger import run_interval, window_interval
+
+    if interval_ps is not None:
+        e = network_energy(
+            fabric, summary["summary"], circuit_switch, tor_switch, interval_ps, summary.get("series")
+        )
+    else:
+        e = network_energy(fabric, summary, circuit_switch, tor_switch)
     devices = [
         {
             "name": d["name"],
@@ -265,14 +297,16 @@ def fabric_energy(
     ]
     network = e["total_energy_j"]
     sim_s = e["sim_time_s"]
+    # the energy's length: the run, or the observation window
+    length_s = sim_s if interval_ps is None else (interval_ps[1] - interval_ps[0]) / PS_PER_S
     bits = e["delivered_bits"]
     host_rows: list[dict] = []
     note: dict = {
         "note": "hosts are not priced when the racks are the endpoints (set topology.hosts_per_rack)"
     }
     if hosts is not None:
-        host_rows = host_devices(hosts, sim_s)
-        note = hosts_summary(hosts, sim_s)
+        host_rows = host_devices(hosts, length_s)
+        note = hosts_summary(hosts, length_s)
     elif host_w is not None:
         names, watts = host_w
         host_rows = [
@@ -281,7 +315,7 @@ def fabric_energy(
                 "kind": "node:host",
                 "model": f"constant {watts} W",
                 "avg_power_w": watts,
-                "energy_j": watts * sim_s,
+                "energy_j": watts * length_s,
             }
             for n in names
         ]
@@ -292,7 +326,7 @@ def fabric_energy(
         devices=devices + host_rows,
         sim_time_s=sim_s,
         total_energy_j=total,
-        avg_power_w=total / sim_s if host_rows and sim_s > 0 else e["avg_power_w"],
+        avg_power_w=total / length_s if host_rows and length_s > 0 else e["avg_power_w"],
         delivered_bits=bits,
         energy_per_bit_pj=total / bits * 1e12 if bits else None,
         hosts=note,
@@ -307,6 +341,7 @@ def fabric_energy(
             "tors_energy_j": sum(d["energy_j"] for d in devices if d["name"].startswith("tor")),
         },
         energy_per_bit_pj_without_hosts=e["energy_per_bit_pj"],
+        interval=run_interval(e["sim_time_s"]) if interval_ps is None else window_interval(interval_ps),
     )
 
 
