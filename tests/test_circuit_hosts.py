@@ -198,3 +198,19 @@ def test_hosts_are_priced_on_circuit_fabrics_as_on_packet_fabrics():
     # a constant host power instead
     const = simulate({**_scenario("rotornet"), **flows, "power": {"host_w": 30.0}}, progress=False)
     assert const.energy.split["hosts_energy_j"] == pytest.approx(16 * 30.0 * const.summary["sim_time_s"])
+
+
+def test_hosts_are_priced_over_an_observation_window():
+    # the flow ends within about 1 ms; the window runs to 5 ms: idle hosts draw their idle power over all of it
+    flows = {"workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S1", "size": "1MB"}]}}
+    res = simulate({**_scenario("rotornet"), **flows, "run": {"window": ["0s", "5ms"]}}, progress=False)
+    w = res.window_energy
+    rows = {d["name"]: d for d in w.devices if d["kind"] == "node:host"}
+    assert len(rows) == 16
+    run_rows = {d["name"]: d for d in res.energy.devices if d["kind"] == "node:host"}
+    # an idle host: the same power over the window as over the run, for the window's 5 ms
+    assert rows["S9"]["avg_power_w"] == pytest.approx(run_rows["S9"]["avg_power_w"], rel=1e-9)
+    assert rows["S9"]["energy_j"] == pytest.approx(rows["S9"]["avg_power_w"] * 5e-3, rel=1e-9)
+    assert w.split["hosts_energy_j"] == pytest.approx(sum(d["energy_j"] for d in rows.values()), rel=1e-12)
+    # the busy sender draws more than an idle host over the window
+    assert rows["S0"]["energy_j"] > rows["S9"]["energy_j"]
