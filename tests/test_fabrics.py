@@ -168,14 +168,20 @@ def test_energy_fabrics_end_to_end_with_json(tmp_path):
     assert "host_%" in out.stdout
 
 
-def test_energy_fabrics_without_hosts_prices_the_network_alone():
-    from greendcn.sim.fabrics import compare_fabrics
-
-    cfg = FabricsConfig(racks=8, circuit_switches=4, size_bytes=100_000, price_hosts=False)
-    rows = {r["fabric"]: r for r in compare_fabrics(cfg)["fabrics"]}
+def test_energy_fabrics_without_hosts_prices_the_network_alone(tmp_path):
+    doc_path = tmp_path / "f.json"
+    out = run_greendcn(
+        "energy", "fabrics", "--quick", "--no-hosts", "--json", doc_path, "--figure", tmp_path / "f.png"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "host_%" not in out.stdout and "hosts not priced" in out.stdout
+    doc = json.loads(doc_path.read_text())
+    assert doc["config"]["hosts_priced"] is False
+    rows = {r["fabric"]: r for r in doc["fabrics"]}
     for r in rows.values():
         assert r["hosts_energy_j"] == 0 and r["hosts_priced"] == 0
         assert not any(d.get("host") for d in r["devices"])
+        assert r["energy_j"] == pytest.approx(r["network_energy_j"], rel=1e-12)
     assert rows["rotornet"]["power_w"] == pytest.approx(4 * 2.7 + 8 * 90.5)  # selector v1 + SN2700 ToRs
 
 
