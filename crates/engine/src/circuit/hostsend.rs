@@ -139,14 +139,21 @@ impl CircuitSim<'_> {
         }
     }
 
-    /// Opera's low-latency datagrams of endpoint `e` found nothing to send on `port`: with hosts, one may be
-    /// waiting only for its host's NIC; look again when the first such NIC can deliver.
+    /// Opera's low-latency datagrams of endpoint `e` found nothing to send on `port`: with hosts, one whose
+    /// path starts on this port may be waiting only for its host's NIC; look again when the first such NIC
+    /// can deliver.
     pub(super) fn wake_for_low_latency(&mut self, port: u32, e: u32) {
         if self.hosts.is_none() {
             return;
         }
-        let t = self.earliest_available(&self.ll_src[e as usize]);
-        if let Some(t) = t.filter(|&t| t > self.now && t < self.ports[port as usize].win_end) {
+        let sw = port % self.s;
+        let t = self.ll_src[e as usize]
+            .iter()
+            .filter(|&&f| self.next_switch(e, self.ends[f as usize].1) == Some(sw))
+            .filter_map(|&f| self.earliest_available(&[f]))
+            .filter(|&t| t > self.now)
+            .min();
+        if let Some(t) = t.filter(|&t| t < self.ports[port as usize].win_end) {
             let ps = &mut self.ports[port as usize];
             if ps.next_at.is_none_or(|p| p > t) {
                 ps.next_at = Some(t);
