@@ -214,3 +214,21 @@ def test_hosts_are_priced_over_an_observation_window():
     assert w.split["hosts_energy_j"] == pytest.approx(sum(d["energy_j"] for d in rows.values()), rel=1e-12)
     # the busy sender draws more than an idle host over the window
     assert rows["S0"]["energy_j"] > rows["S9"]["energy_j"]
+
+
+def test_648_hosts_have_the_same_names_on_opera_rotornet_fat_trees_and_leaf_spines():
+    from greendcn.sim.topology import build_topology
+
+    def topo(t: dict, scheme: str):
+        return scenario_from_dict({"topology": t, "routing": {"scheme": scheme}}).topology
+
+    circuit = {"racks": 108, "circuit_switches": 6, "hosts_per_rack": 6}
+    opera = endpoint_network(topo({"kind": "opera", **circuit}, "opera")).hosts
+    rotornet = endpoint_network(
+        topo({"kind": "rotornet", "racks": 108, "hosts_per_rack": 6}, "rotorlb")
+    ).hosts
+    tree = build_topology(topo({"kind": "fattree", "k": 12, "oversubscription": 1.5}, "ecmp")).hosts
+    leafspine = build_topology(topo({"kind": "leafspine", "leaves": 108, "hosts_per_leaf": 6}, "ecmp")).hosts
+    assert opera == rotornet == tree == leafspine == [f"S{i}" for i in range(648)]
+    # 6 hosts under each circuit ToR (the k = 12 tree puts 9 under each edge switch, the leaf-spine 6 per leaf)
+    assert endpoint_racks(topo({"kind": "opera", **circuit}, "opera")) == [h // 6 for h in range(648)]
