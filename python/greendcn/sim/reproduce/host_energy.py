@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...sweep import run_parallel
+from ...core.pool import run_parallel
 from ..run import reprice, simulate
 from ..scenario import scenario_from_dict
 from .metrics import run_metrics
@@ -249,7 +249,7 @@ def write_figure(summary: pd.DataFrame, path: Path) -> Path:
     ax2.set_xticks(x, [f"{s}\n{r}" for s, r in groups])
     ax1.legend(ncols=len(policies), fontsize=8)
     ax2.legend(ncols=len(policies) + 1, fontsize=8)
-    ax1.set_title("host energy in the ledger: seed 003 (k=4, 1 Gbps) and the k=8 permutation (10 Gbps)")
+    ax1.set_title("host energy in the ledger: Kaymak 2016 (k=4, 1 Gbps) and the k=8 permutation (10 Gbps)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
