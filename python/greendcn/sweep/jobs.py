@@ -317,7 +317,7 @@ KINDS: dict[str, JobKind] = {
         _router_resolve,
         _router_run,
         ("plan_power_w", "default_power_w", "saving_pct"),
-        "seed 004's router power optimizer at one offered load (`greendcn energy router`)",
+        "Bolla 2009's router power optimizer at one offered load (`greendcn energy router`)",
     ),
     "nic_model": JobKind(
         "nic_model",

@@ -208,8 +208,8 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         table = _seed003(df)
         if table is not None:
             parts.append(
-                "<h3>seed 003 beside our runs</h3><p class='note'>Left: what the paper states, with its figure and "
-                "line in seed 003's text (docs/references.md); right: our runs (means over N and seeds), computed "
+                "<h3>Kaymak 2016 beside our runs</h3><p class='note'>Left: what the paper states, with its figure in "
+                "Kaymak 2016 (docs/references.md); right: our runs (means over N and seeds), computed "
                 "as `greendcn reproduce rps` computes them. The paper's figures are lost, so its sentences are "
                 "all there is to compare.</p>"
             )
