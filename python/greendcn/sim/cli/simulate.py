@@ -83,6 +83,29 @@ def _print_summary(res: Any) -> None:
                 )
 
 
+def rto_dominated_flows(res: Any) -> int:
+    """Flows whose retransmission timeouts (each at least tcp.min_rto) make up half their completion time or more."""
+    fl = res.flows
+    if "timeouts" not in fl.columns or not len(fl):
+        return 0
+    min_rto_s = res.scenario.tcp.min_rto / 1e12
+    waited = fl["timeouts"] * min_rto_s
+    return int(((fl["timeouts"] > 0) & (waited >= 0.5 * fl["fct_s"].fillna(float("inf")))).sum())
+
+
+def rto_warning(res: Any) -> str | None:
+    """One warning line when timeouts dominate some flows' completion times, else None."""
+    n = rto_dominated_flows(res)
+    if not n:
+        return None
+    min_rto = res.scenario.tcp.min_rto / 1e12
+    return (
+        f"warning: {n} of {len(res.flows)} flows spent at least half their completion time waiting for "
+        f"retransmission timeouts (tcp.min_rto = {min_rto * 1e3:g} ms); a smaller tcp.min_rto suits fast links "
+        "(docs/scenario-format.md)"
+    )
+
+
 def simulate_cmd(
     scenario: Path = typer.Argument(..., help="Scenario TOML file (docs/scenario-format.md)."),
     seed: int | None = typer.Option(None, "--seed", help="Replaces run.seed."),
@@ -114,6 +137,9 @@ def simulate_cmd(
             raise
         raise type(e)(f"{scenario.name}: {e}", hint=e.hint) from None
     _print_summary(res)
+    warning = rto_warning(res)
+    if warning:
+        print(warning, file=sys.stderr)
     write_json(json_out, res.to_json())
     if res.summary.get("incomplete"):
         print(
