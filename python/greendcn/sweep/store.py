@@ -5,7 +5,9 @@ Tables (docs/sweeps.md lists every column):
 - `sweep_runs`: which run keys belong to which sweep (a run shared by two specs is stored once);
 - `runs`: one row per finished run key: status (`done` or `failed`), attempts, error, wall time, versions, the
   resolved parameters as JSON and every key the spec sets as its own column (named as written, e.g.
-  "routing.scheme": quote it in SQL);
+  "routing.scheme": quote it in SQL) and, for a value with a unit, its number in SI units beside it in a
+  typed column named with the unit ("topology.queue_pkt" = 50 beside "topology.queue" = '50pkt';
+  `quantities.py`);
 - `attempts`: one row per execution of a run (a retry adds one): the count that proves nothing ran twice;
 - `summaries`, `flows`, `devices`: the job's output tables, each row tagged with its run key; columns are
   added as new job kinds bring new ones.
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
+from .quantities import quantity_columns
 
 __all__ = ["Results", "Store", "check_store_path"]
 
@@ -249,6 +252,7 @@ class Store:
                 run_rows.append(
                     {
                         **{k: _value(v) for k, v in run.params.items()},
+                        **{c: n for k, v in run.params.items() for c, n in quantity_columns(k, v).items()},
                         "key": run.key,
                         "grid": run.grid,
                         "kind": kind,
