@@ -217,3 +217,14 @@ def test_nic_model_kind_gives_what_the_nic_model_command_gives(tmp_path):
         ).iloc[0]
         for k in ("throughput_bps", "interrupts_per_s", "cpu_power_w", "drops_pps", "livelock"):
             assert got[k] == want[k], (setting, k)
+
+
+def test_a_finished_sweep_run_again_says_nothing_is_left(tmp_path):
+    spec = small_spec(tmp_path, seeds=1, long_flows=1, name="again")
+    store = tmp_path / "again.duckdb"
+    first = run_greendcn("sweep", "run", spec, "--store", store, "--workers", "1")
+    assert first.returncode == 0 and "to run on local (1 workers)" in first.stderr, first.stderr
+    again = run_greendcn("sweep", "run", spec, "--store", store, "--workers", "1")
+    assert again.returncode == 0, again.stderr
+    assert "2 already in" in again.stderr and "nothing left to do" in again.stderr
+    assert "0 workers" not in again.stderr
