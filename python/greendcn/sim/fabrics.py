@@ -358,13 +358,11 @@ def plot_fabrics(rows: list[dict[str, Any]], path: Any) -> None:
     import matplotlib.pyplot as plt
 
     names = [r["fabric"] for r in rows]
+    from ..core.units import per_bit_unit
+
     per_bit = [r["energy_per_bit_pj"] for r in rows if r.get("energy_per_bit_pj") is not None]
-    # readable numbers on the axis: nJ once a bar passes 10^4 pJ (our choice)
-    bit_panel = (
-        ("energy_per_bit_pj", "nJ per delivered bit", 1e-3)
-        if per_bit and max(per_bit) > 1e4
-        else ("energy_per_bit_pj", "pJ per delivered bit", 1.0)
-    )
+    unit, factor = per_bit_unit(max(per_bit, default=0.0))  # nJ once a bar passes 10^4 pJ
+    bit_panel = ("energy_per_bit_pj", f"{unit} per delivered bit", factor)
     panels = [
         bit_panel,
         ("power_w", "network power (W)", 1.0),

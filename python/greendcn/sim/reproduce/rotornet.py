@@ -277,11 +277,16 @@ def write_figure(table: pd.DataFrame, path: Path, perm: dict | None = None) -> P
     ax1.set_ylabel("throughput, RotorLB / one-hop")
     ax1.set_ylim(bottom=0)
     ax1.legend(fontsize=8)
-    ax2.plot(x, table["rotorlb_pj_per_bit"], label="RotorLB (model)")
-    ax2.plot(x, table["onehop_pj_per_bit"], label="one-hop (model)")
+    from ...core.units import per_bit_unit
+
+    unit, factor = per_bit_unit(
+        float(max(table["rotorlb_pj_per_bit"].max(), table["onehop_pj_per_bit"].max()))
+    )
+    ax2.plot(x, table["rotorlb_pj_per_bit"] * factor, label="RotorLB (model)")
+    ax2.plot(x, table["onehop_pj_per_bit"] * factor, label="one-hop (model)")
     ax2.set_yscale("log")
     ax2.set_xlabel("traffic density")
-    ax2.set_ylabel("pJ per delivered bit")
+    ax2.set_ylabel(f"{unit} per delivered bit")
     ax2.legend(fontsize=8)
     fig.suptitle("RotorNet, 8 racks: RotorLB against one-hop forwarding (cf. McGuinness 2021 Fig 2.10)")
     fig.tight_layout()
