@@ -23,7 +23,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
     out = run_cli("tune", "--workers", "1", "--json", str(tmp_path / "t.json"))
     assert out.returncode == 0, out.stderr
-    assert "default crashed (seed)" in out.stdout
+    assert "default crashed (paper)" in out.stdout
     assert "not what Nurika 2017 measured" in out.stdout
     data = json.loads((tmp_path / "t.json").read_text())
     rows = data["transmissions"]

@@ -234,8 +234,8 @@ def tune(
                 "node": o["node_id"],
                 "class": o["size_class"],
                 "pkt_B": o["packet_size_bytes"],
-                "seed_dflt_Mbps": o["seed_default_mbps"],
-                "seed_opt_Mbps": o["seed_optimal_mbps"],
+                "paper_dflt_Mbps": o["seed_default_mbps"],
+                "paper_opt_Mbps": o["seed_optimal_mbps"],
                 "model_dflt_Mbps": o["model_default_mbps"],
                 "model_tuned_Mbps": o["model_tuned_mbps"],
                 "dflt_irq/s": o["model_default_interrupts_per_s"],
@@ -244,7 +244,7 @@ def tune(
                 "tuned_W": o["model_tuned_cpu_power_w"],
                 "tuned": o["tuned_setting"],
                 "dflt_livelock_Mbps": o["default_livelock_mbps"],
-                "seed_note": "default crashed (seed)" if o["seed_default_crashed"] else "",
+                "paper_note": "default crashed (paper)" if o["seed_default_crashed"] else "",
             }
             for o in out
         ]
@@ -262,7 +262,7 @@ def tune(
             "note: at these offered loads our model loses no packet under the default or the tuned setting, "
             "so tuning changes interrupts and CPU, not throughput; Nurika 2017's measured gains are not explained "
             "by the receive path alone. Each row's offered load is Nurika 2017's optimal throughput (our "
-            "assumption), so model_tuned_Mbps equal to seed_opt_Mbps holds by construction, not as a result"
+            "assumption), so model_tuned_Mbps equal to paper_opt_Mbps holds by construction, not as a result"
         )
     payload: dict = {
         "default_setting": default_setting().label(),
