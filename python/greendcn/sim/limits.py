@@ -26,6 +26,7 @@ __all__ = [
     "estimate_run_bytes",
     "topology_size",
     "workload_flow_count",
+    "workload_size_key",
 ]
 
 BASE_BYTES = 150 * 2**20
@@ -78,8 +79,13 @@ def topology_size(topo: Any) -> tuple[int, int, int, int]:
 
 
 def workload_flow_count(sc: Any, hosts: int) -> int:
-    """How many flows the scenario's workload will create (a CSV file counts its lines)."""
+    """How many flows the scenario's workload will create (a CSV file counts its lines; a generated workload
+    is estimated from its parameters: load x duration x hosts' rate / mean size, before anything is drawn)."""
     w = sc.workload
+    if w.kind in ("poisson", "count", "all_at_once", "mix"):
+        from .workload.generate import GenContext, expected_flow_count
+
+        return expected_flow_count(w, GenContext.of(sc.topology, hosts, sc.base_dir))
     if w.kind == "static":
         return w.long_flows + 1
     if w.kind == "random":
@@ -88,6 +94,18 @@ def workload_flow_count(sc: Any, hosts: int) -> int:
         return hosts
     file = getattr(w, "file", None)
     return len(w.flows or []) + (count_csv_rows(os.path.join(sc.base_dir or ".", file)) if file else 0)
+
+
+def workload_size_key(sc: Any) -> str:
+    """The scenario key a too-large workload should name: what sets its flow count."""
+    w = sc.workload
+    if w.kind == "poisson":
+        return "workload.duration"
+    if w.kind == "count":
+        return "workload.count"
+    if w.kind == "mix":
+        return "workload.components"
+    return "workload"
 
 
 def count_csv_rows(path: str | os.PathLike[str]) -> int:

@@ -463,11 +463,6 @@ impl<'a> CircuitSim<'a> {
         // The first slot of each switch: remembered per switch so each SlotStart knows which slot it opens.
         let mut next_slot: Vec<(usize, i128)> = self.scheds.iter().map(|sc| sc.slot_at(0)).collect();
         while let Some(ev) = self.events.pop() {
-            if ev.time > stop {
-                stopped_by = "time_limit";
-                self.now = stop;
-                break;
-            }
             if ev.kind == EventKind::PortNext && self.ports[ev.arg as usize].next_at != Some(ev.time) {
                 continue; // superseded
             }
@@ -484,6 +479,13 @@ impl<'a> CircuitSim<'a> {
                     fl.rto_pending = None;
                     continue;
                 }
+            }
+            // After the skips above: a superseded or disarmed event past the stop time neither stops the run
+            // nor moves its clock (a finished run ends at its last packet, whatever the stop time).
+            if ev.time > stop {
+                stopped_by = "time_limit";
+                self.now = stop;
+                break;
             }
             self.now = ev.time;
             self.events_done += 1;

@@ -181,14 +181,32 @@ def run_fabric(
     return FabricRun(summary=summary, flows=flows_df, ports=ports_df, throughput=throughput, energy=energy)
 
 
-def network_energy(fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None) -> dict:
+def network_energy(
+    fabric: CircuitFabric,
+    summary: dict,
+    circuit_switch: str,
+    tor_switch: str | None,
+    interval_ps: tuple[int, int] | None = None,
+    series: dict | None = None,
+) -> dict:
     """The run's network energy: the fabric's devices (`energy.fabric_power`) at constant power for the run's
-    simulated time, per device and in total, with pJ per delivered payload bit."""
+    simulated time, per device and in total, with pJ per delivered payload bit. With `interval_ps` = (start,
+    end) (run.window), over that window instead, busy or idle, with the payload delivered in it (from the
+    engine's per-window `series`; None without it)."""
     sim_s = summary["sim_time_ps"] / PS_PER_S
+    length_s = sim_s if interval_ps is None else (interval_ps[1] - interval_ps[0]) / PS_PER_S
     power = fabric_power(len(fabric.switches), fabric.endpoints, tor_switch, circuit_switch=circuit_switch)
-    devices = [{**d, "energy_j": d["power_w"] * sim_s} for d in power.devices]
+    devices = [{**d, "energy_j": d["power_w"] * length_s} for d in power.devices]
     total_j = sum(d["energy_j"] for d in devices)
     bits = summary["payload_bytes_delivered"] * 8
+    if interval_ps is not None:
+        from ..ledger import in_interval, interval_weights
+
+        rows = (series or {}).get("endpoint_payload_bytes_received")
+        bits = None
+        if rows is not None:
+            idx, frac = interval_weights(series["window_ps"], interval_ps)  # type: ignore[index]
+            bits = int(round(8 * in_interval(rows, idx, frac).sum()))
     return {
         "sim_time_s": sim_s,
         "devices": devices,

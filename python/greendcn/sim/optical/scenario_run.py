@@ -16,6 +16,7 @@ import pandas as pd
 
 from ...core.units import PS_PER_S
 from ..ledger import EnergyReport
+from ..metrics import attach, ideal_fct_circuit_s, window_summary
 from ..topology.graph import Network, Node
 from ..engine import run_circuit_spec
 from .packet import circuit_spec, network_energy
@@ -81,7 +82,7 @@ def endpoint_network(topo: Any) -> Network:
 
 
 def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: Any = None) -> Any:
-    from ..run import SimResult, tcp_spec
+    from ..run import SimResult, observation_window_ps, tcp_spec
 
     topo = sc.topology
     opera = None
@@ -116,6 +117,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
+        window_ps=observation_window_ps(sc, None),
     )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
@@ -157,16 +159,38 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "flows": len(flows),
     }
     res = SimResult(fl, ports, nodes, summary, sc)
+    attach(
+        res,
+        ideal_fct_circuit_s(topo.link_rate, topo.link_delay, fl["size_bytes"].to_numpy()),
+        sc.run.size_buckets,
+    )
     res.energy = fabric_energy(fabric, out["summary"], topo.circuit_switch_model, topo.tor_switch)
+    if sc.run.window is not None:
+        res.window_energy = fabric_energy(
+            fabric, out, topo.circuit_switch_model, topo.tor_switch, sc.run.window
+        )
+        res.summary.update(window_summary(res.window_energy))
     res.engine_results = out
     return res
 
 
 def fabric_energy(
-    fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None
+    fabric: CircuitFabric,
+    summary: dict,
+    circuit_switch: str,
+    tor_switch: str | None,
+    interval_ps: tuple[int, int] | None = None,
 ) -> EnergyReport:
-    """The network's energy as the ledger reports it: every device a switch at constant power."""
-    e = network_energy(fabric, summary, circuit_switch, tor_switch)
+    """The network's energy as the ledger reports it: every device a switch at constant power. With
+    `interval_ps` (run.window), over that window: `summary` is then the engine's whole results document."""
+    from ..ledger import run_interval, window_interval
+
+    if interval_ps is not None:
+        e = network_energy(
+            fabric, summary["summary"], circuit_switch, tor_switch, interval_ps, summary.get("series")
+        )
+    else:
+        e = network_energy(fabric, summary, circuit_switch, tor_switch)
     devices = [
         {
             "name": d["name"],
@@ -197,6 +221,7 @@ def fabric_energy(
             "tors_energy_j": sum(d["energy_j"] for d in devices if d["name"].startswith("tor")),
         },
         energy_per_bit_pj_without_hosts=e["energy_per_bit_pj"],
+        interval=run_interval(e["sim_time_s"]) if interval_ps is None else window_interval(interval_ps),
     )
 
 
