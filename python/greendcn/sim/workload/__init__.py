@@ -62,7 +62,7 @@ def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-u
             path = Path(w.file)
             if not path.is_absolute() and scenario.base_dir:
                 path = Path(scenario.base_dir) / path
-            flows += read_flows_csv(path, net, first_id=len(flows))
+            flows += read_flows_csv(path, net, first_id=len(flows), what="workload.file")
     if not flows:
         raise InputError(
             "workload: it produces no flows",

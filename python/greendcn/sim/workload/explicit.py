@@ -35,9 +35,10 @@ def flows_from_entries(net, entries, first_id: int = 0) -> list[Flow]:  # type: 
     return flows
 
 
-def read_flows_csv(path: str | Path, net, first_id: int = 0) -> list[Flow]:  # type: ignore[no-untyped-def]
+def read_flows_csv(path: str | Path, net, first_id: int = 0, what: str = "--flows") -> list[Flow]:  # type: ignore[no-untyped-def]
+    """`what` names where the path came from in messages: the option `--flows` or the key `workload.file`."""
     p = Path(path)
-    text = read_text(p, "--flows", kind="a CSV flow list (src,dst,size_bytes,start_s)")
+    text = read_text(p, what, kind="a CSV flow list (src,dst,size_bytes,start_s)")
     rows = list(csv.DictReader(text.splitlines()))
     header = [h.strip() for h in (csv.reader(text.splitlines()[:1]).__next__() if text.strip() else [])]
     missing = [c for c in REQUIRED if c not in header]
