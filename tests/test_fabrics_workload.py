@@ -116,6 +116,7 @@ def test_a_scenario_workload_runs_with_its_window(tmp_path):
         "fat-tree 1:1",
     }
     assert all(r["window_energy_j"] > 0 for r in doc["fabrics"])
+    assert "window: 0 to 2 ms" in out.stdout
 
 
 @pytest.mark.parametrize(

@@ -145,9 +145,10 @@ def print_workload(out: dict[str, Any]) -> None:
         rows.append(row)
     echo_table(rows, floatfmt=".3g")
     if window:
-        w = c["run"]["window"]
+        r0 = out["fabrics"][0]
         print(
-            f"  - window: {w[0]} to {w[1]} (the workload's arrivals); J and pJ/bit without 'window' are until the last flow"
+            f"  - window: {r0['window_start_s'] * 1e3:g} to {r0['window_end_s'] * 1e3:g} ms (the workload's "
+            "arrivals); J and pJ/bit without 'window' are until the last flow"
         )
     for note in out["notes"]:
         print(f"  - {note}")
