@@ -125,6 +125,8 @@ def test_a_scenario_workload_runs_with_its_window(tmp_path):
         (["--load", "0.1", "--sizes", "nosuchtable"], ["--sizes", "nosuchtable"]),
         (["--load", "0.1,1.5"], ["--load", "1.5", "(0, 1]"]),
         (["--load", "0"], ["--load", "(0, 1]"]),
+        (["--load", "0.1", "--duration", "0ms"], ["--duration", "positive"]),
+        (["--load", "0.1", "--workload", "flows.csv"], ["--load", "--workload"]),
     ],
 )
 def test_bad_sweep_options_are_one_error_line(args, words):

@@ -211,9 +211,12 @@ def check_sizes(sizes: str) -> None:
     from .workload import load_distribution
 
     try:
-        load_distribution(sizes, None, "sizes")
+        load_distribution(sizes, None, "--sizes")
     except InputError as e:
-        raise InputError(f"--sizes: {e}", hint=e.hint, loc=("sizes",)) from None
+        msg = str(e)
+        raise InputError(
+            msg if msg.startswith("--sizes") else f"--sizes: {msg}", hint=e.hint, loc=("sizes",)
+        ) from None
 
 
 def load_sweep(
