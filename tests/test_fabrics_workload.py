@@ -138,3 +138,7 @@ def test_a_flow_file_naming_a_host_beyond_the_fabrics_is_refused(tmp_path):
     out = run_greendcn("fabrics", "--workload", flows, "--racks", "8", "--switches", "4")
     assert_clean_error(out, "--workload", "big.csv line 3", "S40")
     assert "S0..S31" in out.stderr
+
+
+def test_the_energy_fabrics_alias_takes_the_sweep_options():
+    assert_clean_error(run_greendcn("energy", "fabrics", "--load", "2"), "--load", "(0, 1]")
