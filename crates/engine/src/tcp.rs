@@ -10,7 +10,8 @@
 //! Receiver: cumulative ACKs, out-of-order segments kept, delayed ACKs (every second segment or on timer,
 //! immediately when data is out of order, fills a hole, or completes the flow).
 
-use crate::spec::TcpSpec;
+use crate::dctcp::Dctcp;
+use crate::spec::{DctcpSpec, TcpSpec};
 
 /// One segment the sender asks to transmit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +52,8 @@ pub struct TcpSender {
     /// Deadline of the retransmission timer, if armed.
     pub rto_deadline: Option<u64>,
     pub stats: SenderStats,
+    /// DCTCP's ECN response (a DCTCP flow), or none (NewReno ignores ECN-Echo).
+    pub dctcp: Option<Box<Dctcp>>,
 }
 
 impl TcpSender {
@@ -74,6 +77,7 @@ impl TcpSender {
             rto: cfg.initial_rto_ps.max(cfg.min_rto_ps),
             rto_deadline: None,
             stats: SenderStats::default(),
+            dctcp: None,
         }
     }
 
@@ -157,6 +161,37 @@ impl TcpSender {
 
     /// A cumulative ACK for `ack` arrived, echoing the send time `echo_ts` of the data that caused it.
     pub fn on_ack(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
+        self.on_ack_inner(now, ack, echo_ts, cfg, out);
+    }
+
+    /// An ACK with its ECN-Echo flag, for a DCTCP sender: DCTCP's window cut first (outside loss recovery,
+    /// where NewReno's halving already applies), then NewReno's processing of the ACK.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_ack_ecn(
+        &mut self,
+        now: u64,
+        ack: u64,
+        echo_ts: u64,
+        ece: bool,
+        cfg: &TcpSpec,
+        dcfg: &DctcpSpec,
+        out: &mut Vec<Segment>,
+    ) {
+        if let Some(d) = self.dctcp.as_mut() {
+            let acked = ack.saturating_sub(self.snd_una);
+            let una = self.snd_una.max(ack);
+            if let Some(w) = d.on_ack(acked, ece, una, self.snd_nxt.max(una), self.cwnd, self.mss, dcfg) {
+                if !self.in_recovery {
+                    self.cwnd = w;
+                    self.ssthresh = w;
+                    self.ca_acked = 0;
+                }
+            }
+        }
+        self.on_ack_inner(now, ack, echo_ts, cfg, out);
+    }
+
+    fn on_ack_inner(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
         let mss = self.mss;
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
@@ -240,6 +275,8 @@ pub struct ReceiverStats {
     pub ooo_packets: u64,
     pub spurious_retransmits: u64,
     pub acks_sent: u64,
+    /// Data packets that arrived with ECN's Congestion Experienced mark.
+    pub ecn_marks: u64,
 }
 
 /// What the receiver wants after a data packet.
@@ -266,6 +303,9 @@ pub struct TcpReceiver {
     pub delack_deadline: Option<u64>,
     pub finish: Option<u64>,
     pub stats: ReceiverStats,
+    /// The CE mark of the last data packet, echoed as ECN-Echo in the next ACK (DCTCP flows ACK every packet,
+    /// so each ACK echoes exactly the packet that caused it).
+    pub ece: bool,
 }
 
 impl TcpReceiver {
@@ -280,6 +320,7 @@ impl TcpReceiver {
             delack_deadline: None,
             finish: None,
             stats: ReceiverStats::default(),
+            ece: false,
         }
     }
 
@@ -353,6 +394,12 @@ impl TcpReceiver {
         }
         let deadline = *self.delack_deadline.get_or_insert(now + cfg.delayed_ack_timeout_ps);
         AckAction::Delay(deadline)
+    }
+
+    /// Note the CE mark of a data packet before `on_data` (ECN-capable flows only).
+    pub fn note_ce(&mut self, ce: bool) {
+        self.ece = ce;
+        self.stats.ecn_marks += ce as u64;
     }
 
     /// The ACK is being sent: returns (cumulative ack, echoed timestamp).

@@ -27,6 +27,7 @@ from ..core.errors import FieldError, InputError, format_loc
 from .power_table import PowerConfig
 from ..core.userfile import read_toml
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
+from .transports import Dctcp, Ndp, TransportChoice, check_transports
 
 __all__ = [
     "FlowEntry",
@@ -289,7 +290,7 @@ class FlowEntry(_Model):
     size: SizeBytes
     start: TimePs = 0  # type: ignore[assignment]
     flow_class: str = Field("flow", alias="class")
-    transport: Literal["tcp", "udp"] = "tcp"
+    transport: Literal["tcp", "udp", "dctcp", "ndp"] = "tcp"
     rate: RateBps | None = None  # UDP constant bit rate on the wire; required for udp
 
     @model_validator(mode="after")
@@ -395,6 +396,10 @@ class Scenario(_Model):
     topology: Topology = Topology()
     routing: Routing = Routing()
     tcp: Tcp = Tcp()
+    # which transport each flow class runs, and their settings (docs/transports.md)
+    transport: TransportChoice = TransportChoice()
+    dctcp: Dctcp = Dctcp()
+    ndp: Ndp = Ndp()
     workload: Workload = StaticWorkload(kind="static")
     run: Run = Run()
     power: PowerConfig = PowerConfig()  # the models that price the run (greendcn.power, docs/models.md)
@@ -418,6 +423,7 @@ class Scenario(_Model):
                 f"{self.routing.scheme!r} does not run on a {self.topology.kind} fabric",
                 hint=f"set routing.scheme to one of {', '.join(allowed)}",
             )
+        check_transports(self)
         return self
 
     @property
