@@ -24,6 +24,13 @@ struct NodeCounters {
     forwarded: u64,
 }
 
+/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows; host indices
+/// stay below 2^29, checked in `validate`): ECN-capable data, NDP data, and packets that go at high priority.
+const TAG_MASK: u32 = 0b111 << 29;
+const TAG_ECT: u32 = 1 << 29;
+const TAG_NDP_DATA: u32 = 2 << 29;
+const TAG_PRIO: u32 = 3 << 29;
+
 impl FlowState {
     fn rto_deadline(&self) -> Option<u64> {
         match (&self.sender, &self.ndp) {
@@ -307,15 +314,15 @@ impl<'a> Sim<'a> {
     /// Forward a packet out of `node` (a switch, or the host that made it).
     #[inline]
     fn forward(&mut self, node: u32, entry: InFlight) {
+        if self.special {
+            return self.forward_special(node, entry);
+        }
         let Some(port) = self.pick_port(node, entry.dst_host, entry.flow_hash) else {
             // Unreachable by construction (flows are checked for paths); counted, never silently lost.
             self.drops += 1;
             self.pool.release(entry.pkt);
             return;
         };
-        if self.special {
-            return self.forward_special(node, port, entry);
-        }
         let a = self.ports[port as usize].offer(self.now, entry, self.window_ps);
         self.admitted(port, entry, a);
     }
@@ -324,16 +331,22 @@ impl<'a> Sim<'a> {
     /// data meeting a full data queue at a switch is trimmed to its header (Handley et al. 2017, section
     /// 3.1), and ECN-capable data meeting K or more packets at a switch is marked (Alizadeh et al. 2010,
     /// section 3.1: marking on the instantaneous queue, the arriving packet making it exceed K).
-    fn forward_special(&mut self, node: u32, port: u32, mut entry: InFlight) {
-        let pkt = *self.pool.get(entry.pkt);
+    ///
+    /// What the packet is travels in the top bits of its pipe entry's destination (`TAG_*`), so a switch
+    /// decides without reading the packet itself (a cache miss per hop otherwise).
+    fn forward_special(&mut self, node: u32, mut entry: InFlight) {
+        let tag = entry.dst_host & TAG_MASK;
+        let Some(port) = self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash) else {
+            self.drops += 1;
+            self.pool.release(entry.pkt);
+            return;
+        };
         let at_switch = self.kinds[node as usize] == NodeKind::Switch;
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let a = match pkt.kind {
-            PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => {
-                p.offer_priority(now, entry, self.window_ps)
-            }
-            PacketKind::NdpData if at_switch => {
+        let a = match tag {
+            TAG_PRIO => p.offer_priority(now, entry, self.window_ps),
+            TAG_NDP_DATA if at_switch => {
                 let (held, prio) = p.occupancy(now);
                 let full = match self.spec.ndp.queue {
                     QueueLimit::Packets(n) => held - prio >= n,
@@ -344,14 +357,16 @@ impl<'a> Sim<'a> {
                     let q = self.pool.get_mut(entry.pkt);
                     q.kind = PacketKind::NdpHeader;
                     q.wire_bytes = hdr;
+                    let flow = q.flow;
                     entry.wire_bytes = hdr;
-                    self.flows[pkt.flow as usize].trims += 1;
+                    entry.dst_host = (entry.dst_host & !TAG_MASK) | TAG_PRIO;
+                    self.flows[flow as usize].trims += 1;
                     p.offer_priority(now, entry, self.window_ps)
                 } else {
                     p.offer(now, entry, self.window_ps)
                 }
             }
-            _ if pkt.ect && at_switch => {
+            TAG_ECT if at_switch => {
                 if p.occupancy(now).0 >= self.spec.dctcp.k_packets {
                     self.pool.get_mut(entry.pkt).ce = true;
                 }
@@ -379,10 +394,21 @@ impl<'a> Sim<'a> {
     }
 
     fn send_from_host(&mut self, host: u32, pkt: Packet) {
+        let tag = if !self.special {
+            0
+        } else if pkt.ect {
+            TAG_ECT
+        } else {
+            match pkt.kind {
+                PacketKind::NdpData => TAG_NDP_DATA,
+                PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
+                _ => 0,
+            }
+        };
         let entry = InFlight {
             arrival: 0,
             pkt: self.pool.alloc(pkt),
-            dst_host: pkt.dst_host,
+            dst_host: pkt.dst_host | tag,
             wire_bytes: pkt.wire_bytes,
             flow_hash: pkt.flow_hash as u32,
         };

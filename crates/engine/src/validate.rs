@@ -106,6 +106,11 @@ fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
                 .filter_map(move |(_, q, name)| q.map(|q| (format!("links[{i}].{name}"), q)))
         })
     };
+    if (uses(Transport::Dctcp) || uses(Transport::Ndp))
+        && spec.nodes.iter().filter(|n| n.kind == NodeKind::Host).count() >= 1 << 29
+    {
+        return bad("nodes", "DCTCP and NDP runs support fewer than 2^29 hosts");
+    }
     if uses(Transport::Dctcp) {
         let d = &spec.dctcp;
         if d.k_packets == 0 {
