@@ -134,6 +134,23 @@ pub struct TcpSpec {
     /// Slow start grows the window by the bytes an ACK acknowledges, at most this many segments per ACK
     /// (RFC 3465's L; 2 by default; ns-3's NewReno grows one segment per ACK, which is 1 here).
     pub slow_start_segments_per_ack: u32,
+    /// How a sender tells loss from reordering (docs/transports.md): a fixed duplicate-ACK threshold, or one
+    /// that adapts to the reordering seen, as Linux does.
+    pub loss_detection: LossDetection,
+    /// Highest duplicate-ACK threshold the adaptive detection may reach (Linux's tcp_max_reordering, 300).
+    pub max_reordering: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetection {
+    /// Fast retransmit after `dupack_threshold` duplicate ACKs, always (RFC 5681).
+    #[default]
+    Dupack,
+    /// As Dupack, but a fast retransmission found spurious (the ACK that ends it echoes the original's send
+    /// time, RFC 4015's Eifel detection with timestamps) raises the threshold to the reordering seen and
+    /// undoes the window reduction, as Linux's adaptive reordering threshold.
+    Adaptive,
 }
 
 impl Default for TcpSpec {
@@ -150,6 +167,8 @@ impl Default for TcpSpec {
             delayed_ack: false,
             delayed_ack_timeout_ps: 1_000_000_000,
             slow_start_segments_per_ack: 2,
+            loss_detection: LossDetection::Dupack,
+            max_reordering: 300,
         }
     }
 }

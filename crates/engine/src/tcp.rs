@@ -11,7 +11,7 @@
 //! immediately when data is out of order, fills a hole, or completes the flow).
 
 use crate::dctcp::Dctcp;
-use crate::spec::{DctcpSpec, TcpSpec};
+use crate::spec::{DctcpSpec, LossDetection, TcpSpec};
 
 /// One segment the sender asks to transmit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +27,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Fast retransmissions the sender itself found spurious (adaptive loss detection only).
+    pub undone_retransmits: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -54,6 +56,10 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// DCTCP's ECN response (a DCTCP flow), or none (NewReno ignores ECN-Echo).
     pub dctcp: Option<Box<Dctcp>>,
+    /// Duplicate ACKs that trigger a fast retransmit (fixed unless loss detection is adaptive).
+    dupthresh: u32,
+    /// The last fast retransmission: its send time and the window and threshold before it (for undo).
+    last_fast_retx: Option<(u64, u64, u64)>,
 }
 
 impl TcpSender {
@@ -78,6 +84,8 @@ impl TcpSender {
             rto_deadline: None,
             stats: SenderStats::default(),
             dctcp: None,
+            dupthresh: cfg.dupack_threshold,
+            last_fast_retx: None,
         }
     }
 
@@ -99,6 +107,25 @@ impl TcpSender {
 
     pub fn rto(&self) -> u64 {
         self.rto
+    }
+
+    pub fn dupthresh(&self) -> u32 {
+        self.dupthresh
+    }
+
+    /// Adaptive loss detection: the first ACK past a fast retransmission echoes the send time of the data
+    /// that filled the hole. Older than the retransmission means the original arrived (it was reordered, not
+    /// lost): raise the threshold above the duplicate ACKs it took (Linux's reordering degree, capped) and
+    /// restore the window (RFC 4015's response).
+    fn check_spurious(&mut self, echo_ts: u64, cfg: &TcpSpec) {
+        let Some((sent_at, cwnd, ssthresh)) = self.last_fast_retx.take() else { return };
+        if echo_ts < sent_at {
+            self.stats.undone_retransmits += 1;
+            self.dupthresh = (self.dupacks + 1).clamp(self.dupthresh, cfg.max_reordering.max(cfg.dupack_threshold));
+            self.in_recovery = false;
+            self.cwnd = cwnd;
+            self.ssthresh = ssthresh;
+        }
     }
 
     fn flight(&self) -> u64 {
@@ -194,6 +221,9 @@ impl TcpSender {
     fn on_ack_inner(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
         let mss = self.mss;
         if ack > self.snd_una {
+            if self.last_fast_retx.is_some() {
+                self.check_spurious(echo_ts, cfg);
+            }
             let acked = ack - self.snd_una;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
@@ -229,16 +259,19 @@ impl TcpSender {
             }
         } else if ack == self.snd_una && self.snd_nxt > self.snd_una {
             self.dupacks += 1;
-            if !self.in_recovery && self.dupacks == cfg.dupack_threshold {
+            if !self.in_recovery && self.dupacks == self.dupthresh {
                 let may_enter = self.recover.is_none_or(|r| self.snd_una > r);
                 if may_enter {
                     self.stats.fast_retransmits += 1;
+                    if cfg.loss_detection == LossDetection::Adaptive {
+                        self.last_fast_retx = Some((now, self.cwnd, self.ssthresh));
+                    }
                     self.ssthresh = (self.flight() / 2).max(2 * mss);
                     self.recover = Some(self.high_tx);
                     self.in_recovery = true;
                     self.partial_acks = 0;
                     self.retransmit_head(out);
-                    self.cwnd = self.ssthresh + cfg.dupack_threshold as u64 * mss;
+                    self.cwnd = self.ssthresh + self.dupthresh as u64 * mss;
                     self.rto_deadline = Some(now + self.rto);
                 }
             } else if self.in_recovery {
@@ -257,6 +290,7 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        self.last_fast_retx = None;
         self.ssthresh = (self.flight() / 2).max(2 * self.mss);
         self.cwnd = self.mss;
         self.ca_acked = 0;
@@ -362,7 +396,10 @@ impl TcpReceiver {
         }
         self.highest_seq = Some(self.highest_seq.map_or(seq, |h| h.max(seq)));
         let duplicate = self.holds(seq, end);
-        if retx && duplicate {
+        // A segment that arrives when its bytes are already held was sent twice: one of the copies is a
+        // retransmission the receiver did not need. Counted whichever copy comes second, so an early
+        // retransmission that overtakes its late original counts as well as a late retransmission.
+        if duplicate {
             self.stats.spurious_retransmits += 1;
         }
         let had_gap = !self.ooo.is_empty();
@@ -447,6 +484,42 @@ mod tests {
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd(), 2000);
         assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn adaptive_detection_undoes_a_spurious_fast_retransmit_and_raises_the_threshold() {
+        for mode in [LossDetection::Dupack, LossDetection::Adaptive] {
+            let c = TcpSpec { loss_detection: mode, ..cfg() };
+            let mut s = TcpSender::new(100_000, &c);
+            let mut out = Vec::new();
+            s.fill_window(0, &c, &mut out); // 4 segments sent at t = 0
+            let cwnd = s.cwnd();
+            // Segment 0 is reordered behind 1..3: three duplicate ACKs, a fast retransmission at t = 12.
+            for t in 10..13 {
+                s.on_ack(t, 0, 0, &c, &mut out);
+            }
+            assert_eq!(s.stats.fast_retransmits, 1);
+            // The original arrives before the retransmission: the ACK echoes its send time 0 < 12.
+            s.on_ack(20, 4000, 0, &c, &mut out);
+            if mode == LossDetection::Adaptive {
+                assert_eq!(s.stats.undone_retransmits, 1);
+                assert_eq!(s.dupthresh(), 4, "three duplicate ACKs were reordering: wait for four");
+                assert!(s.cwnd() >= cwnd, "the reduction is undone");
+            } else {
+                assert_eq!((s.stats.undone_retransmits, s.dupthresh()), (0, 3));
+                assert_eq!(s.cwnd(), 2000);
+            }
+        }
+        // A real loss: the ACK echoes the retransmission's own send time; nothing is undone.
+        let c = TcpSpec { loss_detection: LossDetection::Adaptive, ..cfg() };
+        let mut s = TcpSender::new(100_000, &c);
+        let mut out = Vec::new();
+        s.fill_window(0, &c, &mut out);
+        for t in 10..13 {
+            s.on_ack(t, 0, 0, &c, &mut out);
+        }
+        s.on_ack(20, 4000, 12, &c, &mut out);
+        assert_eq!((s.stats.undone_retransmits, s.dupthresh(), s.cwnd()), (0, 3, 2000));
     }
 
     #[test]

@@ -100,6 +100,12 @@ def tcp_spec(t: Any) -> dict[str, Any]:
         "delayed_ack": t.delayed_ack,
         "delayed_ack_timeout_ps": t.delayed_ack_timeout,
         "slow_start_segments_per_ack": t.slow_start_segments_per_ack,
+        # only when chosen, so the document of a run that does not use it is unchanged
+        **(
+            {"loss_detection": t.loss_detection, "max_reordering": t.max_reordering}
+            if t.loss_detection != "dupack"
+            else {}
+        ),
     }
 
 

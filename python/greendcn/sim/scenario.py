@@ -227,6 +227,11 @@ class Tcp(_Model):
     # Slow start grows the window by the bytes each ACK acknowledges, at most this many segments per ACK: 2 is
     # RFC 3465's limit (our default, as 0.1); 1 is one segment per ACK, as ns-3's NewReno grows.
     slow_start_segments_per_ack: int = Field(2, ge=1)
+    # "dupack" (our default, as before): fast retransmit after dupack_threshold duplicate ACKs. "adaptive": a
+    # fast retransmission found spurious raises the threshold to the reordering seen (at most max_reordering,
+    # Linux's 300) and undoes the window cut, as Linux does (docs/transports.md).
+    loss_detection: Literal["dupack", "adaptive"] = "dupack"
+    max_reordering: int = Field(300, ge=1)
 
     @model_validator(mode="after")
     def _check(self) -> Tcp:
