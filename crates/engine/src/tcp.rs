@@ -586,4 +586,20 @@ mod tests {
         assert_eq!(r.finish, Some(4));
         assert_eq!(r.bytes_received(), 4000);
     }
+
+    #[test]
+    fn an_early_retransmission_counts_as_spurious_when_its_late_original_arrives() {
+        // The sender retransmits segment 1000 early; the retransmission arrives first and fills the hole,
+        // then the original (delayed on a longer path) arrives: the segment came twice, one copy unneeded.
+        let c = cfg();
+        let mut r = TcpReceiver::new(3000);
+        r.on_data(0, 0, 1000, false, 0, &c);
+        r.on_data(1, 2000, 1000, false, 0, &c);
+        r.on_data(2, 1000, 1000, true, 5, &c);
+        assert_eq!(r.stats.spurious_retransmits, 0, "not known yet: the original may have been lost");
+        r.on_data(3, 1000, 1000, false, 0, &c);
+        assert_eq!(r.stats.spurious_retransmits, 1);
+        assert_eq!(r.stats.ooo_packets, 1, "the late original is also out of order");
+        assert_eq!(r.bytes_received(), 3000);
+    }
 }
