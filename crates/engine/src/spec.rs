@@ -202,8 +202,8 @@ pub struct NdpSpec {
     pub queue: QueueLimit,
     /// Bytes on the wire of a trimmed header, an ACK, a NACK and a pull (64, as htsim).
     pub header_bytes: u32,
-    /// Packets sent before the first pull (our default 12: about one bandwidth-delay product of a k = 8
-    /// fat-tree at 10 Gb/s; settable).
+    /// Packets sent before the first pull (our default 12: one bandwidth-delay product at 10 Gb/s and a 14 us
+    /// round trip; the paper sends one BDP, so settable).
     pub initial_window: u32,
 }
 

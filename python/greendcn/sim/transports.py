@@ -35,11 +35,12 @@ class Dctcp(_Model):
 
 
 class Ndp(_Model):
-    # 8-packet data queues, as the public Opera simulator configures its ToR ports (its 24 KB is 8 x 3 KB
-    # in jumbo frames): our default; "24KB" gives the byte form. Headers of 64 bytes as htsim.
+    # 8 full packets of data queue, as Opera's shallow 24 KB queues hold (seed 001 line 927: 8 x 1500-byte
+    # packets + 187 x 64-byte headers); headers of 64 bytes as there. Our choice: the header queue is not
+    # bounded (a queue of bytes, "24KB", bounds the data and headers together instead).
     queue: Annotated[dict[str, int] | None, BeforeValidator(lambda v: parse_queue(v, "value"))] = "8pkt"  # type: ignore[assignment]
     header_bytes: int = Field(64, ge=1)
-    # Our choice: 12 packets, about one bandwidth-delay product of a k = 8 fat-tree at 10 Gb/s.
+    # Our choice: 12 packets, one bandwidth-delay product at 10 Gb/s and a 14 us round trip (the paper: one BDP).
     initial_window: int = Field(12, ge=1)
 
 
