@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -10,7 +11,15 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from ..core.errors import FieldError
 from ..core.units import parse_queue
 
-__all__ = ["Dctcp", "Ndp", "TransportChoice", "check_transports", "flow_transport", "transport_specs"]
+__all__ = [
+    "Dctcp",
+    "Ndp",
+    "TransportChoice",
+    "check_transports",
+    "flow_transport",
+    "ndp_initial_window",
+    "transport_specs",
+]
 
 Name = Literal["tcp", "dctcp", "ndp"]
 
@@ -40,8 +49,9 @@ class Ndp(_Model):
     # bounded (a queue of bytes, "24KB", bounds the data and headers together instead).
     queue: Annotated[dict[str, int] | None, BeforeValidator(lambda v: parse_queue(v, "value"))] = "8pkt"  # type: ignore[assignment]
     header_bytes: int = Field(64, ge=1)
-    # Our choice: 12 packets, one bandwidth-delay product at 10 Gb/s and a 14 us round trip (the paper: one BDP).
-    initial_window: int = Field(12, ge=1)
+    # Packets sent before the first pull. Unset: one bandwidth-delay product of the fabric's longest
+    # host-to-host path (the paper's choice), see `ndp_initial_window`.
+    initial_window: int | None = Field(None, ge=1)
 
 
 CIRCUIT_KINDS = ("rotornet", "selectornet", "opera")
@@ -111,6 +121,23 @@ def flow_transport(sc: Any, own: str, cls: str) -> str:
     return sc.transport.classes.get(cls, sc.transport.default)
 
 
+# Links on the longest host-to-host path (our reading of each fabric: up to the core and down again).
+_PATH_LINKS = {"fattree": 6, "leafspine": 4}
+
+
+def ndp_initial_window(sc: Any) -> int:
+    """`ndp.initial_window`, or one bandwidth-delay product in full-size packets: the round trip of the longest
+    path, every link's propagation delay and a full packet's store-and-forward serialization each way
+    (an upper bound: the returning ACKs and pulls are headers), at the link rate."""
+    if sc.ndp.initial_window is not None:
+        return int(sc.ndp.initial_window)
+    topo = sc.topology
+    full = sc.tcp.mss + sc.tcp.header_bytes + topo.frame_overhead
+    ser_ps = full * 8 * 10**12 / topo.link_rate
+    rtt_ps = 2 * _PATH_LINKS.get(topo.kind, 6) * (topo.link_delay + ser_ps)
+    return max(1, math.ceil(rtt_ps / ser_ps))
+
+
 def transport_specs(sc: Any, used: set[str]) -> dict[str, Any]:
     """The engine's `dctcp` and `ndp` settings (docs/engine-spec.md), only for the transports in use."""
     out: dict[str, Any] = {}
@@ -119,5 +146,9 @@ def transport_specs(sc: Any, used: set[str]) -> dict[str, Any]:
         out["dctcp"] = {"k_packets": d.k, "g": d.g, "initial_alpha": d.initial_alpha}
     if "ndp" in used:
         n = sc.ndp
-        out["ndp"] = {"queue": n.queue, "header_bytes": n.header_bytes, "initial_window": n.initial_window}
+        out["ndp"] = {
+            "queue": n.queue,
+            "header_bytes": n.header_bytes,
+            "initial_window": ndp_initial_window(sc),
+        }
     return out
