@@ -26,6 +26,8 @@ pub enum EventKind {
     /// A UDP constant-bit-rate source sends its next datagram. Arg: flow index. (Circuit fabrics with hosts: a
     /// flow within a rack hands its next datagram to its host's NIC.)
     UdpSend,
+    /// NDP: a receiving host's pull pacer may send its next pull. Arg: host index.
+    NdpPull,
     /// Circuit fabrics (`crate::circuit`): a circuit switch's next slot begins at its senders. Arg: switch.
     SlotStart,
     /// Circuit fabrics: a sender port may hand its next packet to the NIC. Arg: port.

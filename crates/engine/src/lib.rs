@@ -3,8 +3,10 @@
 //! per-link and per-node counters. Python prices those counters in watts and joules.
 
 pub mod circuit;
+pub mod dctcp;
 pub mod error;
 pub mod event;
+pub mod ndp;
 pub mod packet;
 pub mod port;
 pub mod results;

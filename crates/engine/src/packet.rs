@@ -6,6 +6,13 @@ pub enum PacketKind {
     TcpData,
     TcpAck,
     Udp,
+    /// NDP (crate::ndp): a full data packet, a data packet trimmed to its header by a switch, and the
+    /// receiver's control packets. All but full data go at high priority.
+    NdpData,
+    NdpHeader,
+    NdpAck,
+    NdpNack,
+    NdpPull,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +34,10 @@ pub struct Packet {
     pub flow_hash: u64,
     /// A data packet sent again (not its first transmission).
     pub retx: bool,
+    /// ECN-capable transport (DCTCP data): a switch may mark it instead of queueing it deeper.
+    pub ect: bool,
+    /// Data: Congestion Experienced (marked by a switch); ACK: ECN-Echo.
+    pub ce: bool,
 }
 
 #[derive(Debug, Default)]
@@ -52,6 +63,11 @@ impl PacketPool {
     #[inline]
     pub fn get(&self, i: u32) -> &Packet {
         &self.slots[i as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.slots[i as usize]
     }
 
     #[inline]

@@ -57,6 +57,9 @@ pub struct Port {
     pub pipe: VecDeque<InFlight>,
     /// How many of the pipe's entries, counted from its front, have finished transmission.
     finished_in_pipe: usize,
+    /// High-priority packets (NDP headers and control) waiting right behind the one being sent: the held
+    /// entries at positions finished_in_pipe + 1 .. finished_in_pipe + 1 + prio_waiting.
+    prio_waiting: usize,
     held_bytes: u64,
     pub counters: PortCounters,
     /// Bytes whose transmission starts in each window (only when windows are on).
@@ -84,6 +87,7 @@ impl Port {
             busy_until: 0,
             pipe: VecDeque::new(),
             finished_in_pipe: 0,
+            prio_waiting: 0,
             held_bytes: 0,
             counters: PortCounters::default(),
             window_bytes: Vec::new(),
@@ -105,7 +109,71 @@ impl Port {
             }
             self.held_bytes -= e.wire_bytes as u64;
             self.finished_in_pipe += 1;
+            // The next held packet (if a priority one) is now on the wire, no longer waiting.
+            self.prio_waiting = self.prio_waiting.saturating_sub(1);
         }
+    }
+
+    /// Packets held at `now` (the one on the wire included), and of them the high-priority ones waiting.
+    #[inline]
+    pub fn occupancy(&mut self, now: u64) -> (u64, u64) {
+        self.advance(now);
+        (self.held() as u64, self.prio_waiting as u64)
+    }
+
+    /// Bytes held at `now` (call `occupancy` first, which brings the books up to `now`).
+    pub fn held_bytes(&self) -> u64 {
+        self.held_bytes
+    }
+
+    /// Offer a high-priority packet (an NDP header or control packet): it goes behind the packet on the wire
+    /// and the priority packets already waiting, ahead of all waiting data, and is never dropped (our
+    /// choice: the header queue is unbounded). The data behind it leave one serialization later.
+    pub fn offer_priority(&mut self, now: u64, mut entry: InFlight, window_ps: u64) -> Admission {
+        self.advance(now);
+        let waiting_data = self.held().saturating_sub(1 + self.prio_waiting);
+        if waiting_data == 0 {
+            // Nothing to overtake: an ordinary FIFO admission (with no limit), then counted as waiting.
+            let limit = self.limit.take();
+            let a = self.offer(now, entry, window_ps);
+            self.limit = limit;
+            if self.held() > 1 {
+                self.prio_waiting += 1;
+            }
+            return a;
+        }
+        let at = self.finished_in_pipe + 1 + self.prio_waiting;
+        let wire_bytes = entry.wire_bytes;
+        let ser = self.clock.time_ps(wire_bytes as u64);
+        let start = self.pipe[at - 1].arrival - self.delay_ps;
+        entry.arrival = start + ser + self.delay_ps;
+        for e in self.pipe.range_mut(at..) {
+            e.arrival += ser;
+        }
+        self.pipe.insert(at, entry);
+        self.prio_waiting += 1;
+        self.busy_until += ser;
+        self.held_bytes += wire_bytes as u64;
+        let held = self.held() as u64;
+        let c = &mut self.counters;
+        c.bytes_sent += wire_bytes as u64;
+        c.packets_sent += 1;
+        c.busy_ps += ser;
+        c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
+        c.peak_queue_packets = c.peak_queue_packets.max(held);
+        // Per-window bytes: counted in the window where it starts; the data it delays keep their windows
+        // (our approximation, off by at most one header's serialization per overtaken packet).
+        if let Some(w) = start.checked_div(window_ps) {
+            match self.window_bytes.get_mut(w as usize) {
+                Some(slot) => *slot += wire_bytes as u64,
+                None if w < MAX_WINDOWS => {
+                    self.window_bytes.resize(w as usize + 1, 0);
+                    self.window_bytes[w as usize] += wire_bytes as u64;
+                }
+                None => self.windows_overflowed = true,
+            }
+        }
+        Admission::Accepted { arrival: entry.arrival, pipe_was_empty: false }
     }
 
     /// Offer a packet at time `now`. `window_ps` > 0 turns on per-window byte counts.
@@ -190,6 +258,7 @@ impl Port {
         } else {
             // It finished transmission long ago; nobody offered a packet since to notice.
             self.held_bytes -= head.wire_bytes as u64;
+            self.prio_waiting = self.prio_waiting.saturating_sub(1);
         }
         (head, self.pipe.front().map(|e| e.arrival))
     }
@@ -237,6 +306,31 @@ mod tests {
         assert_eq!((head.pkt, next), (0, Some(24_000_000)));
         p.pop_arrival();
         assert!(arrival(p.offer(30_000_000, entry(3, 3000), 0)).is_some());
+    }
+
+    #[test]
+    fn priority_packets_overtake_waiting_data_in_their_own_order() {
+        // 1 Gbps, no delay: 1500 B take 12 us, 64 B take 512 ns.
+        let mut p = Port::new(0, 1, 0, 1_000_000_000, 0, Some(QueueLimit::Packets(3)));
+        for i in 0..3 {
+            p.offer(0, entry(i, 1500), 0);
+        }
+        assert!(arrival(p.offer(0, entry(9, 1500), 0)).is_none(), "data queue full");
+        assert_eq!(arrival(p.offer_priority(0, entry(3, 64), 0)), Some(12_000_000 + 512_000));
+        assert_eq!(arrival(p.offer_priority(0, entry(4, 64), 0)), Some(12_000_000 + 1_024_000));
+        let order: Vec<(u32, u64)> = p.pipe.iter().map(|e| (e.pkt, e.arrival)).collect();
+        assert_eq!(
+            order,
+            vec![(0, 12_000_000), (3, 12_512_000), (4, 13_024_000), (1, 25_024_000), (2, 37_024_000)]
+        );
+        assert_eq!(p.occupancy(0), (5, 2));
+        // Once the first data packet and one header have left, one header waits (the other is on the wire).
+        assert_eq!(p.occupancy(12_600_000), (3, 0));
+        let mut q = Port::new(0, 1, 0, 1_000_000_000, 0, None);
+        q.offer(0, entry(0, 1500), 0);
+        q.offer_priority(0, entry(1, 64), 0);
+        assert_eq!(q.occupancy(1), (2, 1));
+        assert_eq!(q.occupancy(12_000_000), (1, 0));
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub struct FlowResult {
     pub fast_retransmits: u64,
     pub timeouts: u64,
     pub acks_sent: u64,
+    /// Data packets that arrived marked Congestion Experienced (DCTCP flows; 0 for others).
+    pub ecn_marks: u64,
+    /// Data packets trimmed to their header by a switch (NDP flows; 0 for others).
+    pub trims: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

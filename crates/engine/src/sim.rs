@@ -6,11 +6,12 @@ use std::time::Instant;
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::packet::{Packet, PacketKind, PacketPool};
+use crate::ndp::NdpSender;
 use crate::port::{Admission, InFlight, Port};
 use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routes;
-use crate::spec::{NodeKind, Routing, SimSpec, SinglePath, Transport};
+use crate::spec::{NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport};
 use crate::tcp::{AckAction, Segment, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
@@ -23,6 +24,23 @@ struct NodeCounters {
     forwarded: u64,
 }
 
+/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows; host indices
+/// stay below 2^29, checked in `validate`): ECN-capable data, NDP data, and packets that go at high priority.
+const TAG_MASK: u32 = 0b111 << 29;
+const TAG_ECT: u32 = 1 << 29;
+const TAG_NDP_DATA: u32 = 2 << 29;
+const TAG_PRIO: u32 = 3 << 29;
+
+impl FlowState {
+    fn rto_deadline(&self) -> Option<u64> {
+        match (&self.sender, &self.ndp) {
+            (Some(s), _) => s.rto_deadline,
+            (None, Some(s)) => s.rto_deadline,
+            (None, None) => None,
+        }
+    }
+}
+
 struct FlowState {
     src: u32,
     dst: u32,
@@ -30,8 +48,13 @@ struct FlowState {
     dst_host: u32,
     hash_fwd: u64,
     hash_rev: u64,
+    transport: Transport,
     sender: Option<TcpSender>,
+    /// An NDP flow's sender (crate::ndp); `sender` is then None.
+    ndp: Option<Box<NdpSender>>,
     receiver: TcpReceiver,
+    /// Data packets of this flow trimmed to their header by a switch (NDP).
+    trims: u64,
     udp_sent: u64,
     udp_packets: u64,
     rto_pending: Option<u64>,
@@ -62,6 +85,15 @@ pub struct Sim<'a> {
     drops: u64,
     created: u64,
     delivered: u64,
+    /// Some transport needs more than a FIFO per port (DCTCP marking, NDP trimming and priority): `forward`
+    /// looks at the packet itself only then, so runs of TCP alone take the plain path.
+    special: bool,
+    /// NDP receivers' pull pacers, per host index: flows owed a pull, the earliest time of the next pull,
+    /// whether a pacer event is pending, and the gap between pulls (one full packet at the host's link rate).
+    pull_queues: Vec<std::collections::VecDeque<u32>>,
+    pull_next: Vec<u64>,
+    pull_pending: Vec<bool>,
+    pull_gap: Vec<u64>,
 }
 
 /// Position of each host among the hosts (u32::MAX for switches), and the hosts' node ids.
@@ -112,14 +144,40 @@ impl<'a> Sim<'a> {
                 dst_host: dh,
                 hash_fwd: mix64(base ^ ((f.src as u64) << 32 | f.dst as u64)),
                 hash_rev: mix64(base ^ ((f.dst as u64) << 32 | f.src as u64)),
-                sender: (f.transport == Transport::Tcp).then(|| TcpSender::new(f.size_bytes, &spec.tcp)),
+                transport: f.transport,
+                sender: matches!(f.transport, Transport::Tcp | Transport::Dctcp).then(|| {
+                    let mut s = TcpSender::new(f.size_bytes, &spec.tcp);
+                    if f.transport == Transport::Dctcp {
+                        s.dctcp = Some(Box::new(crate::dctcp::Dctcp::new(&spec.dctcp)));
+                    }
+                    s
+                }),
+                ndp: (f.transport == Transport::Ndp)
+                    .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
                 receiver: TcpReceiver::new(f.size_bytes),
+                trims: 0,
                 udp_sent: 0,
                 udp_packets: 0,
                 rto_pending: None,
                 delack_pending: None,
             });
         }
+        let ndp_on = spec.flows.iter().any(|f| f.transport == Transport::Ndp);
+        let special = ndp_on || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
+        let mut pull_gap = Vec::new();
+        if ndp_on {
+            // A host's pull gap: one full-size packet at the rate of its (first) link.
+            let full = (spec.tcp.mss + spec.tcp.header_bytes + spec.frame_overhead_bytes) as u64;
+            pull_gap = vec![1; hosts.len()];
+            for l in spec.links.iter().rev() {
+                for end in [l.a, l.b] {
+                    if kinds[end as usize] == NodeKind::Host {
+                        pull_gap[host_index[end as usize] as usize] = ser_time_ps(full, l.rate_bps).max(1);
+                    }
+                }
+            }
+        }
+        let n_pull = if ndp_on { hosts.len() } else { 0 };
         let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
         let mut events = EventQueue::default();
         for (i, f) in spec.flows.iter().enumerate() {
@@ -147,6 +205,11 @@ impl<'a> Sim<'a> {
             drops: 0,
             created: 0,
             delivered: 0,
+            special,
+            pull_queues: vec![Default::default(); n_pull],
+            pull_next: vec![0; n_pull],
+            pull_pending: vec![false; n_pull],
+            pull_gap,
         })
     }
 
@@ -185,6 +248,7 @@ impl<'a> Sim<'a> {
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
                 EventKind::UdpSend => self.udp_send(ev.arg),
+                EventKind::NdpPull => self.ndp_pull(ev.arg),
                 EventKind::SlotStart | EventKind::PortNext | EventKind::CircuitArrival | EventKind::OperaSlice => {
                     unreachable!("circuit events belong to circuit::CircuitSim")
                 }
@@ -214,7 +278,7 @@ impl<'a> Sim<'a> {
                 if fl.rto_pending != Some(time) {
                     return true;
                 }
-                if fl.sender.as_ref().is_none_or(|s| s.rto_deadline.is_none()) {
+                if fl.rto_deadline().is_none() {
                     fl.rto_pending = None;
                     return true;
                 }
@@ -259,13 +323,72 @@ impl<'a> Sim<'a> {
     /// Forward a packet out of `node` (a switch, or the host that made it).
     #[inline]
     fn forward(&mut self, node: u32, entry: InFlight) {
+        if self.special {
+            return self.forward_special(node, entry);
+        }
         let Some(port) = self.pick_port(node, entry.dst_host, entry.flow_hash) else {
             // Unreachable by construction (flows are checked for paths); counted, never silently lost.
             self.drops += 1;
             self.pool.release(entry.pkt);
             return;
         };
-        match self.ports[port as usize].offer(self.now, entry, self.window_ps) {
+        let a = self.ports[port as usize].offer(self.now, entry, self.window_ps);
+        self.admitted(port, entry, a);
+    }
+
+    /// Forwarding where transports ask more of the port: NDP headers and control overtake waiting data, NDP
+    /// data meeting a full data queue at a switch is trimmed to its header (Handley et al. 2017, section
+    /// 3.1), and ECN-capable data meeting K or more packets at a switch is marked (Alizadeh et al. 2010,
+    /// section 3.1: marking on the instantaneous queue, the arriving packet making it exceed K).
+    ///
+    /// What the packet is travels in the top bits of its pipe entry's destination (`TAG_*`), so a switch
+    /// decides without reading the packet itself (a cache miss per hop otherwise).
+    fn forward_special(&mut self, node: u32, mut entry: InFlight) {
+        let tag = entry.dst_host & TAG_MASK;
+        let Some(port) = self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash) else {
+            self.drops += 1;
+            self.pool.release(entry.pkt);
+            return;
+        };
+        let at_switch = self.kinds[node as usize] == NodeKind::Switch;
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let a = match tag {
+            TAG_PRIO => p.offer_priority(now, entry, self.window_ps),
+            TAG_NDP_DATA if at_switch => {
+                let (held, prio) = p.occupancy(now);
+                let full = match self.spec.ndp.queue {
+                    QueueLimit::Packets(n) => held - prio >= n,
+                    QueueLimit::Bytes(b) => p.held_bytes() + entry.wire_bytes as u64 > b,
+                };
+                if full {
+                    let hdr = self.spec.ndp.header_bytes + self.spec.frame_overhead_bytes;
+                    let q = self.pool.get_mut(entry.pkt);
+                    q.kind = PacketKind::NdpHeader;
+                    q.wire_bytes = hdr;
+                    let flow = q.flow;
+                    entry.wire_bytes = hdr;
+                    entry.dst_host = (entry.dst_host & !TAG_MASK) | TAG_PRIO;
+                    self.flows[flow as usize].trims += 1;
+                    p.offer_priority(now, entry, self.window_ps)
+                } else {
+                    p.offer(now, entry, self.window_ps)
+                }
+            }
+            TAG_ECT if at_switch => {
+                if p.occupancy(now).0 >= self.spec.dctcp.k_packets {
+                    self.pool.get_mut(entry.pkt).ce = true;
+                }
+                p.offer(now, entry, self.window_ps)
+            }
+            _ => p.offer(now, entry, self.window_ps),
+        };
+        self.admitted(port, entry, a);
+    }
+
+    #[inline]
+    fn admitted(&mut self, port: u32, entry: InFlight, a: Admission) {
+        match a {
             Admission::Dropped => {
                 self.drops += 1;
                 self.pool.release(entry.pkt);
@@ -280,10 +403,21 @@ impl<'a> Sim<'a> {
     }
 
     fn send_from_host(&mut self, host: u32, pkt: Packet) {
+        let tag = if !self.special {
+            0
+        } else if pkt.ect {
+            TAG_ECT
+        } else {
+            match pkt.kind {
+                PacketKind::NdpData => TAG_NDP_DATA,
+                PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
+                _ => 0,
+            }
+        };
         let entry = InFlight {
             arrival: 0,
             pkt: self.pool.alloc(pkt),
-            dst_host: pkt.dst_host,
+            dst_host: pkt.dst_host | tag,
             wire_bytes: pkt.wire_bytes,
             flow_hash: pkt.flow_hash as u32,
         };
@@ -344,8 +478,17 @@ impl<'a> Sim<'a> {
         let was_done = self.flows[f as usize].receiver.finish.is_some();
         match pkt.kind {
             PacketKind::TcpData => {
-                let action = self.flows[f as usize].receiver.on_data(
-                    self.now, pkt.seq, pkt.payload, pkt.retx, pkt.ts, &self.spec.tcp);
+                let fl = &mut self.flows[f as usize];
+                let dctcp = fl.transport == Transport::Dctcp;
+                if dctcp {
+                    fl.receiver.note_ce(pkt.ce);
+                }
+                let mut action = fl.receiver.on_data(self.now, pkt.seq, pkt.payload, pkt.retx, pkt.ts, &self.spec.tcp);
+                if dctcp {
+                    // Our choice: a DCTCP receiver acknowledges every packet, echoing its CE mark exactly
+                    // (docs/transports.md), instead of the paper's two-state delayed-ACK machine.
+                    action = AckAction::Now;
+                }
                 match action {
                     AckAction::Now => self.send_ack(f),
                     AckAction::Delay(deadline) => self.arm_delack(f, deadline),
@@ -355,7 +498,11 @@ impl<'a> Sim<'a> {
                 let now = self.now;
                 let mut segs = std::mem::take(&mut self.segs);
                 if let Some(s) = self.flows[f as usize].sender.as_mut() {
-                    s.on_ack(now, pkt.seq, pkt.ts, &self.spec.tcp, &mut segs);
+                    if s.dctcp.is_some() {
+                        s.on_ack_ecn(now, pkt.seq, pkt.ts, pkt.ce, &self.spec.tcp, &self.spec.dctcp, &mut segs);
+                    } else {
+                        s.on_ack(now, pkt.seq, pkt.ts, &self.spec.tcp, &mut segs);
+                    }
                 }
                 self.send_segments(f, &mut segs);
                 self.segs = segs;
@@ -364,23 +511,97 @@ impl<'a> Sim<'a> {
             PacketKind::Udp => {
                 self.flows[f as usize].receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
             }
+            PacketKind::NdpData | PacketKind::NdpHeader => self.ndp_receive(f, &pkt),
+            PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => self.ndp_control(f, &pkt),
         }
         if !was_done && self.flows[f as usize].receiver.finish.is_some() {
             self.flows_done += 1;
         }
     }
 
+    // ---- NDP ---------------------------------------------------------------------------------------
+
+    /// Data or a trimmed header reached the receiver: ACK or NACK it at once and owe the sender a pull.
+    fn ndp_receive(&mut self, f: u32, pkt: &Packet) {
+        let fl = &mut self.flows[f as usize];
+        let kind = if pkt.kind == PacketKind::NdpData {
+            fl.receiver.on_data(self.now, pkt.seq, pkt.payload, pkt.retx, pkt.ts, &self.spec.tcp);
+            PacketKind::NdpAck
+        } else {
+            PacketKind::NdpNack
+        };
+        fl.receiver.stats.acks_sent += 1;
+        let wanted = fl.receiver.finish.is_none();
+        self.ndp_send_control(f, kind, pkt.seq);
+        if wanted {
+            let h = self.flows[f as usize].dst_host as usize;
+            self.pull_queues[h].push_back(f);
+            if !self.pull_pending[h] {
+                self.pull_pending[h] = true;
+                self.events.push(self.now.max(self.pull_next[h]), EventKind::NdpPull, h as u32);
+            }
+        }
+    }
+
+    fn ndp_send_control(&mut self, f: u32, kind: PacketKind, seq: u64) {
+        let fl = &self.flows[f as usize];
+        let pkt = Packet {
+            kind,
+            flow: f,
+            dst_host: fl.src_host,
+            wire_bytes: self.spec.ndp.header_bytes + self.spec.frame_overhead_bytes,
+            payload: 0,
+            seq,
+            ts: self.now,
+            flow_hash: fl.hash_rev,
+            retx: false,
+            ect: false,
+            ce: false,
+        };
+        let dst = fl.dst;
+        self.send_from_host(dst, pkt);
+    }
+
+    /// A receiving host's pacer sends the next pull it owes, then waits one full packet's time at its rate.
+    fn ndp_pull(&mut self, h: u32) {
+        let h = h as usize;
+        self.pull_pending[h] = false;
+        let Some(f) = self.pull_queues[h].pop_front() else { return };
+        self.ndp_send_control(f, PacketKind::NdpPull, 0);
+        self.pull_next[h] = self.now + self.pull_gap[h];
+        if !self.pull_queues[h].is_empty() {
+            self.pull_pending[h] = true;
+            self.events.push(self.pull_next[h], EventKind::NdpPull, h as u32);
+        }
+    }
+
+    fn ndp_control(&mut self, f: u32, pkt: &Packet) {
+        let now = self.now;
+        let mut segs = std::mem::take(&mut self.segs);
+        if let Some(s) = self.flows[f as usize].ndp.as_mut() {
+            match pkt.kind {
+                PacketKind::NdpAck => s.on_ack(now, pkt.seq),
+                PacketKind::NdpNack => s.on_nack(now, pkt.seq),
+                _ => s.on_pull(now, &mut segs),
+            }
+        }
+        self.send_segments(f, &mut segs);
+        self.segs = segs;
+        self.sync_rto(f);
+    }
+
     // ---- TCP ---------------------------------------------------------------------------------------
 
     fn send_segments(&mut self, f: u32, segs: &mut Vec<Segment>) {
         let overhead = self.spec.tcp.header_bytes + self.spec.frame_overhead_bytes;
-        let (src, dst_host, hash) = {
+        let (src, dst_host, hash, transport) = {
             let fl = &self.flows[f as usize];
-            (fl.src, fl.dst_host, fl.hash_fwd)
+            (fl.src, fl.dst_host, fl.hash_fwd, fl.transport)
         };
+        let kind = if transport == Transport::Ndp { PacketKind::NdpData } else { PacketKind::TcpData };
         for s in segs.drain(..) {
             let pkt = Packet {
-                kind: PacketKind::TcpData,
+                kind,
                 flow: f,
                 dst_host,
                 wire_bytes: s.len + overhead,
@@ -389,6 +610,8 @@ impl<'a> Sim<'a> {
                 ts: self.now,
                 flow_hash: hash,
                 retx: s.retx,
+                ect: transport == Transport::Dctcp,
+                ce: false,
             };
             self.send_from_host(src, pkt);
         }
@@ -407,6 +630,8 @@ impl<'a> Sim<'a> {
             ts: echo,
             flow_hash: fl.hash_rev,
             retx: false,
+            ect: false,
+            ce: fl.transport == Transport::Dctcp && fl.receiver.ece,
         };
         let dst = fl.dst;
         self.send_from_host(dst, pkt);
@@ -423,7 +648,7 @@ impl<'a> Sim<'a> {
 
     fn sync_rto(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.sender.as_ref().and_then(|s| s.rto_deadline) {
+        if let Some(d) = fl.rto_deadline() {
             Self::arm(&mut self.events, &mut fl.rto_pending, d, EventKind::RtoTimer, f);
         }
     }
@@ -434,7 +659,13 @@ impl<'a> Sim<'a> {
     }
 
     fn flow_start(&mut self, f: u32) {
-        if self.flows[f as usize].sender.is_some() {
+        if let Some(s) = self.flows[f as usize].ndp.as_mut() {
+            let mut segs = std::mem::take(&mut self.segs);
+            s.start(self.now, self.spec.ndp.initial_window, &mut segs);
+            self.send_segments(f, &mut segs);
+            self.segs = segs;
+            self.sync_rto(f);
+        } else if self.flows[f as usize].sender.is_some() {
             let now = self.now;
             let mut segs = std::mem::take(&mut self.segs);
             self.flows[f as usize].sender.as_mut().unwrap().fill_window(now, &self.spec.tcp, &mut segs);
@@ -453,6 +684,19 @@ impl<'a> Sim<'a> {
             return; // superseded by an earlier timer event
         }
         fl.rto_pending = None;
+        if let Some(s) = fl.ndp.as_mut() {
+            match s.rto_deadline {
+                Some(d) if d <= now => {
+                    let mut segs = std::mem::take(&mut self.segs);
+                    s.on_timeout(now, self.spec.ndp.initial_window, &mut segs);
+                    self.send_segments(f, &mut segs);
+                    self.segs = segs;
+                }
+                _ => {}
+            }
+            self.sync_rto(f);
+            return;
+        }
         let Some(sender) = fl.sender.as_mut() else { return };
         match sender.rto_deadline {
             Some(d) if d <= now => {
@@ -500,6 +744,8 @@ impl<'a> Sim<'a> {
             ts: self.now,
             flow_hash: fl.hash_fwd,
             retx: false,
+            ect: false,
+            ce: false,
         };
         fl.udp_sent += payload as u64;
         fl.udp_packets += 1;
@@ -522,29 +768,32 @@ impl<'a> Sim<'a> {
             .zip(&self.flows)
             .map(|(f, s)| {
                 let r = &s.receiver;
-                let st = s.sender.as_ref().map(|x| x.stats.clone()).unwrap_or_default();
+                let st = match (&s.sender, &s.ndp) {
+                    (Some(x), _) => x.stats.clone(),
+                    (None, Some(x)) => x.stats.clone(),
+                    (None, None) => Default::default(),
+                };
                 FlowResult {
                     id: f.id,
                     src: f.src,
                     dst: f.dst,
                     size_bytes: f.size_bytes,
                     start_ps: f.start_ps,
-                    transport: match f.transport {
-                        Transport::Tcp => "tcp",
-                        Transport::Udp => "udp",
-                    },
+                    transport: f.transport.name(),
                     completed: r.finish.is_some(),
                     finish_ps: r.finish,
                     fct_ps: r.finish.map(|t| t - f.start_ps),
                     bytes_received: r.bytes_received(),
                     packets_received: r.stats.packets_received,
-                    data_packets_sent: if s.sender.is_some() { st.data_packets_sent } else { s.udp_packets },
+                    data_packets_sent: if f.transport == Transport::Udp { s.udp_packets } else { st.data_packets_sent },
                     retransmits: st.retransmits,
                     spurious_retransmits: r.stats.spurious_retransmits,
                     ooo_packets: r.stats.ooo_packets,
                     fast_retransmits: st.fast_retransmits,
                     timeouts: st.timeouts,
                     acks_sent: r.stats.acks_sent,
+                    ecn_marks: r.stats.ecn_marks,
+                    trims: s.trims,
                 }
             })
             .collect();

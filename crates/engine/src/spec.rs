@@ -71,6 +71,21 @@ pub enum Routing {
 pub enum Transport {
     Tcp,
     Udp,
+    /// TCP NewReno with DCTCP's ECN response (crate::dctcp, docs/transports.md).
+    Dctcp,
+    /// NDP: trimmed headers, receiver pulls (crate::ndp, docs/transports.md).
+    Ndp,
+}
+
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Udp => "udp",
+            Transport::Dctcp => "dctcp",
+            Transport::Ndp => "ndp",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -119,6 +134,23 @@ pub struct TcpSpec {
     /// Slow start grows the window by the bytes an ACK acknowledges, at most this many segments per ACK
     /// (RFC 3465's L; 2 by default; ns-3's NewReno grows one segment per ACK, which is 1 here).
     pub slow_start_segments_per_ack: u32,
+    /// How a sender tells loss from reordering (docs/transports.md): a fixed duplicate-ACK threshold, or one
+    /// that adapts to the reordering seen, as Linux does.
+    pub loss_detection: LossDetection,
+    /// Highest duplicate-ACK threshold the adaptive detection may reach (Linux's tcp_max_reordering, 300).
+    pub max_reordering: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDetection {
+    /// Fast retransmit after `dupack_threshold` duplicate ACKs, always (RFC 5681).
+    #[default]
+    Dupack,
+    /// As Dupack, but a fast retransmission found spurious (the ACK that ends it echoes the original's send
+    /// time, RFC 4015's Eifel detection with timestamps) raises the threshold to the reordering seen and
+    /// undoes the window reduction, as Linux's adaptive reordering threshold.
+    Adaptive,
 }
 
 impl Default for TcpSpec {
@@ -135,7 +167,49 @@ impl Default for TcpSpec {
             delayed_ack: false,
             delayed_ack_timeout_ps: 1_000_000_000,
             slow_start_segments_per_ack: 2,
+            loss_detection: LossDetection::Dupack,
+            max_reordering: 300,
         }
+    }
+}
+
+/// DCTCP settings (Alizadeh et al., SIGCOMM 2010, section 3.1 and 3.4): switches mark ECN-capable packets
+/// that find at least `k_packets` packets in the output queue; senders keep alpha with gain `g`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpSpec {
+    /// Marking threshold in packets (the paper's K = 65 at 10 Gb/s).
+    pub k_packets: u64,
+    /// Estimation gain g (the paper's 1/16).
+    pub g: f64,
+    /// Alpha before the first window is measured (our choice 1, as Linux starts: the first mark halves).
+    pub initial_alpha: f64,
+}
+
+impl Default for DctcpSpec {
+    fn default() -> Self {
+        DctcpSpec { k_packets: 65, g: 1.0 / 16.0, initial_alpha: 1.0 }
+    }
+}
+
+/// NDP settings (Handley et al., SIGCOMM 2017): data queues trim to headers beyond `queue`, the receiver paces
+/// pulls at its link rate, the sender starts with `initial_window` packets.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NdpSpec {
+    /// Data-queue size at switch ports beyond which NDP data is trimmed (8 packets, as the public Opera
+    /// simulator's ToR queues).
+    pub queue: QueueLimit,
+    /// Bytes on the wire of a trimmed header, an ACK, a NACK and a pull (64, as htsim).
+    pub header_bytes: u32,
+    /// Packets sent before the first pull (our default 12: one bandwidth-delay product at 10 Gb/s and a 14 us
+    /// round trip; the paper sends one BDP, so settable).
+    pub initial_window: u32,
+}
+
+impl Default for NdpSpec {
+    fn default() -> Self {
+        NdpSpec { queue: QueueLimit::Packets(8), header_bytes: 64, initial_window: 12 }
     }
 }
 
@@ -172,6 +246,10 @@ pub struct SimSpec {
     pub tcp: TcpSpec,
     #[serde(default)]
     pub udp: UdpSpec,
+    #[serde(default)]
+    pub dctcp: DctcpSpec,
+    #[serde(default)]
+    pub ndp: NdpSpec,
     /// Bytes added to every packet on the wire (Ethernet framing, preamble, gap); 0 by default.
     #[serde(default)]
     pub frame_overhead_bytes: u32,

@@ -10,7 +10,8 @@
 //! Receiver: cumulative ACKs, out-of-order segments kept, delayed ACKs (every second segment or on timer,
 //! immediately when data is out of order, fills a hole, or completes the flow).
 
-use crate::spec::TcpSpec;
+use crate::dctcp::Dctcp;
+use crate::spec::{DctcpSpec, LossDetection, TcpSpec};
 
 /// One segment the sender asks to transmit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +27,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Fast retransmissions the sender itself found spurious (adaptive loss detection only).
+    pub undone_retransmits: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -51,6 +54,12 @@ pub struct TcpSender {
     /// Deadline of the retransmission timer, if armed.
     pub rto_deadline: Option<u64>,
     pub stats: SenderStats,
+    /// DCTCP's ECN response (a DCTCP flow), or none (NewReno ignores ECN-Echo).
+    pub dctcp: Option<Box<Dctcp>>,
+    /// Duplicate ACKs that trigger a fast retransmit (fixed unless loss detection is adaptive).
+    dupthresh: u32,
+    /// The last fast retransmission: its send time and the window and threshold before it (for undo).
+    last_fast_retx: Option<(u64, u64, u64)>,
 }
 
 impl TcpSender {
@@ -74,6 +83,9 @@ impl TcpSender {
             rto: cfg.initial_rto_ps.max(cfg.min_rto_ps),
             rto_deadline: None,
             stats: SenderStats::default(),
+            dctcp: None,
+            dupthresh: cfg.dupack_threshold,
+            last_fast_retx: None,
         }
     }
 
@@ -95,6 +107,25 @@ impl TcpSender {
 
     pub fn rto(&self) -> u64 {
         self.rto
+    }
+
+    pub fn dupthresh(&self) -> u32 {
+        self.dupthresh
+    }
+
+    /// Adaptive loss detection: the first ACK past a fast retransmission echoes the send time of the data
+    /// that filled the hole. Older than the retransmission means the original arrived (it was reordered, not
+    /// lost): raise the threshold above the duplicate ACKs it took (Linux's reordering degree, capped) and
+    /// restore the window (RFC 4015's response).
+    fn check_spurious(&mut self, echo_ts: u64, cfg: &TcpSpec) {
+        let Some((sent_at, cwnd, ssthresh)) = self.last_fast_retx.take() else { return };
+        if echo_ts < sent_at {
+            self.stats.undone_retransmits += 1;
+            self.dupthresh = (self.dupacks + 1).clamp(self.dupthresh, cfg.max_reordering.max(cfg.dupack_threshold));
+            self.in_recovery = false;
+            self.cwnd = cwnd;
+            self.ssthresh = ssthresh;
+        }
     }
 
     fn flight(&self) -> u64 {
@@ -157,8 +188,42 @@ impl TcpSender {
 
     /// A cumulative ACK for `ack` arrived, echoing the send time `echo_ts` of the data that caused it.
     pub fn on_ack(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
+        self.on_ack_inner(now, ack, echo_ts, cfg, out);
+    }
+
+    /// An ACK with its ECN-Echo flag, for a DCTCP sender: DCTCP's window cut first (outside loss recovery,
+    /// where NewReno's halving already applies), then NewReno's processing of the ACK.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_ack_ecn(
+        &mut self,
+        now: u64,
+        ack: u64,
+        echo_ts: u64,
+        ece: bool,
+        cfg: &TcpSpec,
+        dcfg: &DctcpSpec,
+        out: &mut Vec<Segment>,
+    ) {
+        if let Some(d) = self.dctcp.as_mut() {
+            let acked = ack.saturating_sub(self.snd_una);
+            let una = self.snd_una.max(ack);
+            if let Some(w) = d.on_ack(acked, ece, una, self.snd_nxt.max(una), self.cwnd, self.mss, dcfg) {
+                if !self.in_recovery {
+                    self.cwnd = w;
+                    self.ssthresh = w;
+                    self.ca_acked = 0;
+                }
+            }
+        }
+        self.on_ack_inner(now, ack, echo_ts, cfg, out);
+    }
+
+    fn on_ack_inner(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
         let mss = self.mss;
         if ack > self.snd_una {
+            if self.last_fast_retx.is_some() {
+                self.check_spurious(echo_ts, cfg);
+            }
             let acked = ack - self.snd_una;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
@@ -194,16 +259,19 @@ impl TcpSender {
             }
         } else if ack == self.snd_una && self.snd_nxt > self.snd_una {
             self.dupacks += 1;
-            if !self.in_recovery && self.dupacks == cfg.dupack_threshold {
+            if !self.in_recovery && self.dupacks == self.dupthresh {
                 let may_enter = self.recover.is_none_or(|r| self.snd_una > r);
                 if may_enter {
                     self.stats.fast_retransmits += 1;
+                    if cfg.loss_detection == LossDetection::Adaptive {
+                        self.last_fast_retx = Some((now, self.cwnd, self.ssthresh));
+                    }
                     self.ssthresh = (self.flight() / 2).max(2 * mss);
                     self.recover = Some(self.high_tx);
                     self.in_recovery = true;
                     self.partial_acks = 0;
                     self.retransmit_head(out);
-                    self.cwnd = self.ssthresh + cfg.dupack_threshold as u64 * mss;
+                    self.cwnd = self.ssthresh + self.dupthresh as u64 * mss;
                     self.rto_deadline = Some(now + self.rto);
                 }
             } else if self.in_recovery {
@@ -222,6 +290,7 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        self.last_fast_retx = None;
         self.ssthresh = (self.flight() / 2).max(2 * self.mss);
         self.cwnd = self.mss;
         self.ca_acked = 0;
@@ -240,6 +309,8 @@ pub struct ReceiverStats {
     pub ooo_packets: u64,
     pub spurious_retransmits: u64,
     pub acks_sent: u64,
+    /// Data packets that arrived with ECN's Congestion Experienced mark.
+    pub ecn_marks: u64,
 }
 
 /// What the receiver wants after a data packet.
@@ -266,6 +337,9 @@ pub struct TcpReceiver {
     pub delack_deadline: Option<u64>,
     pub finish: Option<u64>,
     pub stats: ReceiverStats,
+    /// The CE mark of the last data packet, echoed as ECN-Echo in the next ACK (DCTCP flows ACK every packet,
+    /// so each ACK echoes exactly the packet that caused it).
+    pub ece: bool,
 }
 
 impl TcpReceiver {
@@ -280,6 +354,7 @@ impl TcpReceiver {
             delack_deadline: None,
             finish: None,
             stats: ReceiverStats::default(),
+            ece: false,
         }
     }
 
@@ -321,7 +396,10 @@ impl TcpReceiver {
         }
         self.highest_seq = Some(self.highest_seq.map_or(seq, |h| h.max(seq)));
         let duplicate = self.holds(seq, end);
-        if retx && duplicate {
+        // A segment that arrives when its bytes are already held was sent twice: one of the copies is a
+        // retransmission the receiver did not need. Counted whichever copy comes second, so an early
+        // retransmission that overtakes its late original counts as well as a late retransmission.
+        if duplicate {
             self.stats.spurious_retransmits += 1;
         }
         let had_gap = !self.ooo.is_empty();
@@ -353,6 +431,12 @@ impl TcpReceiver {
         }
         let deadline = *self.delack_deadline.get_or_insert(now + cfg.delayed_ack_timeout_ps);
         AckAction::Delay(deadline)
+    }
+
+    /// Note the CE mark of a data packet before `on_data` (ECN-capable flows only).
+    pub fn note_ce(&mut self, ce: bool) {
+        self.ece = ce;
+        self.stats.ecn_marks += ce as u64;
     }
 
     /// The ACK is being sent: returns (cumulative ack, echoed timestamp).
@@ -400,6 +484,42 @@ mod tests {
         assert!(!s.in_recovery());
         assert_eq!(s.cwnd(), 2000);
         assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn adaptive_detection_undoes_a_spurious_fast_retransmit_and_raises_the_threshold() {
+        for mode in [LossDetection::Dupack, LossDetection::Adaptive] {
+            let c = TcpSpec { loss_detection: mode, ..cfg() };
+            let mut s = TcpSender::new(100_000, &c);
+            let mut out = Vec::new();
+            s.fill_window(0, &c, &mut out); // 4 segments sent at t = 0
+            let cwnd = s.cwnd();
+            // Segment 0 is reordered behind 1..3: three duplicate ACKs, a fast retransmission at t = 12.
+            for t in 10..13 {
+                s.on_ack(t, 0, 0, &c, &mut out);
+            }
+            assert_eq!(s.stats.fast_retransmits, 1);
+            // The original arrives before the retransmission: the ACK echoes its send time 0 < 12.
+            s.on_ack(20, 4000, 0, &c, &mut out);
+            if mode == LossDetection::Adaptive {
+                assert_eq!(s.stats.undone_retransmits, 1);
+                assert_eq!(s.dupthresh(), 4, "three duplicate ACKs were reordering: wait for four");
+                assert!(s.cwnd() >= cwnd, "the reduction is undone");
+            } else {
+                assert_eq!((s.stats.undone_retransmits, s.dupthresh()), (0, 3));
+                assert_eq!(s.cwnd(), 2000);
+            }
+        }
+        // A real loss: the ACK echoes the retransmission's own send time; nothing is undone.
+        let c = TcpSpec { loss_detection: LossDetection::Adaptive, ..cfg() };
+        let mut s = TcpSender::new(100_000, &c);
+        let mut out = Vec::new();
+        s.fill_window(0, &c, &mut out);
+        for t in 10..13 {
+            s.on_ack(t, 0, 0, &c, &mut out);
+        }
+        s.on_ack(20, 4000, 12, &c, &mut out);
+        assert_eq!((s.stats.undone_retransmits, s.dupthresh(), s.cwnd()), (0, 3, 2000));
     }
 
     #[test]
@@ -465,5 +585,21 @@ mod tests {
         assert_eq!(r.on_data(4, 3000, 1000, false, 0, &c), AckAction::Now);
         assert_eq!(r.finish, Some(4));
         assert_eq!(r.bytes_received(), 4000);
+    }
+
+    #[test]
+    fn an_early_retransmission_counts_as_spurious_when_its_late_original_arrives() {
+        // The sender retransmits segment 1000 early; the retransmission arrives first and fills the hole,
+        // then the original (delayed on a longer path) arrives: the segment came twice, one copy unneeded.
+        let c = cfg();
+        let mut r = TcpReceiver::new(3000);
+        r.on_data(0, 0, 1000, false, 0, &c);
+        r.on_data(1, 2000, 1000, false, 0, &c);
+        r.on_data(2, 1000, 1000, true, 5, &c);
+        assert_eq!(r.stats.spurious_retransmits, 0, "not known yet: the original may have been lost");
+        r.on_data(3, 1000, 1000, false, 0, &c);
+        assert_eq!(r.stats.spurious_retransmits, 1);
+        assert_eq!(r.stats.ooo_packets, 1, "the late original is also out of order");
+        assert_eq!(r.bytes_received(), 3000);
     }
 }

@@ -64,6 +64,7 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
     if spec.udp.payload_bytes == 0 {
         return bad("udp.payload_bytes", "must be positive");
     }
+    check_transports(spec)?;
     if spec.stats_window_ps == Some(0) {
         return bad("stats_window_ps", "must be positive");
     }
@@ -88,6 +89,71 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
         }
         if let Some(j) = ids.insert(f.id, i) {
             return bad(&format!("flows[{i}].id"), format!("{} is also the id of flows[{j}]", f.id));
+        }
+    }
+    Ok(())
+}
+
+/// DCTCP's and NDP's settings, checked only when a flow uses them (so TCP runs never see these errors).
+fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
+    let uses = |t: Transport| spec.flows.iter().any(|f| f.transport == t);
+    let full = (spec.tcp.mss + spec.tcp.header_bytes + spec.frame_overhead_bytes) as u64;
+    let switch_queues = || {
+        spec.links.iter().enumerate().flat_map(move |(i, l)| {
+            [(l.a, l.queue_a, "queue_a"), (l.b, l.queue_b, "queue_b")]
+                .into_iter()
+                .filter(move |(n, _, _)| spec.nodes[*n as usize].kind == NodeKind::Switch)
+                .filter_map(move |(_, q, name)| q.map(|q| (format!("links[{i}].{name}"), q)))
+        })
+    };
+    if (uses(Transport::Dctcp) || uses(Transport::Ndp))
+        && spec.nodes.iter().filter(|n| n.kind == NodeKind::Host).count() >= 1 << 29
+    {
+        return bad("nodes", "DCTCP and NDP runs support fewer than 2^29 hosts");
+    }
+    if uses(Transport::Dctcp) {
+        let d = &spec.dctcp;
+        if d.k_packets == 0 {
+            return bad("dctcp.k_packets", "must be at least 1 packet");
+        }
+        if !(d.g > 0.0 && d.g <= 1.0) {
+            return bad("dctcp.g", format!("must be in (0, 1], got {}", d.g));
+        }
+        if !(0.0..=1.0).contains(&d.initial_alpha) {
+            return bad("dctcp.initial_alpha", format!("must be in [0, 1], got {}", d.initial_alpha));
+        }
+        for (at, q) in switch_queues() {
+            let room = match q {
+                QueueLimit::Packets(n) => n,
+                QueueLimit::Bytes(b) => b / full,
+            };
+            if d.k_packets >= room {
+                return bad(
+                    "dctcp.k_packets",
+                    format!("{} packets is not below the queue of {at} ({room} full-size packets): nothing would be marked", d.k_packets),
+                );
+            }
+        }
+    }
+    if uses(Transport::Ndp) {
+        let n = &spec.ndp;
+        let header = (n.header_bytes + spec.frame_overhead_bytes) as u64;
+        if n.header_bytes == 0 || n.header_bytes > spec.tcp.header_bytes + spec.tcp.mss {
+            return bad("ndp.header_bytes", format!("must be positive and at most a full packet, got {}", n.header_bytes));
+        }
+        if n.initial_window == 0 {
+            return bad("ndp.initial_window", "must be at least 1 packet");
+        }
+        match n.queue {
+            QueueLimit::Packets(0) => return bad("ndp.queue", "must hold at least 1 packet"),
+            QueueLimit::Bytes(b) if b < full => {
+                let what = if b < header { "one header" } else { "one full-size packet" };
+                return bad(
+                    "ndp.queue",
+                    format!("{b} bytes cannot hold {what} ({} bytes): every data packet would be trimmed", if b < header { header } else { full }),
+                );
+            }
+            _ => {}
         }
     }
     Ok(())

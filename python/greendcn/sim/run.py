@@ -25,6 +25,7 @@ from .ledger import EnergyReport, run_energy
 from .metrics import attach, ideal_fct_packet_s, window_summary
 from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
+from .transports import flow_transport, transport_specs
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
 
@@ -87,8 +88,9 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         "routing": sc.routing.scheme,
         "single_path": sc.routing.single_path,
         **net.to_spec(),
-        "flows": _flow_specs(sc, net, flows),
+        "flows": (specs := _flow_specs(sc, net, flows)),
         "tcp": tcp_spec(sc.tcp),
+        **transport_specs(sc, {s["transport"] for s in specs}),
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
         **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
@@ -110,6 +112,12 @@ def tcp_spec(t: Any) -> dict[str, Any]:
         "delayed_ack": t.delayed_ack,
         "delayed_ack_timeout_ps": t.delayed_ack_timeout,
         "slow_start_segments_per_ack": t.slow_start_segments_per_ack,
+        # only when chosen, so the document of a run that does not use it is unchanged
+        **(
+            {"loss_detection": t.loss_detection, "max_reordering": t.max_reordering}
+            if t.loss_detection != "dupack"
+            else {}
+        ),
     }
 
 
@@ -168,11 +176,13 @@ def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
 
 def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str, Any]]:
     specs = [f.to_spec() for f in flows]
+    for spec, f in zip(specs, flows):
+        spec["transport"] = flow_transport(sc, f.transport, f.cls)
     if sc.tcp.handshake:
         header = sc.tcp.header_bytes + sc.topology.frame_overhead
         cache: dict[tuple[int, int], int] = {}
         for spec, f in zip(specs, flows):
-            if f.transport == "tcp":
+            if spec["transport"] in ("tcp", "dctcp"):
                 key = (f.src, f.dst)
                 if key not in cache:
                     cache[key] = handshake_ps(net, f.src, f.dst, header)

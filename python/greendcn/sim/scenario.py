@@ -27,6 +27,7 @@ from ..core.errors import FieldError, InputError, format_loc
 from .power_table import PowerConfig
 from ..core.userfile import read_toml
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
+from .transports import Dctcp, Ndp, TransportChoice, check_transports
 
 __all__ = [
     "FlowEntry",
@@ -244,6 +245,11 @@ class Tcp(_Model):
     # Slow start grows the window by the bytes each ACK acknowledges, at most this many segments per ACK: 2 is
     # RFC 3465's limit (our default, as 0.1); 1 is one segment per ACK, as ns-3's NewReno grows.
     slow_start_segments_per_ack: int = Field(2, ge=1)
+    # "dupack" (our default, as before): fast retransmit after dupack_threshold duplicate ACKs. "adaptive": a
+    # fast retransmission found spurious raises the threshold to the reordering seen (at most max_reordering,
+    # Linux's 300) and undoes the window cut, as Linux does (docs/transports.md).
+    loss_detection: Literal["dupack", "adaptive"] = "dupack"
+    max_reordering: int = Field(300, ge=1)
 
     @model_validator(mode="after")
     def _check(self) -> Tcp:
@@ -307,7 +313,7 @@ class FlowEntry(_Model):
     size: SizeBytes
     start: TimePs = 0  # type: ignore[assignment]
     flow_class: str = Field("flow", alias="class")
-    transport: Literal["tcp", "udp"] = "tcp"
+    transport: Literal["tcp", "udp", "dctcp", "ndp"] = "tcp"
     rate: RateBps | None = None  # UDP constant bit rate on the wire; required for udp
 
     @model_validator(mode="after")
@@ -439,6 +445,10 @@ class Scenario(_Model):
     topology: Topology = Topology()
     routing: Routing = Routing()
     tcp: Tcp = Tcp()
+    # which transport each flow class runs, and their settings (docs/transports.md)
+    transport: TransportChoice = TransportChoice()
+    dctcp: Dctcp = Dctcp()
+    ndp: Ndp = Ndp()
     workload: Workload = StaticWorkload(kind="static")
     run: Run = Run()
     power: PowerConfig = PowerConfig()  # the models that price the run (greendcn.power, docs/models.md)
@@ -462,6 +472,7 @@ class Scenario(_Model):
                 f"{self.routing.scheme!r} does not run on a {self.topology.kind} fabric",
                 hint=f"set routing.scheme to one of {', '.join(allowed)}",
             )
+        check_transports(self)
         return self
 
     @property

@@ -26,6 +26,13 @@ pub struct CircuitFlowResult {
     pub transport: &'static str,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// The columns both engines share (docs/engine-spec.md, "Per-flow columns"): counted by the same
+    /// sender and receiver code; a circuit run has no ECN marking or trimming, so those are 0.
+    pub fast_retransmits: u64,
+    pub spurious_retransmits: u64,
+    pub acks_sent: u64,
+    pub ecn_marks: u64,
+    pub trims: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -1522,6 +1522,11 @@ impl<'a> CircuitSim<'a> {
                 transport: if s.sender.is_some() { "tcp" } else { "datagram" },
                 retransmits: s.sender.as_ref().map_or(0, |t| t.stats.retransmits),
                 timeouts: s.sender.as_ref().map_or(0, |t| t.stats.timeouts),
+                fast_retransmits: s.sender.as_ref().map_or(0, |t| t.stats.fast_retransmits),
+                spurious_retransmits: s.receiver.stats.spurious_retransmits,
+                acks_sent: s.receiver.stats.acks_sent,
+                ecn_marks: s.receiver.stats.ecn_marks,
+                trims: 0,
             })
             .collect::<Vec<_>>();
         let ports = self

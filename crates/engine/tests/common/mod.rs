@@ -29,6 +29,8 @@ pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, ro
         flows,
         tcp: TcpSpec { min_rto_ps: 10 * MS, initial_rto_ps: 10 * MS, max_window_bytes: 1 << 20, ..TcpSpec::default() },
         udp: UdpSpec::default(),
+        dctcp: DctcpSpec::default(),
+        ndp: NdpSpec::default(),
         frame_overhead_bytes: 0,
         stop_ps: None,
         stats_window_ps: None,

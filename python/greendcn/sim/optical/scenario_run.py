@@ -174,7 +174,6 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     fl["start_s"] = fl["start_ps"] / PS_PER_S
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
-    fl["spurious_retransmits"] = 0
     fl["class"] = fl["id"].map(cls)
     fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
     hosts = out.get("hosts")

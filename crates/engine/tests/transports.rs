@@ -1,0 +1,115 @@
+//! DCTCP and NDP end to end: DCTCP holds a shared bottleneck's queue near K where NewReno fills it; NDP
+//! finishes a 32-to-1 incast by trimming, without a timeout; bad transport settings are refused by name.
+
+mod common;
+use common::*;
+use greendcn_engine::spec::*;
+use greendcn_engine::{run, SimResults};
+
+fn go(spec: &SimSpec) -> SimResults {
+    run(spec, &mut || false).expect("spec is valid")
+}
+
+fn flow(dst: u32, src: u32, size: u64, id: u64, t: Transport) -> FlowSpec {
+    FlowSpec { transport: t, ..tcp(dst, src, size, id) }
+}
+
+/// h0 and h1 send to h2 through one switch at 10 Gb/s; the switch's port to h2 is the bottleneck.
+fn two_to_one(t: Transport, queue: u64, size: u64) -> SimSpec {
+    let nodes = vec![
+        node("h0", NodeKind::Host),
+        node("h1", NodeKind::Host),
+        node("h2", NodeKind::Host),
+        node("sw", NodeKind::Switch),
+    ];
+    let q = Some(QueueLimit::Packets(queue));
+    let links = (0..3).map(|h| link(h, 3, 10 * GBPS, 5 * US, q)).collect();
+    base(nodes, links, vec![flow(2, 0, size, 0, t), flow(2, 1, size, 1, t)], Routing::Single)
+}
+
+fn bottleneck(r: &SimResults) -> &greendcn_engine::results::LinkDirResult {
+    r.links.iter().find(|l| l.from == 3 && l.to == 2).unwrap()
+}
+
+#[test]
+fn dctcp_holds_the_bottleneck_queue_near_k_while_newreno_fills_it() {
+    let size = 50_000_000;
+    let tcp = go(&two_to_one(Transport::Tcp, 400, size));
+    let dctcp = go(&two_to_one(Transport::Dctcp, 400, size));
+    let k = DctcpSpec::default().k_packets;
+    let (qt, qd) = (bottleneck(&tcp), bottleneck(&dctcp));
+    // NewReno grows until the 400-packet queue overflows.
+    assert_eq!(qt.peak_queue_packets, 400, "{qt:?}");
+    assert!(qt.drops > 0);
+    // DCTCP: marks start when the queue reaches K; the senders learn of it one round trip later. The peak
+    // comes from slow start: when marking starts the two windows hold about K + BDP packets (BDP: 20 us
+    // unloaded RTT at 10 Gb/s, 17 packets of 1500 B), and before the first cut takes effect they may double
+    // (one segment per ACK). So the bound is 2 (K + BDP) - BDP = 2 K + BDP, plus 2 packets of slack for the
+    // one-packet granularity of the two windows: far below NewReno's full 400-packet queue, and no drop.
+    let bdp = 17;
+    assert!(qd.peak_queue_packets >= k && qd.peak_queue_packets <= 2 * k + bdp + 2, "{qd:?}");
+    assert_eq!(qd.drops, 0, "{qd:?}");
+    for f in &dctcp.flows {
+        assert!(f.completed && f.ecn_marks > 0 && f.retransmits == 0, "{f:?}");
+        assert_eq!(f.transport, "dctcp");
+        assert_eq!(f.acks_sent, f.packets_received, "a DCTCP receiver acknowledges every packet");
+    }
+    // Both keep the link busy: DCTCP's completion time within 5 % of NewReno's.
+    let fct = |r: &SimResults| r.flows.iter().map(|f| f.fct_ps.unwrap()).max().unwrap() as f64;
+    assert!(fct(&dctcp) < 1.05 * fct(&tcp), "{} vs {}", fct(&dctcp), fct(&tcp));
+    assert!(tcp.flows.iter().all(|f| f.ecn_marks == 0 && f.trims == 0));
+}
+
+/// 33 hosts on one switch; hosts 1..=32 each send `size` bytes to host 0 at once.
+fn incast(t: Transport, size: u64) -> SimSpec {
+    let mut nodes: Vec<NodeSpec> = (0..33).map(|h| node(&format!("h{h}"), NodeKind::Host)).collect();
+    nodes.push(node("sw", NodeKind::Switch));
+    let links = (0..33).map(|h| link(h, 33, 10 * GBPS, US, Some(QueueLimit::Packets(100)))).collect();
+    let flows = (1..33).map(|h| flow(0, h, size, h as u64, t)).collect();
+    base(nodes, links, flows, Routing::Single)
+}
+
+#[test]
+fn ndp_finishes_a_32_to_1_incast_by_trimming_without_a_timeout() {
+    let size = 200_000;
+    let r = go(&incast(Transport::Ndp, size));
+    let trims: u64 = r.flows.iter().map(|f| f.trims).sum();
+    assert!(trims > 0, "32 initial windows of 12 packets meet an 8-packet queue");
+    for f in &r.flows {
+        assert!(f.completed && f.timeouts == 0 && f.bytes_received == size, "{f:?}");
+        // Each trimmed packet is NACKed and sent again once: retransmissions are exactly the trims.
+        assert_eq!(f.retransmits, f.trims, "{f:?}");
+        assert_eq!(f.spurious_retransmits, 0, "{f:?}");
+    }
+    assert_eq!(r.summary.drops, 0);
+    // The 8-packet data queue plus waiting headers: the switch's port to h0 never holds more than 8 full
+    // packets and a header for every packet of the 32 initial windows.
+    let port = r.links.iter().find(|l| l.from == 33 && l.to == 0).unwrap();
+    assert!(port.peak_queue_bytes <= 8 * 1500 + 32 * 12 * 64, "{port:?}");
+    // The same incast under NewReno with a 100-packet queue loses packets and waits for timeouts.
+    let t = go(&incast(Transport::Tcp, size));
+    assert!(t.flows.iter().map(|f| f.timeouts).sum::<u64>() > 0);
+    // NDP's last flow finishes near the ideal: 32 x size bytes through one 10 Gb/s port (within 25 %:
+    // headers, pulls and the first round trip).
+    let ideal = 32.0 * size as f64 * 8.0 / 1e10 * 1500.0 / 1448.0;
+    let last = r.flows.iter().map(|f| f.fct_ps.unwrap()).max().unwrap() as f64 * 1e-12;
+    assert!(last < 1.25 * ideal, "{last} vs {ideal}");
+}
+
+#[test]
+fn transport_settings_out_of_range_are_refused_by_key() {
+    let mut s = two_to_one(Transport::Dctcp, 40, 1000);
+    let e = run(&s, &mut || false).unwrap_err().to_string();
+    assert!(e.contains("dctcp.k_packets"), "{e}");
+    s.flows.iter_mut().for_each(|f| f.transport = Transport::Tcp);
+    assert!(run(&s, &mut || false).is_ok(), "a TCP run ignores [dctcp]");
+    let mut s = incast(Transport::Ndp, 1000);
+    s.ndp.queue = QueueLimit::Bytes(40);
+    let e = run(&s, &mut || false).unwrap_err().to_string();
+    assert!(e.contains("ndp.queue") && e.contains("one header"), "{e}");
+    let bad: Result<SimSpec, _> = serde_json::from_str(
+        r#"{"routing":"single","nodes":[],"links":[],"flows":[{"id":0,"src":0,"dst":1,"size_bytes":1,"transport":"quic"}]}"#,
+    );
+    let e = bad.unwrap_err().to_string();
+    assert!(e.contains("quic"), "{e}");
+}
