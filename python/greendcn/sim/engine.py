@@ -13,7 +13,22 @@ from typing import Any
 from .. import _native
 from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 
-__all__ = ["engine_version", "run_circuit_spec", "run_spec", "scenario_loc"]
+__all__ = ["JsonText", "engine_version", "run_circuit_spec", "run_spec", "scenario_loc"]
+
+
+class JsonText(str):
+    """A spec value that is already JSON text (a million flows built column-wise): written into the spec as
+    it is, not encoded again."""
+
+
+def spec_json(spec: dict[str, Any]) -> str:
+    """The spec as JSON text, with `JsonText` values spliced in as they are."""
+    text = json.dumps({k: v for k, v in spec.items() if not isinstance(v, JsonText)})
+    raw = [f"{json.dumps(k)}: {v}" for k, v in spec.items() if isinstance(v, JsonText)]
+    if not raw:
+        return text
+    return text[:-1] + (", " if text != "{}" else "") + ", ".join(raw) + "}"
+
 
 # Engine spec keys -> scenario keys, where the names differ (units live in the engine's names).
 _TCP_KEYS = {
@@ -74,7 +89,7 @@ def _call(
     doc: str,
 ) -> dict[str, Any]:
     try:
-        text = native(json.dumps(spec), progress)
+        text = native(spec_json(spec), progress)
     except _native.SpecError as e:
         message, engine_loc, msg = e.args
         loc = loc_map(engine_loc)

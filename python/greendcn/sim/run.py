@@ -18,6 +18,7 @@ from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
+from .workload.columns import FlowColumns
 
 __all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate", "tcp_spec"]
 
@@ -131,7 +132,9 @@ def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
     return 2 * one_way
 
 
-def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str, Any]]:
+def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str, Any]] | str:
+    if isinstance(flows, FlowColumns):
+        return _column_flow_specs(sc, net, flows)
     specs = [f.to_spec() for f in flows]
     if sc.tcp.handshake:
         header = sc.tcp.header_bytes + sc.topology.frame_overhead
@@ -143,6 +146,23 @@ def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str,
                     cache[key] = handshake_ps(net, f.src, f.dst, header)
                 spec["handshake_ps"] = cache[key]
     return specs
+
+
+def _column_flow_specs(sc: Scenario, net: Network, flows: FlowColumns) -> str:
+    """The spec's flows as JSON text, column-wise; the handshake computed once per (src, dst) pair."""
+    import numpy as np
+
+    from .engine import JsonText
+
+    hs = None
+    if sc.tcp.handshake:
+        header = sc.tcp.header_bytes + sc.topology.frame_overhead
+        pairs, back = np.unique(flows.src * len(net.nodes) + flows.dst, return_inverse=True)
+        per_pair = [
+            handshake_ps(net, int(p) // len(net.nodes), int(p) % len(net.nodes), header) for p in pairs
+        ]
+        hs = np.asarray(per_pair, dtype=np.int64)[back]
+    return JsonText(flows.engine_flows_json(hs))
 
 
 def simulate(
@@ -197,13 +217,14 @@ def simulate(
     elif isinstance(flows, (str, Path)):
         flow_list = read_flows_csv(flows, net)
     else:
-        flow_list = list(flows)
+        flow_list = flows if isinstance(flows, FlowColumns) else list(flows)
     if not flow_list:
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
     _warn_if_long(sc, flow_list)
     if circuit:
         from .optical.scenario_run import simulate_circuit
 
+        flow_list = list(flow_list)
         res = simulate_circuit(sc, net, flow_list, seed, _Progress() if progress else None)
         if res.summary.get("stopped_by") == "interrupted":
             if not partial_on_interrupt:
@@ -304,7 +325,10 @@ def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
     """Say so when a run without a stop time will move so many packets that it may take minutes or more."""
     if sc.run.stop_time is not None:
         return
-    packets = sum(math.ceil(f.size_bytes / sc.tcp.mss) for f in flows)
+    if isinstance(flows, FlowColumns):
+        packets = int((-(-flows.size_bytes // sc.tcp.mss)).sum())
+    else:
+        packets = sum(math.ceil(f.size_bytes / sc.tcp.mss) for f in flows)
     hops = packets * 6  # at most 6 links host to host in a fat-tree; an upper bound for the warning
     if hops > 60 * _HOPS_PER_S:
         print(
@@ -316,11 +340,14 @@ def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
 
 
 def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict[str, Any]) -> SimResult:
-    names = [n.name for n in net.nodes]
-    cls = {f.id: f.cls for f in flows}
+    names = pd.Series([n.name for n in net.nodes], dtype=object)
+    if isinstance(flows, FlowColumns):
+        cls = pd.Series(flows.class_names(), index=flows.id)
+    else:
+        cls = {f.id: f.cls for f in flows}
     fl = pd.DataFrame(out["flows"])
-    fl["src"] = fl["src"].map(lambda i: names[i])
-    fl["dst"] = fl["dst"].map(lambda i: names[i])
+    fl["src"] = names.to_numpy()[fl["src"].to_numpy()]
+    fl["dst"] = names.to_numpy()[fl["dst"].to_numpy()]
     fl["start_s"] = fl["start_ps"] / PS_PER_S
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S  # null (never finished) becomes NaN
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
@@ -342,8 +369,8 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     fl = fl[first + [c for c in fl.columns if c not in first and not c.endswith("_ps")]]
 
     li = pd.DataFrame(out["links"])
-    li["from"] = li["from"].map(lambda i: names[i])
-    li["to"] = li["to"].map(lambda i: names[i])
+    li["from"] = names.to_numpy()[li["from"].to_numpy()]
+    li["to"] = names.to_numpy()[li["to"].to_numpy()]
     li["busy_s"] = li.pop("busy_ps") / PS_PER_S
     rates = [net.links[i].rate_bps for i in li["link"]]
     li["rate_bps"] = rates
