@@ -13,7 +13,7 @@ from typing import Any
 from .. import _native
 from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 
-__all__ = ["JsonText", "engine_version", "run_circuit_spec", "run_spec", "scenario_loc"]
+__all__ = ["JsonText", "engine_version", "run_circuit_spec", "run_spec", "run_spec_columns", "scenario_loc"]
 
 
 class JsonText(str):
@@ -73,6 +73,34 @@ def run_spec(spec: dict[str, Any], progress: Callable[..., object] | None = None
     return _call(_native.run, spec, progress, scenario_loc, "docs/engine-spec.md")
 
 
+def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | None = None) -> dict[str, Any]:
+    """`run_spec`, with `flows` a DataFrame of the engine's per-flow columns (docs/engine-spec.md, in its order;
+    whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow that never finished,
+    `transport` "tcp" or "udp"): built from the engine's column buffers, no Python object per flow."""
+    text, columns = _call(_native.run_columns, spec, progress, scenario_loc, "docs/engine-spec.md", raw=True)
+    out = json.loads(text)
+    out["flows"] = _flow_frame(columns)
+    return out
+
+
+def _flow_frame(columns: list[tuple[str, str, bytes]]) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    data: dict[str, Any] = {}
+    for name, dtype, buf in columns:
+        values = np.frombuffer(buf, dtype=dtype)
+        if name == "transport":
+            data[name] = np.array(["tcp", "udp"], dtype=object)[values]
+        elif name in ("fct_ps", "finish_ps"):
+            data[name] = np.where(values == np.iinfo(np.uint64).max, np.nan, values.astype(np.float64))
+        elif dtype == "?":
+            data[name] = values.copy()
+        else:
+            data[name] = values.astype(np.int64)
+    return pd.DataFrame(data)
+
+
 def run_circuit_spec(
     spec: dict[str, Any], progress: Callable[..., object] | None = None, loc_map: Callable[[Loc], Loc] = tuple
 ) -> dict[str, Any]:
@@ -82,12 +110,13 @@ def run_circuit_spec(
 
 
 def _call(
-    native: Callable[..., str],
+    native: Callable[..., Any],
     spec: dict[str, Any],
     progress: Callable[..., object] | None,
     loc_map: Callable[[Loc], Loc],
     doc: str,
-) -> dict[str, Any]:
+    raw: bool = False,
+) -> Any:
     try:
         text = native(spec_json(spec), progress)
     except _native.SpecError as e:
@@ -105,7 +134,7 @@ def _call(
         raise EngineCrash(
             str(e), hint="this is a bug in greendcn; please report it with the scenario"
         ) from None
-    return json.loads(text)
+    return text if raw else json.loads(text)
 
 
 def engine_version() -> str:

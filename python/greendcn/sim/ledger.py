@@ -181,7 +181,11 @@ def run_energy(
         split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
     total = sum(split.values())
     split["host_share"] = split["hosts_energy_j"] / total if total > 0 else 0.0
-    bits = 8 * sum(int(f.get("bytes_received", 0)) for f in results.get("flows", []))
+    flows = results.get("flows", [])
+    if hasattr(flows, "columns"):  # the engine's flows as a DataFrame (sim.engine.run_spec_columns)
+        bits = 8 * int(flows["bytes_received"].sum()) if len(flows) else 0
+    else:
+        bits = 8 * sum(int(f.get("bytes_received", 0)) for f in flows)
     network = total - split["hosts_energy_j"]
     return EnergyReport(
         devices=devices,

@@ -271,7 +271,7 @@ def _run_windowed(spec: dict[str, Any], sc: Scenario, progress: Any) -> dict[str
     import re
 
     from ..core.errors import EngineInputError
-    from .engine import run_spec
+    from .engine import run_spec_columns as run_spec
     from .host_power import MAX_WINDOWS
 
     try:
