@@ -7,6 +7,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import assert_clean_error, run_greendcn
 
@@ -180,3 +181,23 @@ def test_host_lookup_names_every_host_once_by_name_and_index():
     assert lookup["S15"] == 15 and lookup["15"] == 15 and "E0" not in lookup
     assert len(lookup) == 2 * len(NET.hosts)
     assert all(NET.host_index(k) == v for k, v in lookup.items())
+
+
+@pytest.mark.parametrize("handshake", [False, True])
+def test_flows_handed_as_column_buffers_run_as_the_same_flows_in_json(tmp_path, handshake):
+    from greendcn.sim import simulate
+
+    p = tmp_path / "f.csv"
+    p.write_text(
+        "src,dst,size_bytes,start_s,class,transport,rate_bps\n"
+        "S0,S15,300000,0,a,,\nS3,S12,200000,0.0001,b,udp,800000000\nS15,S0,50000,0.0002,a,tcp,\n"
+    )
+    columns = read_flows_csv(p, NET)
+    sets = [f"tcp.handshake={str(handshake).lower()}"]
+    a = simulate(STATIC, flows=columns, overrides=sets, progress=False)
+    b = simulate(STATIC, flows=list(columns), overrides=sets, progress=False)  # Flow objects: the JSON spec
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    assert a.energy.total_energy_j == b.energy.total_energy_j
+    assert {k: v for k, v in a.summary.items() if k != "wall_s"} == {
+        k: v for k, v in b.summary.items() if k != "wall_s"
+    }

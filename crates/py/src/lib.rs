@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use greendcn_engine::results::FlowResult;
+use greendcn_engine::spec::{FlowSpec, Transport};
 use greendcn_engine::{EngineError, Loc, LocItem};
 
 mod logscan;
@@ -159,16 +160,68 @@ fn flow_columns(flows: &[FlowResult]) -> Vec<(&'static str, &'static str, Vec<u8
     ]
 }
 
+/// The spec's flows from columns: (name, little-endian bytes) for `id`, `src`, `dst`, `size_bytes`, `start_ps`,
+/// `rate_bps` and `handshake_ps` (u64 each) and `udp` (one byte, 0 or 1); `rate_bps` counts for UDP flows only.
+fn flows_from_columns(cols: &[(String, Vec<u8>)]) -> Result<Vec<FlowSpec>, EngineError> {
+    let find = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice());
+    let n = find("id").map_or(0, |b| b.len() / 8);
+    let u64s = |name: &str| -> Result<Vec<u64>, EngineError> {
+        let b = find(name).ok_or_else(|| EngineError::invalid("flows", format!("column {name} is missing")))?;
+        if b.len() != 8 * n {
+            return Err(EngineError::invalid("flows", format!("column {name} has {} bytes, not {}", b.len(), 8 * n)));
+        }
+        Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+    };
+    let (id, src, dst, size, start, rate, hs) = (
+        u64s("id")?,
+        u64s("src")?,
+        u64s("dst")?,
+        u64s("size_bytes")?,
+        u64s("start_ps")?,
+        u64s("rate_bps")?,
+        u64s("handshake_ps")?,
+    );
+    let udp = find("udp").filter(|b| b.len() == n).ok_or_else(|| EngineError::invalid("flows", "column udp"))?;
+    let node = |v: u64, i: usize, field: &str| {
+        u32::try_from(v).map_err(|_| EngineError::invalid(&format!("flows[{i}].{field}"), "no such node"))
+    };
+    (0..n)
+        .map(|i| {
+            Ok(FlowSpec {
+                id: id[i],
+                src: node(src[i], i, "src")?,
+                dst: node(dst[i], i, "dst")?,
+                size_bytes: size[i],
+                start_ps: start[i],
+                transport: if udp[i] != 0 { Transport::Udp } else { Transport::Tcp },
+                rate_bps: (udp[i] != 0).then_some(rate[i]),
+                handshake_ps: hs[i],
+            })
+        })
+        .collect()
+}
+
 /// `run`, with the per-flow results handed back as columns instead of JSON: returns (the results JSON with an
 /// empty `flows` array, a list of (column name, numpy type code, bytes)), in the order of docs/engine-spec.md.
 /// A million flows then cost their bytes, not a Python object each.
 #[pyfunction]
-#[pyo3(signature = (spec_json, progress=None))]
-fn run_columns(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult<(String, Py<PyList>)> {
+#[pyo3(signature = (spec_json, progress=None, flows=None))]
+fn run_columns(
+    py: Python<'_>,
+    spec_json: &str,
+    progress: Option<Py<PyAny>>,
+    flows: Option<Vec<(String, Py<PyBytes>)>>,
+) -> PyResult<(String, Py<PyList>)> {
     let spec = spec_json.to_owned();
+    let flow_bytes: Option<Vec<(String, Vec<u8>)>> =
+        flows.map(|cols| cols.into_iter().map(|(name, b)| (name, b.as_bytes(py).to_vec())).collect());
     let (text, columns) = guarded(py, move |interrupted| {
         let mut watch = watcher(&progress, interrupted);
-        let mut results = greendcn_engine::run_watched(&greendcn_engine::parse_spec(&spec)?, &mut watch)?;
+        let mut parsed = greendcn_engine::parse_spec(&spec)?;
+        if let Some(cols) = flow_bytes {
+            parsed.flows = flows_from_columns(&cols)?;
+        }
+        let mut results = greendcn_engine::run_watched(&parsed, &mut watch)?;
         let flows = std::mem::take(&mut results.flows);
         let text = serde_json::to_string(&results).expect("results always serialize");
         Ok((text, flow_columns(&flows)))

@@ -13,7 +13,15 @@ from typing import Any
 from .. import _native
 from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 
-__all__ = ["JsonText", "engine_version", "run_circuit_spec", "run_spec", "run_spec_columns", "scenario_loc"]
+__all__ = [
+    "FlowBuffers",
+    "JsonText",
+    "engine_version",
+    "run_circuit_spec",
+    "run_spec",
+    "run_spec_columns",
+    "scenario_loc",
+]
 
 
 class JsonText(str):
@@ -21,8 +29,17 @@ class JsonText(str):
     it is, not encoded again."""
 
 
+class FlowBuffers:
+    """The spec's `flows` as column buffers (`FlowColumns.engine_buffers`), handed to `run_spec_columns` as
+    they are; anything that needs the spec as JSON gets them as JSON text (`json`)."""
+
+    def __init__(self, buffers: list[tuple[str, bytes]], json_text: Callable[[], str]) -> None:
+        self.buffers, self.json = buffers, json_text
+
+
 def spec_json(spec: dict[str, Any]) -> str:
     """The spec as JSON text, with `JsonText` values spliced in as they are."""
+    spec = {k: (JsonText(v.json()) if isinstance(v, FlowBuffers) else v) for k, v in spec.items()}
     text = json.dumps({k: v for k, v in spec.items() if not isinstance(v, JsonText)})
     raw = [f"{json.dumps(k)}: {v}" for k, v in spec.items() if isinstance(v, JsonText)]
     if not raw:
@@ -77,7 +94,17 @@ def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | Non
     """`run_spec`, with `flows` a DataFrame of the engine's per-flow columns (docs/engine-spec.md, in its order;
     whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow that never finished,
     `transport` "tcp" or "udp"): built from the engine's column buffers, no Python object per flow."""
-    text, columns = _call(_native.run_columns, spec, progress, scenario_loc, "docs/engine-spec.md", raw=True)
+    flows = spec.get("flows")
+    if isinstance(flows, FlowBuffers):
+        buffers = flows.buffers
+
+        def native(text: str, progress: Any) -> Any:
+            return _native.run_columns(text, progress, buffers)
+
+        spec = {**spec, "flows": []}
+    else:
+        native = _native.run_columns
+    text, columns = _call(native, spec, progress, scenario_loc, "docs/engine-spec.md", raw=True)
     out = json.loads(text)
     out["flows"] = _flow_frame(columns)
     return out
@@ -91,7 +118,9 @@ def _flow_frame(columns: list[tuple[str, str, bytes]]) -> Any:
     for name, dtype, buf in columns:
         values = np.frombuffer(buf, dtype=dtype)
         if name == "transport":
-            data[name] = np.array(["tcp", "udp"], dtype=object)[values]
+            from .workload.columns import text_from_codes
+
+            data[name] = text_from_codes(values, ["tcp", "udp"])
         elif name in ("fct_ps", "finish_ps"):
             data[name] = np.where(values == np.iinfo(np.uint64).max, np.nan, values.astype(np.float64))
         elif dtype == "?":

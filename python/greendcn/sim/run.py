@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
@@ -132,7 +133,7 @@ def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
     return 2 * one_way
 
 
-def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str, Any]] | str:
+def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> Any:
     if isinstance(flows, FlowColumns):
         return _column_flow_specs(sc, net, flows)
     specs = [f.to_spec() for f in flows]
@@ -148,11 +149,12 @@ def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str,
     return specs
 
 
-def _column_flow_specs(sc: Scenario, net: Network, flows: FlowColumns) -> str:
-    """The spec's flows as JSON text, column-wise; the handshake computed once per (src, dst) pair."""
+def _column_flow_specs(sc: Scenario, net: Network, flows: FlowColumns) -> Any:
+    """The spec's flows as column buffers (JSON text where a JSON spec is needed); the handshake computed once
+    per (src, dst) pair."""
     import numpy as np
 
-    from .engine import JsonText
+    from .engine import FlowBuffers
 
     hs = None
     if sc.tcp.handshake:
@@ -162,7 +164,7 @@ def _column_flow_specs(sc: Scenario, net: Network, flows: FlowColumns) -> str:
             handshake_ps(net, int(p) // len(net.nodes), int(p) % len(net.nodes), header) for p in pairs
         ]
         hs = np.asarray(per_pair, dtype=np.int64)[back]
-    return JsonText(flows.engine_flows_json(hs))
+    return FlowBuffers(flows.engine_buffers(hs), lambda: flows.engine_flows_json(hs))
 
 
 def simulate(
@@ -340,18 +342,22 @@ def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
 
 
 def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict[str, Any]) -> SimResult:
-    names = pd.Series([n.name for n in net.nodes], dtype=object)
+    from .workload.columns import text_from_codes
+
+    names = [n.name for n in net.nodes]
+    fl = pd.DataFrame(out["flows"])
+    in_order = isinstance(flows, FlowColumns) and np.array_equal(fl["id"].to_numpy(), flows.id)
     if isinstance(flows, FlowColumns):
-        cls = pd.Series(flows.class_names(), index=flows.id)
+        cls: Any = pd.Series(flows.class_names(), index=flows.id) if not in_order else None
     else:
         cls = {f.id: f.cls for f in flows}
-    fl = pd.DataFrame(out["flows"])
-    fl["src"] = names.to_numpy()[fl["src"].to_numpy()]
-    fl["dst"] = names.to_numpy()[fl["dst"].to_numpy()]
+    fl["src"] = text_from_codes(fl["src"].to_numpy(), names)
+    fl["dst"] = text_from_codes(fl["dst"].to_numpy(), names)
     fl["start_s"] = fl["start_ps"] / PS_PER_S
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S  # null (never finished) becomes NaN
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
-    fl["class"] = fl["id"].map(cls)
+    # a flow file's classes, rows in the file's order: built from their codes, not looked up per flow
+    fl["class"] = text_from_codes(flows.cls, flows.classes) if in_order else fl["id"].map(cls)  # type: ignore[union-attr]
     first = [
         "id",
         "src",
@@ -369,8 +375,8 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     fl = fl[first + [c for c in fl.columns if c not in first and not c.endswith("_ps")]]
 
     li = pd.DataFrame(out["links"])
-    li["from"] = names.to_numpy()[li["from"].to_numpy()]
-    li["to"] = names.to_numpy()[li["to"].to_numpy()]
+    li["from"] = text_from_codes(li["from"].to_numpy(), names)
+    li["to"] = text_from_codes(li["to"].to_numpy(), names)
     li["busy_s"] = li.pop("busy_ps") / PS_PER_S
     rates = [net.links[i].rate_bps for i in li["link"]]
     li["rate_bps"] = rates

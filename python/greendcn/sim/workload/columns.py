@@ -12,7 +12,20 @@ import numpy as np
 
 from .flow import Flow
 
-__all__ = ["FlowColumns"]
+__all__ = ["FlowColumns", "text_from_codes"]
+
+
+def text_from_codes(codes: np.ndarray, names: Any) -> Any:
+    """A text column (pandas' default string type) of `names[codes]`, built through an Arrow dictionary: about
+    five times faster than converting an object array of a million strings."""
+    import pandas as pd
+    import pyarrow as pa
+
+    names = [str(n) for n in names]
+    arr = pa.DictionaryArray.from_arrays(
+        pa.array(np.asarray(codes, dtype=np.int32)), pa.array(names, pa.string())
+    )
+    return pd.array(arr.cast(pa.string()), dtype=pd.Series(names[:1] or [""]).dtype)
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,6 +71,21 @@ class FlowColumns:
     def class_names(self) -> np.ndarray:
         """Each flow's class name (an object array)."""
         return np.asarray(self.classes, dtype=object)[self.cls]
+
+    def engine_buffers(self, handshake_ps: np.ndarray | None = None) -> list[tuple[str, bytes]]:
+        """The flows as the engine's column buffers (`_native.run_columns`'s `flows`, docs/engine-spec.md)."""
+        u64 = np.dtype("<u8")
+        hs = np.zeros(len(self), dtype=u64) if handshake_ps is None else np.where(self.udp, 0, handshake_ps)
+        return [
+            ("id", self.id.astype(u64).tobytes()),
+            ("src", self.src.astype(u64).tobytes()),
+            ("dst", self.dst.astype(u64).tobytes()),
+            ("size_bytes", self.size_bytes.astype(u64).tobytes()),
+            ("start_ps", self.start_ps.astype(u64).tobytes()),
+            ("rate_bps", self.rate_bps.astype(u64).tobytes()),
+            ("handshake_ps", np.asarray(hs).astype(u64).tobytes()),
+            ("udp", self.udp.astype(np.uint8).tobytes()),
+        ]
 
     def engine_flows_json(self, handshake_ps: np.ndarray | None = None) -> str:
         """The spec's `flows` array (docs/engine-spec.md) as JSON text, built column by column; `handshake_ps`
