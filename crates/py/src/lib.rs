@@ -132,38 +132,52 @@ fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult
     })
 }
 
-/// The per-flow results as columns: (name, numpy type code, little-endian values). `fct_ps` and `finish_ps` of a
-/// flow that never finished are `u64::MAX`; `transport` is 0 for TCP, 1 for UDP.
-fn flow_columns(flows: &[FlowResult]) -> Vec<(&'static str, &'static str, Vec<u8>)> {
-    fn col(flows: &[FlowResult], get: impl Fn(&FlowResult) -> u64) -> Vec<u8> {
-        flows.iter().flat_map(|f| get(f).to_le_bytes()).collect()
+/// A per-flow result column: name, numpy type code, bytes per value (8 or 1) and the value of one flow.
+type FlowColumn = (&'static str, &'static str, usize, fn(&FlowResult) -> u64);
+
+/// The per-flow results as columns, in the order of docs/engine-spec.md. `fct_ps` and `finish_ps` of a flow that
+/// never finished are `u64::MAX`; `transport` is 0 for TCP, 1 for UDP.
+const FLOW_COLUMNS: [FlowColumn; 18] = [
+    ("id", "<u8", 8, |f| f.id),
+    ("src", "<u8", 8, |f| u64::from(f.src)),
+    ("dst", "<u8", 8, |f| u64::from(f.dst)),
+    ("size_bytes", "<u8", 8, |f| f.size_bytes),
+    ("start_ps", "<u8", 8, |f| f.start_ps),
+    ("transport", "u1", 1, |f| u64::from(f.transport == "udp")),
+    ("completed", "?", 1, |f| u64::from(f.completed)),
+    ("finish_ps", "<u8", 8, |f| f.finish_ps.unwrap_or(u64::MAX)),
+    ("fct_ps", "<u8", 8, |f| f.fct_ps.unwrap_or(u64::MAX)),
+    ("bytes_received", "<u8", 8, |f| f.bytes_received),
+    ("packets_received", "<u8", 8, |f| f.packets_received),
+    ("data_packets_sent", "<u8", 8, |f| f.data_packets_sent),
+    ("retransmits", "<u8", 8, |f| f.retransmits),
+    ("spurious_retransmits", "<u8", 8, |f| f.spurious_retransmits),
+    ("ooo_packets", "<u8", 8, |f| f.ooo_packets),
+    ("fast_retransmits", "<u8", 8, |f| f.fast_retransmits),
+    ("timeouts", "<u8", 8, |f| f.timeouts),
+    ("acks_sent", "<u8", 8, |f| f.acks_sent),
+];
+
+/// The per-flow results as Python bytes, one column at a time written straight into its bytes object (no copy
+/// of the whole table beside the results).
+fn flow_columns(py: Python<'_>, flows: &[FlowResult]) -> PyResult<Py<PyList>> {
+    let list = PyList::empty(py);
+    for (name, dtype, width, get) in FLOW_COLUMNS {
+        let bytes = PyBytes::new_with(py, width * flows.len(), |buf| {
+            for (out, f) in buf.chunks_exact_mut(width).zip(flows) {
+                out.copy_from_slice(&get(f).to_le_bytes()[..width]);
+            }
+            Ok(())
+        })?;
+        list.append((name, dtype, bytes))?;
     }
-    vec![
-        ("id", "<u8", col(flows, |f| f.id)),
-        ("src", "<u8", col(flows, |f| u64::from(f.src))),
-        ("dst", "<u8", col(flows, |f| u64::from(f.dst))),
-        ("size_bytes", "<u8", col(flows, |f| f.size_bytes)),
-        ("start_ps", "<u8", col(flows, |f| f.start_ps)),
-        ("transport", "u1", flows.iter().map(|f| u8::from(f.transport == "udp")).collect()),
-        ("completed", "?", flows.iter().map(|f| u8::from(f.completed)).collect()),
-        ("finish_ps", "<u8", col(flows, |f| f.finish_ps.unwrap_or(u64::MAX))),
-        ("fct_ps", "<u8", col(flows, |f| f.fct_ps.unwrap_or(u64::MAX))),
-        ("bytes_received", "<u8", col(flows, |f| f.bytes_received)),
-        ("packets_received", "<u8", col(flows, |f| f.packets_received)),
-        ("data_packets_sent", "<u8", col(flows, |f| f.data_packets_sent)),
-        ("retransmits", "<u8", col(flows, |f| f.retransmits)),
-        ("spurious_retransmits", "<u8", col(flows, |f| f.spurious_retransmits)),
-        ("ooo_packets", "<u8", col(flows, |f| f.ooo_packets)),
-        ("fast_retransmits", "<u8", col(flows, |f| f.fast_retransmits)),
-        ("timeouts", "<u8", col(flows, |f| f.timeouts)),
-        ("acks_sent", "<u8", col(flows, |f| f.acks_sent)),
-    ]
+    Ok(list.unbind())
 }
 
 /// The spec's flows from columns: (name, little-endian bytes) for `id`, `src`, `dst`, `size_bytes`, `start_ps`,
 /// `rate_bps` and `handshake_ps` (u64 each) and `udp` (one byte, 0 or 1); `rate_bps` counts for UDP flows only.
-fn flows_from_columns(cols: &[(String, Vec<u8>)]) -> Result<Vec<FlowSpec>, EngineError> {
-    let find = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice());
+fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineError> {
+    let find = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, b)| *b);
     let n = find("id").map_or(0, |b| b.len() / 8);
     let u64s = |name: &str| -> Result<Vec<u64>, EngineError> {
         let b = find(name).ok_or_else(|| EngineError::invalid("flows", format!("column {name} is missing")))?;
@@ -213,24 +227,28 @@ fn run_columns(
     flows: Option<Vec<(String, Py<PyBytes>)>>,
 ) -> PyResult<(String, Py<PyList>)> {
     let spec = spec_json.to_owned();
-    let flow_bytes: Option<Vec<(String, Vec<u8>)>> =
-        flows.map(|cols| cols.into_iter().map(|(name, b)| (name, b.as_bytes(py).to_vec())).collect());
-    let (text, columns) = guarded(py, move |interrupted| {
+    // The flows are read from the Python buffers in place, before the run (and its release of the GIL).
+    let flow_specs = match &flows {
+        Some(cols) => {
+            let views: Vec<(String, &[u8])> = cols.iter().map(|(n, b)| (n.clone(), b.as_bytes(py))).collect();
+            Some(flows_from_columns(&views).map_err(|e| spec_error(&e))?)
+        }
+        None => None,
+    };
+    drop(flows);
+    let (text, results) = guarded(py, move |interrupted| {
         let mut watch = watcher(&progress, interrupted);
         let mut parsed = greendcn_engine::parse_spec(&spec)?;
-        if let Some(cols) = flow_bytes {
-            parsed.flows = flows_from_columns(&cols)?;
+        if let Some(f) = flow_specs {
+            parsed.flows = f;
         }
         let mut results = greendcn_engine::run_watched(&parsed, &mut watch)?;
+        drop(parsed);
         let flows = std::mem::take(&mut results.flows);
         let text = serde_json::to_string(&results).expect("results always serialize");
-        Ok((text, flow_columns(&flows)))
+        Ok((text, flows))
     })?;
-    let list = PyList::empty(py);
-    for (name, dtype, bytes) in columns {
-        list.append((name, dtype, PyBytes::new(py, &bytes)))?;
-    }
-    Ok((text, list.unbind()))
+    Ok((text, flow_columns(py, &results)?))
 }
 
 /// Run one circuit-fabric simulation (docs/circuit-engine.md): the same contract as `run`, with a
