@@ -11,7 +11,7 @@ use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, 
 use crate::rng::{mix64, Rng};
 use crate::routing::Routes;
 use crate::spec::{NodeKind, Routing, SimSpec, SinglePath, Transport};
-use crate::tcp::{AckAction, Segment, TcpReceiver, TcpSender};
+use crate::tcp::{AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
 
@@ -30,7 +30,10 @@ struct FlowState {
     dst_host: u32,
     hash_fwd: u64,
     hash_rev: u64,
-    sender: Option<TcpSender>,
+    /// A TCP flow's sender while it has bytes to send; once every byte is acknowledged it is inert (further
+    /// ACKs and timers change nothing), so it is dropped and only its counters are kept, in `sent`.
+    sender: Option<Box<TcpSender>>,
+    sent: SenderStats,
     receiver: TcpReceiver,
     udp_sent: u64,
     udp_packets: u64,
@@ -110,7 +113,8 @@ impl<'a> Sim<'a> {
                 dst_host: dh,
                 hash_fwd: mix64(base ^ ((f.src as u64) << 32 | f.dst as u64)),
                 hash_rev: mix64(base ^ ((f.dst as u64) << 32 | f.src as u64)),
-                sender: (f.transport == Transport::Tcp).then(|| TcpSender::new(f.size_bytes, &spec.tcp)),
+                sender: (f.transport == Transport::Tcp).then(|| Box::new(TcpSender::new(f.size_bytes, &spec.tcp))),
+                sent: SenderStats::default(),
                 receiver: TcpReceiver::new(f.size_bytes),
                 udp_sent: 0,
                 udp_packets: 0,
@@ -350,6 +354,10 @@ impl<'a> Sim<'a> {
                 self.send_segments(f, &mut segs);
                 self.segs = segs;
                 self.sync_rto(f);
+                let fl = &mut self.flows[f as usize];
+                if fl.sender.as_ref().is_some_and(|s| s.done()) {
+                    fl.sent = fl.sender.take().map(|s| s.stats).unwrap_or_default();
+                }
             }
             PacketKind::Udp => {
                 self.flows[f as usize].receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
@@ -509,7 +517,7 @@ impl<'a> Sim<'a> {
             .zip(&self.flows)
             .map(|(f, s)| {
                 let r = &s.receiver;
-                let st = s.sender.as_ref().map(|x| x.stats.clone()).unwrap_or_default();
+                let st = s.sender.as_ref().map_or_else(|| s.sent.clone(), |x| x.stats.clone());
                 FlowResult {
                     id: f.id,
                     src: f.src,
@@ -525,7 +533,10 @@ impl<'a> Sim<'a> {
                     fct_ps: r.finish.map(|t| t - f.start_ps),
                     bytes_received: r.bytes_received(),
                     packets_received: r.stats.packets_received,
-                    data_packets_sent: if s.sender.is_some() { st.data_packets_sent } else { s.udp_packets },
+                    data_packets_sent: match f.transport {
+                        Transport::Tcp => st.data_packets_sent,
+                        Transport::Udp => s.udp_packets,
+                    },
                     retransmits: st.retransmits,
                     spurious_retransmits: r.stats.spurious_retransmits,
                     ooo_packets: r.stats.ooo_packets,
