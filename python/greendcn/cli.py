@@ -39,7 +39,9 @@ class _LazyRoot(TyperGroup):
     listing = False
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return [*super().list_commands(ctx), *(n for n in COMMAND_HELP if n not in self.commands)]
+        # a sub-app of SUBAPPS missing from COMMAND_HELP is listed too (mounted to read its help)
+        names = [*COMMAND_HELP, *(n for n, _m, _a in SUBAPPS if n and n not in COMMAND_HELP)]
+        return [*super().list_commands(ctx), *(n for n in names if n not in self.commands)]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name in self.commands:
