@@ -157,7 +157,32 @@ def test_energy_fabrics_end_to_end_with_json(tmp_path):
         assert r["energy_per_bit_pj"] == pytest.approx(r["energy_j"] / r["delivered_bits"] * 1e12)
         assert r["fct_p50_s"] <= r["fct_p99_s"]
         assert r["delivered_bits"] <= r["flows"] * 200_000 * 8
-    assert rows["opera"]["power_w"] == pytest.approx(4 * 27.6 + 8 * 90.5)  # selector v2 + SN2700 ToRs
+    assert rows["opera"]["network_power_w"] == pytest.approx(4 * 27.6 + 8 * 90.5)  # selector v2 + SN2700 ToRs
+    # the workload's 32 hosts are priced on every fabric (the 1:1 tree's 22 idle extra hosts are not)
+    for r in rows.values():
+        hosts = [d for d in r["devices"] if d.get("host")]
+        assert len(hosts) == r["hosts_priced"] == 32, r["fabric"]
+        assert r["hosts_energy_j"] == pytest.approx(sum(d["energy_j"] for d in hosts), rel=1e-12)
+        assert r["energy_j"] == pytest.approx(r["hosts_energy_j"] + r["network_energy_j"], rel=1e-12)
+        assert 0 < r["host_share"] < 1
+    assert "host_%" in out.stdout
+
+
+def test_energy_fabrics_without_hosts_prices_the_network_alone(tmp_path):
+    doc_path = tmp_path / "f.json"
+    out = run_greendcn(
+        "energy", "fabrics", "--quick", "--no-hosts", "--json", doc_path, "--figure", tmp_path / "f.png"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "host_%" not in out.stdout and "hosts not priced" in out.stdout
+    doc = json.loads(doc_path.read_text())
+    assert doc["config"]["hosts_priced"] is False
+    rows = {r["fabric"]: r for r in doc["fabrics"]}
+    for r in rows.values():
+        assert r["hosts_energy_j"] == 0 and r["hosts_priced"] == 0
+        assert not any(d.get("host") for d in r["devices"])
+        assert r["energy_j"] == pytest.approx(r["network_energy_j"], rel=1e-12)
+    assert rows["rotornet"]["power_w"] == pytest.approx(4 * 2.7 + 8 * 90.5)  # selector v1 + SN2700 ToRs
 
 
 @pytest.mark.parametrize(

@@ -100,6 +100,7 @@ SUBAPPS: list[tuple[str | None, str, str]] = [
     ("nic", ".nic.cli", "app"),
     ("reproduce", ".sim.cli", "reproduce_app"),
     ("sweep", ".sweep.cli", "app"),
+    ("workload", ".sim.workload.cli", "app"),
     (None, ".sweep.cli", "report_app"),
 ]
 

@@ -14,7 +14,8 @@ use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
-    /// The packet at the head of a link direction's pipe reaches the far node. Arg: direction.
+    /// The packet at the head of a link direction's pipe reaches the far node. Arg: direction. (Circuit fabrics
+    /// with hosts: a host link's, arg 2h towards host h's ToR, 2h + 1 towards host h.)
     PortArrival,
     /// A flow's source starts. Arg: flow index.
     FlowStart,
@@ -22,7 +23,8 @@ pub enum EventKind {
     RtoTimer,
     /// A flow's receiver may owe a delayed ACK. Arg: flow index.
     DelackTimer,
-    /// A UDP constant-bit-rate source sends its next datagram. Arg: flow index.
+    /// A UDP constant-bit-rate source sends its next datagram. Arg: flow index. (Circuit fabrics with hosts: a
+    /// flow within a rack hands its next datagram to its host's NIC.)
     UdpSend,
     /// Circuit fabrics (`crate::circuit`): a circuit switch's next slot begins at its senders. Arg: switch.
     SlotStart,

@@ -160,6 +160,27 @@ impl Port {
         Admission::Accepted { arrival: entry.arrival, pipe_was_empty }
     }
 
+    /// When the serializer is free again.
+    #[inline]
+    pub fn free_at(&self) -> u64 {
+        self.busy_until
+    }
+
+    /// Charge a packet whose transmission ends at `finish` (no earlier than `free_at()` plus its serialisation)
+    /// and that does not enter the pipe: its far end takes it on arrival by other means (the circuit engine's
+    /// hosts, whose NICs send just in time for their ToR's circuit, `circuit::hostlink`).
+    pub fn send_ending_at(&mut self, finish: u64, wire_bytes: u32) {
+        let ser = self.clock.time_ps(wire_bytes as u64);
+        debug_assert!(finish >= self.busy_until + ser);
+        self.busy_until = finish;
+        let c = &mut self.counters;
+        c.bytes_sent += wire_bytes as u64;
+        c.packets_sent += 1;
+        c.busy_ps += ser;
+        c.peak_queue_packets = c.peak_queue_packets.max(1);
+        c.peak_queue_bytes = c.peak_queue_bytes.max(wire_bytes as u64);
+    }
+
     /// Take the pipe's head (it has reached the far node) and return it with the next head's arrival time.
     #[inline]
     pub fn pop_arrival(&mut self) -> (InFlight, Option<u64>) {

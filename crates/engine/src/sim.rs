@@ -56,6 +56,8 @@ pub struct Sim<'a> {
     host_windows: Vec<Vec<[u64; 4]>>,
     host_windows_overflowed: bool,
     flows: Vec<FlowState>,
+    /// Flows whose receiver holds every byte.
+    flows_done: usize,
     window_ps: u64,
     segs: Vec<Segment>,
     events_done: u64,
@@ -141,6 +143,7 @@ impl<'a> Sim<'a> {
             routes,
             switch_rngs,
             flows,
+            flows_done: 0,
             window_ps: spec.stats_window_ps.unwrap_or(0),
             segs: Vec::new(),
             events_done: 0,
@@ -151,20 +154,26 @@ impl<'a> Sim<'a> {
         })
     }
 
-    /// Run to completion (or to `stop_ps`). `watch` sees the progress every 2^20 events; returning true stops
+    /// Run until the last flow completes, or to `stop_ps` if that comes first (docs/engine-spec.md, "When a
+    /// run ends"): cancelled timers never stop or extend it. `watch` sees the progress every 2^20 events; returning true stops
     /// the run, whose results so far come back with `stopped_by = "interrupted"`.
     pub fn run(mut self, watch: &mut dyn FnMut(&crate::Progress) -> bool) -> Result<SimResults, EngineError> {
         let started = Instant::now();
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         while let Some(ev) = self.events.pop() {
+            if self.is_stale(ev.kind, ev.arg, ev.time) {
+                continue; // a timer that was cancelled or moved: not an event of the run
+            }
+            if self.flows_done == self.flows.len() && matches!(ev.kind, EventKind::RtoTimer | EventKind::DelackTimer) {
+                // Every flow is complete: the packets still on the wire arrive (the last acknowledgements),
+                // but no timer fires any more, so the run ends with its traffic, whatever timers are queued.
+                continue;
+            }
             if ev.time > stop {
                 stopped_by = "time_limit";
                 self.now = stop;
                 break;
-            }
-            if self.is_stale(ev.kind, ev.arg, ev.time) {
-                continue; // a timer that was cancelled or moved: not an event of the run
             }
             self.now = ev.time;
             self.events_done += 1;
@@ -336,6 +345,7 @@ impl<'a> Sim<'a> {
         }
         debug_assert_eq!(self.host_index[host as usize], pkt.dst_host);
         let f = pkt.flow;
+        let was_done = self.flows[f as usize].receiver.finish.is_some();
         match pkt.kind {
             PacketKind::TcpData => {
                 let action = self.flows[f as usize].receiver.on_data(
@@ -362,6 +372,9 @@ impl<'a> Sim<'a> {
             PacketKind::Udp => {
                 self.flows[f as usize].receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
             }
+        }
+        if !was_done && self.flows[f as usize].receiver.finish.is_some() {
+            self.flows_done += 1;
         }
     }
 

@@ -308,6 +308,12 @@ def fabrics(
     ] = None,
     quick: Annotated[bool, typer.Option(help="A smaller run: 8 racks x 4 switches, 200 KB flows.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of the workload and of Opera's schedule search.")] = 1,
+    hosts: Annotated[
+        bool,
+        typer.Option(
+            "--hosts/--no-hosts", help="Price the hosts on every fabric (--no-hosts: network only)."
+        ),
+    ] = True,
     figure: Annotated[Path, typer.Option(help="Where to draw the PNG.")] = Path("out/energy-fabrics.png"),
     json_out: Path | None = JsonOption,
 ) -> None:
@@ -330,6 +336,7 @@ def fabrics(
         link_rate_bps=parse_rate_bps(link_rate, "link_rate"),
         cost_equivalent=cost_equivalent,
         seed=seed,
+        price_hosts=hosts,
     )
     cfg.check()
     with tqdm(
@@ -373,6 +380,7 @@ def print_fabrics(out: dict) -> None:
             "J": _num(r["energy_j"]),
             "W": round(r["power_w"]),
             "pJ/bit": None if r["energy_per_bit_pj"] is None else round(r["energy_per_bit_pj"]),
+            **({"host_%": round(100 * r["host_share"])} if r.get("hosts_priced") else {}),
         }
         for r in out["fabrics"]
     ]

@@ -85,6 +85,9 @@ def _print_summary(res: Any) -> None:
                     f"  {label}: {len(devs)}, mean {sum(d['avg_power_w'] for d in devs) / len(devs):.4g} W, "
                     f"most {top['avg_power_w']:.4g} W ({top['name']}); per device J and W in --json energy.devices"
                 )
+    from .metrics import print_metrics
+
+    print_metrics(res)
 
 
 def simulate_cmd(

@@ -3,10 +3,11 @@ run on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link r
 throughput, flow completion times, joules, watts and picojoules per delivered bit.
 
 Method (docs/fabrics.md says which parts the papers state and which are ours):
-- hosts: H = racks x circuit_switches. A circuit fabric's endpoint is a rack whose uplinks are its circuit
-  switch ports, one per switch at the link rate; with as many hosts per rack as circuit switches (Opera's
-  648 hosts on 108 racks and 6 switches, as the public Opera simulator builds it), a rack's uplink equals its
-  hosts' rate (our choice). SelectorNet needs 2^k racks, so it takes the largest power of two dividing H as its
+- hosts: H = racks x circuit_switches, named S0..S(H-1) on every fabric. A circuit fabric's rack has its
+  hosts behind its ToR (topology.hosts_per_rack, each host linked to the ToR at the link rate) and one uplink
+  per circuit switch at the link rate; with as many hosts per rack as circuit switches (Opera's 648 hosts on
+  108 racks and 6 switches, as the public Opera simulator builds it), a rack's uplink equals its hosts' rate
+  (our choice). SelectorNet needs 2^k racks, so it takes the largest power of two dividing H as its
   racks and H / racks selector switches, and is left out when that puts more than 16 hosts on a ToR (half
   the SN2700's 32 ports; 648 = 8 x 81 hosts is such a case).
 - fat-trees: the smallest k-ary fat-tree of each oversubscription (topology.oversubscription) holding H hosts;
@@ -15,9 +16,11 @@ Method (docs/fabrics.md says which parts the papers state and which are ours):
   joins when H = 648.
 - workload: every host sends `flows_per_host` flows of `size_bytes` to hosts drawn uniformly from those in
   another rack under every circuit fabric's mapping (so each flow crosses a circuit), seeded.
-- energy: the network's devices only (circuit switches, ToRs, fat-tree switches; hosts excluded everywhere,
-  because the circuit runs do not price hosts yet), each at its constant power from the switch table over the
-  run; J is until the last flow finished (or the run ended), W = J / run time, pJ/bit over delivered bits.
+- energy: the network's devices (circuit switches, ToRs, fat-tree switches), each at its constant power from
+  the switch table over the run, plus the workload's H hosts priced by the host ledger's defaults
+  ([power.hosts], docs/host-energy.md) on every fabric (`price_hosts=False`: the network alone; a fat-tree's hosts
+  beyond H are idle and left out); J is until the last flow finished (or the run ended), W = J / run time,
+  pJ/bit over delivered bits.
 - not comparable: fat-trees carry TCP (the packet engine), circuit fabrics datagrams (the circuit engine:
   no retransmission; a lost packet leaves its flow incomplete); Opera runs all traffic as bulk via RotorLB."""
 
@@ -52,6 +55,9 @@ class FabricsConfig:
     search_moves: int = 300  # our choice, as topology.search_moves
     cost_equivalent: bool | None = None  # None: the k = 12 tree joins when the hosts number 648
     seed: int = 1
+    price_hosts: bool = (
+        True  # the workload's hosts priced on every fabric (False: the network's devices only)
+    )
 
     def check(self) -> None:
         def bad(field: str, msg: str, hint: str) -> InputError:
@@ -105,6 +111,7 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                 "reconfig": f"{cfg.opera_reconfig_ps}ps",
                 "search_moves": cfg.search_moves,
                 "schedule_seed": cfg.seed,
+                "hosts_per_rack": u,
             },
             # Opera's two classes: flows below topology.cutoff (15 MB) hop by hop over the slice's expander,
             # larger ones by RotorLB (seed 001 lines 914-918)
@@ -120,6 +127,7 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                 "circuit_switches": u,
                 "uptime": f"{cfg.rotor_uptime_ps}ps",
                 "reconfig": f"{cfg.rotor_reconfig_ps}ps",
+                "hosts_per_rack": u,
             },
             "routing": "rotorlb",
             "hosts_per_endpoint": u,
@@ -138,6 +146,7 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                     "circuit_switches": h // sel_racks,
                     "uptime": f"{cfg.rotor_uptime_ps}ps",
                     "reconfig": f"{cfg.rotor_reconfig_ps}ps",
+                    "hosts_per_rack": h // sel_racks,
                 },
                 "routing": "selector",
                 "hosts_per_endpoint": h // sel_racks,
@@ -190,9 +199,14 @@ def _percentile(values: np.ndarray, q: float) -> float | None:
 
 
 def run_one(
-    entry: dict[str, Any], flows: list[tuple[int, int, int]], seed: int, progress: bool = False
+    entry: dict[str, Any],
+    flows: list[tuple[int, int, int]],
+    seed: int,
+    progress: bool = False,
+    hosts: int | None = None,
 ) -> dict[str, Any]:
-    """Simulate the workload on one fabric; the row of the comparison (units in the keys)."""
+    """Simulate the workload on one fabric; the row of the comparison (units in the keys). `hosts`: price the
+    first `hosts` hosts (S0..) beside the network's devices; None: the network alone."""
     from .run import simulate
     from .scenario import scenario_from_dict
     from .workload import Flow
@@ -203,17 +217,21 @@ def run_one(
     sc = scenario_from_dict(
         {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
     )
-    fl = [Flow(i, s // per, d // per, b) for i, (s, d, b) in enumerate(flows)]
+    # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
+    fl = [Flow(i, s, d, b) for i, (s, d, b) in enumerate(flows)]
     res = simulate(sc, seed=seed, flows=fl, progress=progress)
     e = res.energy
     assert e is not None
+    priced = {f"S{i}" for i in range(hosts or 0)}
     devices = [
         {"name": d["name"], "model": d["model"], "power_w": d["avg_power_w"], "energy_j": d["energy_j"]}
+        | ({"host": True} if d["kind"] == "node:host" else {})
         for d in e.devices
-        if d["kind"] != "node:host"
+        if d["kind"] != "node:host" or d["name"] in priced
     ]
     sim_s = float(res.summary["sim_time_s"])
     energy_j = float(sum(d["energy_j"] for d in devices))
+    hosts_j = float(sum(d["energy_j"] for d in devices if d.get("host")))
     delivered_bits = _delivered_bits(res, circuit)
     fct = res.flows["fct_s"].to_numpy(dtype=float)
     done = fct[np.isfinite(fct)]
@@ -227,7 +245,9 @@ def run_one(
         "hosts_per_endpoint": per,
         "fabric_hosts": endpoints * per,
         "circuit_switches": sc.topology.circuit_switches if circuit else 0,
-        "packet_switches": sum(1 for d in devices if not d["name"].startswith("circuit")),
+        "packet_switches": sum(
+            1 for d in devices if not d["name"].startswith("circuit") and not d.get("host")
+        ),
         "flows": len(fl),
         "flows_completed": int(len(done)),
         "delivered_bits": delivered_bits,
@@ -238,6 +258,11 @@ def run_one(
         "energy_j": energy_j,
         "power_w": energy_j / sim_s if sim_s > 0 else 0.0,
         "energy_per_bit_pj": energy_j / delivered_bits * 1e12 if delivered_bits else None,
+        "hosts_priced": len(priced),
+        "hosts_energy_j": hosts_j,
+        "network_energy_j": energy_j - hosts_j,
+        "network_power_w": (energy_j - hosts_j) / sim_s if sim_s > 0 else 0.0,
+        "host_share": hosts_j / energy_j if energy_j > 0 else 0.0,
         "drops": int(res.summary.get("drops", 0)),
         "wall_s": float(res.summary.get("wall_s", 0.0)),
         "packet_hops": int(res.summary.get("packet_hops", 0)),
@@ -274,7 +299,7 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
     rows = []
     for entry in plan:
         try:
-            rows.append(run_one(entry, flows, cfg.seed))
+            rows.append(run_one(entry, flows, cfg.seed, hosts=cfg.hosts if cfg.price_hosts else None))
         except InputError as e:
             # name the command's option that set the scenario key, and the fabric it failed on
             option = _OPTION_OF.get(tuple(e.loc or ())[:2])
@@ -286,6 +311,8 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
         if progress is not None:
             progress(entry["fabric"])
     notes = list(NOTES)
+    if not cfg.price_hosts:
+        notes[1] = notes[1].split(", plus")[0] + "; hosts not priced (--no-hosts)"
     if not any(e["fabric"] == "selectornet" for e in plan):
         notes.append(
             f"selectornet left out: {cfg.hosts} hosts on 2^k racks put more than {MAX_HOSTS_PER_TOR} hosts on a ToR"
@@ -303,6 +330,7 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
             "rotor_uptime_s": cfg.rotor_uptime_ps / 1e12,
             "rotor_reconfig_s": cfg.rotor_reconfig_ps / 1e12,
             "seed": cfg.seed,
+            "hosts_priced": cfg.price_hosts,
         },
         "fabrics": rows,
         "notes": notes,
@@ -311,9 +339,10 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
 
 NOTES = [
     "hosts per circuit rack = circuit switches, so a rack's uplinks equal its hosts' rate (our choice; "
-    "Opera's 648 hosts on 108 racks and 6 switches, public Opera simulator)",
-    "energy: network devices only (circuit switches, ToRs, fat-tree switches) at constant power from the "
-    "switch table (seed 001 Table 2.1, lines 463-466; idle = loaded, line 470); hosts excluded on every fabric",
+    "Opera's 648 hosts on 108 racks and 6 switches, public Opera simulator); every host linked to its ToR",
+    "energy: network devices (circuit switches, ToRs, fat-tree switches) at constant power from the switch "
+    "table (seed 001 Table 2.1, lines 463-466; idle = loaded, line 470), plus the workload's hosts priced by "
+    "the host ledger's defaults on every fabric (docs/host-energy.md); host_% is their share",
     "not comparable: fat-trees run TCP (packet engine); RotorNet and SelectorNet datagrams (circuit engine, no "
     "retransmission); Opera sends flows below its 15 MB cutoff by TCP hop by hop over the current slice's "
     "expander (low-latency class) and larger ones as datagrams by RotorLB",

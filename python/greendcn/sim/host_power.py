@@ -272,7 +272,9 @@ class HostPricer:
             "defaults": self.defaults,
         }
 
-    def price(self, results: dict[str, Any]) -> HostEnergy:
+    def price(self, results: dict[str, Any], interval_ps: tuple[int, int] | None = None) -> HostEnergy:
+        """Every host per engine window over the run, or over `interval_ps` = (start, end) (run.window): the
+        windows it touches, each for its overlap with it, past the run's end too (idle hosts draw power)."""
         series = results.get("series") or {}
         if "host_packets_sent" not in series:
             raise InputError(
@@ -283,12 +285,28 @@ class HostPricer:
         names = [n["name"] for n in nodes if n["kind"] == "host"]
         sim_s = results["summary"]["sim_time_ps"] * 1e-12
         w_s = series["window_ps"] * 1e-12
-        windows = max(1, math.ceil(sim_s / w_s - 1e-9)) if sim_s > 0 else 1
-        sent = fold_windows(series["host_packets_sent"], len(names), windows)
-        recv = fold_windows(series["host_packets_received"], len(names), windows)
-        rbytes = fold_windows(series["host_bytes_received"], len(names), windows)
-        starts = np.arange(windows) * w_s
-        dur = np.clip(sim_s - starts, 0.0, w_s)
+        if interval_ps is None:
+            windows = max(1, math.ceil(sim_s / w_s - 1e-9)) if sim_s > 0 else 1
+            sent = fold_windows(series["host_packets_sent"], len(names), windows)
+            recv = fold_windows(series["host_packets_received"], len(names), windows)
+            rbytes = fold_windows(series["host_bytes_received"], len(names), windows)
+            bsent = fold_windows(series["host_bytes_sent"], len(names), windows)
+            starts = np.arange(windows) * w_s
+            dur = np.clip(sim_s - starts, 0.0, w_s)
+        else:
+            from .ledger import in_interval, interval_weights
+
+            idx, frac = interval_weights(series["window_ps"], interval_ps)
+            sent, recv, rbytes, bsent = (
+                in_interval(series[k], idx, frac)
+                for k in (
+                    "host_packets_sent",
+                    "host_packets_received",
+                    "host_bytes_received",
+                    "host_bytes_sent",
+                )
+            )
+            dur = frac * w_s
         safe = np.where(dur > 0, dur, 1.0)
         load = (sent + recv) / 2.0 / safe  # forwarding-equivalent packets per second
         rx_pps = recv / safe
@@ -321,7 +339,7 @@ class HostPricer:
             interrupts=irq.sum(axis=1),
             packets_sent=sent.sum(axis=1),
             packets_received=recv.sum(axis=1),
-            bytes_sent=fold_windows(series["host_bytes_sent"], len(names), windows).sum(axis=1),
+            bytes_sent=bsent.sum(axis=1),
             bytes_received=rbytes.sum(axis=1),
             saturated_windows=sat,
             window_s=w_s,

@@ -66,9 +66,12 @@ class EnergyReport:
     hosts: dict | None = None  # how hosts were priced (None: by a node model or left out)
     split: dict = field(default_factory=dict)
     energy_per_bit_pj_without_hosts: float | None = None
+    # The interval the energy is over: {"name": "run" or "window", "start_s", "end_s", "length_s"}.
+    interval: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {
+            "interval": self.interval or run_interval(self.sim_time_s),
             "sim_time_s": self.sim_time_s,
             "total_energy_j": self.total_energy_j,
             "avg_power_w": self.avg_power_w,
@@ -80,6 +83,36 @@ class EnergyReport:
             "devices": self.devices,
             "series": self.series,
         }
+
+
+def run_interval(sim_s: float) -> dict:
+    """The whole run as an energy interval: from 0 to its end."""
+    return {"name": "run", "start_s": 0.0, "end_s": sim_s, "length_s": sim_s}
+
+
+def window_interval(interval_ps: tuple[int, int]) -> dict:
+    """An observation window (run.window) as an energy interval."""
+    a, b = interval_ps
+    return {"name": "window", "start_s": a * 1e-12, "end_s": b * 1e-12, "length_s": (b - a) * 1e-12}
+
+
+def interval_weights(window_ps: int, interval_ps: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The engine windows an interval [a, b) touches and the share of each inside it (1 for whole windows)."""
+    a, b = interval_ps
+    idx = np.arange(a // window_ps, -(-b // window_ps), dtype=np.int64)
+    lo = np.maximum(idx * window_ps, a)
+    hi = np.minimum((idx + 1) * window_ps, b)
+    return idx, (hi - lo) / window_ps
+
+
+def in_interval(rows: list[list[int]], idx: np.ndarray, frac: np.ndarray) -> np.ndarray:
+    """Per row (a host or link direction), its windows' counts inside the interval (rows x windows touched)."""
+    out = np.zeros((len(rows), idx.size))
+    for i, row in enumerate(rows):
+        keep = idx < len(row)
+        if keep.any():
+            out[i, keep] = np.asarray(row, dtype=float)[idx[keep]] * frac[keep]
+    return out
 
 
 def _devices(results: dict, models: EnergyModels) -> list[tuple[str, str, PowerModel, list[int], int]]:
@@ -122,6 +155,7 @@ def run_energy(
     models: EnergyModels | None = None,
     window_s: float | None = None,
     hosts: HostPricer | None = None,
+    interval_ps: tuple[int, int] | None = None,
 ) -> EnergyReport:
     """Per-device energy (J), total (J), average power (W), pJ per delivered bit with and without hosts, the
     host/switch/link split, and a power series (W) per window when the results carry `series.link_bytes`.
@@ -130,12 +164,20 @@ def run_energy(
     model in `models` are priced by that model instead. Delivered bits count only payload the receivers hold:
     8 x sum of flows' `bytes_received`. In a window, a direction's packets and busy time are taken in
     proportion to its bytes there (our choice: the engine counts only bytes per link and window).
-    `window_s` widens the engine's windows to a whole multiple of them."""
+    `window_s` widens the engine's windows to a whole multiple of them.
+
+    `interval_ps` = (start, end) prices an observation window instead of the run (run.window): every device
+    draws its power over the whole window, busy or idle, also after the run's end; its traffic is the engine's
+    per-window counts inside the window (an engine window the interval cuts counts in proportion to the
+    overlap); delivered bits are the hosts' received wire bytes there times the run's payload share of them.
+    It needs the engine's per-window counters, and gives no power series."""
     for key in ("nodes", "links", "summary"):
         if key not in results:
             raise InputError(f"results lack '{key}'", hint="pass the dict a simulation returned")
     models = models if models is not None else default_models()
     sim_s = results["summary"]["sim_time_ps"] * 1e-12
+    if interval_ps is not None:
+        return _interval_energy(results, models, hosts, interval_ps)
     devices = []
     for name, kind, model, ks, ports in _devices(results, models):
         e = model.energy_j(_counters(results, ks, ports, sim_s))
@@ -154,28 +196,7 @@ def run_energy(
     if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
         host_energy = hosts.price(results)
         modelled = {d["name"] for d in devices if d["kind"] == "node:host"}
-        for i, name in enumerate(host_energy.names):
-            if name in modelled:
-                continue
-            e = float(host_energy.energy_j[i])
-            devices.append(
-                {
-                    "name": name,
-                    "kind": "node:host",
-                    "model": host_energy.settings[i],
-                    "energy_j": e,
-                    "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
-                    "cpu_energy_j": float(host_energy.cpu_j[i]),
-                    "nic_energy_j": float(host_energy.nic_j[i]),
-                    "platform_energy_j": float(host_energy.platform_j[i]),
-                    "interrupts": float(host_energy.interrupts[i]),
-                    "packets_sent": int(host_energy.packets_sent[i]),
-                    "packets_received": int(host_energy.packets_received[i]),
-                    "bytes_sent": int(host_energy.bytes_sent[i]),
-                    "bytes_received": int(host_energy.bytes_received[i]),
-                    "saturated_windows": int(host_energy.saturated_windows[i]),
-                }
-            )
+        devices += host_devices(host_energy, sim_s, skip=modelled)
     split = {"hosts_energy_j": 0.0, "switches_energy_j": 0.0, "links_energy_j": 0.0}
     for d in devices:
         split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
@@ -198,7 +219,127 @@ def run_energy(
         hosts=None if host_energy is None else _hosts_summary(host_energy, sim_s),
         split=split,
         energy_per_bit_pj_without_hosts=network / bits * 1e12 if bits else None,
+        interval=run_interval(sim_s),
     )
+
+
+def host_devices(
+    host_energy: HostEnergy, sim_s: float, skip: set[str] | frozenset = frozenset()
+) -> list[dict]:
+    """The ledger's device rows of priced hosts (those not in `skip`); both engines' runs use them."""
+    rows = []
+    for i, name in enumerate(host_energy.names):
+        if name in skip:
+            continue
+        e = float(host_energy.energy_j[i])
+        rows.append(
+            {
+                "name": name,
+                "kind": "node:host",
+                "model": host_energy.settings[i],
+                "energy_j": e,
+                "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
+                "cpu_energy_j": float(host_energy.cpu_j[i]),
+                "nic_energy_j": float(host_energy.nic_j[i]),
+                "platform_energy_j": float(host_energy.platform_j[i]),
+                "interrupts": float(host_energy.interrupts[i]),
+                "packets_sent": int(host_energy.packets_sent[i]),
+                "packets_received": int(host_energy.packets_received[i]),
+                "bytes_sent": int(host_energy.bytes_sent[i]),
+                "bytes_received": int(host_energy.bytes_received[i]),
+                "saturated_windows": int(host_energy.saturated_windows[i]),
+            }
+        )
+    return rows
+
+
+def hosts_summary(h: HostEnergy, sim_s: float) -> dict:
+    """How the hosts of a run were priced, and their totals (EnergyReport.hosts)."""
+    return _hosts_summary(h, sim_s)
+
+
+def _interval_energy(
+    results: dict, models: EnergyModels, hosts: HostPricer | None, interval_ps: tuple[int, int]
+) -> EnergyReport:
+    series = results.get("series") or {}
+    if not series.get("link_bytes"):
+        raise InputError(
+            "energy over a window needs the engine's per-window counters",
+            hint="run with stats_window_ps set (simulate sets it when run.window is given)",
+        )
+    length_s = (interval_ps[1] - interval_ps[0]) * 1e-12
+    idx, frac = interval_weights(series["window_ps"], interval_ps)
+    dirs = results["links"]
+    per_dir = in_interval(series["link_bytes"], idx, frac).sum(axis=1)
+    total = np.array([d["bytes_sent"] for d in dirs], dtype=float)
+    share = np.divide(per_dir, total, out=np.zeros_like(per_dir), where=total > 0)
+    devices = []
+    for name, kind, model, ks, ports in _devices(results, models):
+        c = Counters(
+            duration_s=length_s,
+            bytes=float(per_dir[ks].sum()),
+            packets=sum(dirs[k]["packets_sent"] * share[k] for k in ks),
+            busy_s=sum(dirs[k]["busy_ps"] * share[k] for k in ks) * 1e-12,
+            ports=ports,
+        )
+        e = model.energy_j(c)
+        if e < 0 or not math.isfinite(e):
+            raise InputError(f"model of {name} gave energy {e}", hint="a power model must give finite E >= 0")
+        devices.append(
+            {
+                "name": name,
+                "kind": kind,
+                "model": model.describe(),
+                "energy_j": e,
+                "avg_power_w": e / length_s,
+            }
+        )
+    host_energy = None
+    if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
+        host_energy = hosts.price(results, interval_ps=interval_ps)
+        modelled = {d["name"] for d in devices if d["kind"] == "node:host"}
+        for i, name in enumerate(host_energy.names):
+            if name not in modelled:
+                e = float(host_energy.energy_j[i])
+                devices.append(
+                    {
+                        "name": name,
+                        "kind": "node:host",
+                        "model": host_energy.settings[i],
+                        "energy_j": e,
+                        "avg_power_w": e / length_s,
+                    }
+                )
+    split = {"hosts_energy_j": 0.0, "switches_energy_j": 0.0, "links_energy_j": 0.0}
+    for d in devices:
+        split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
+    total_j = sum(split.values())
+    split["host_share"] = split["hosts_energy_j"] / total_j if total_j > 0 else 0.0
+    bits = _interval_bits(results, idx, frac)
+    network = total_j - split["hosts_energy_j"]
+    return EnergyReport(
+        devices=devices,
+        sim_time_s=results["summary"]["sim_time_ps"] * 1e-12,
+        total_energy_j=total_j,
+        avg_power_w=total_j / length_s,
+        delivered_bits=bits,
+        energy_per_bit_pj=total_j / bits * 1e12 if bits else None,
+        hosts=None if host_energy is None else _hosts_summary(host_energy, length_s),
+        split=split,
+        energy_per_bit_pj_without_hosts=network / bits * 1e12 if bits else None,
+        interval=window_interval(interval_ps),
+    )
+
+
+def _interval_bits(results: dict, idx: np.ndarray, frac: np.ndarray) -> int:
+    """Payload bits delivered in the window: the hosts' received wire bytes there, times the run's payload
+    share of all received wire bytes (our choice: the engine counts wire bytes per host and window)."""
+    rows = (results.get("series") or {}).get("host_bytes_received") or []
+    wire_all = float(sum(sum(r) for r in rows))
+    if wire_all <= 0:
+        return 0
+    payload = sum(int(f.get("bytes_received", 0)) for f in results.get("flows", []))
+    return int(round(8 * in_interval(rows, idx, frac).sum() * payload / wire_all))
 
 
 def _part(kind: str) -> str:

@@ -28,6 +28,7 @@ __all__ = [
     "estimate_run_bytes",
     "topology_size",
     "workload_flow_count",
+    "workload_size_key",
 ]
 
 BASE_BYTES = 200 * 2**20
@@ -72,16 +73,23 @@ def topology_size(topo: Any) -> tuple[int, int, int, int]:
         links = hosts + edges * half + edges * half
         return hosts, switches, links, edges
     if topo.kind in ("rotornet", "selectornet", "opera"):
-        # racks are the endpoints; each has one uplink per circuit switch
+        # racks (or hosts_per_rack hosts under each) are the endpoints; each rack has one uplink per circuit switch
         switches = topo.circuit_switches
-        return topo.racks, switches, topo.racks * switches, topo.racks
+        hosts = topo.racks * (topo.hosts_per_rack or 1)
+        links = topo.racks * switches + (hosts if topo.hosts_per_rack else 0)
+        return hosts, switches, links, topo.racks
     hosts = topo.leaves * topo.hosts_per_leaf
     return hosts, topo.leaves + topo.spines, hosts + topo.leaves * topo.spines, topo.leaves
 
 
 def workload_flow_count(sc: Any, hosts: int) -> int:
-    """How many flows the scenario's workload will create (a CSV file counts its lines)."""
+    """How many flows the scenario's workload will create (a CSV file counts its lines; a generated workload
+    is estimated from its parameters: load x duration x hosts' rate / mean size, before anything is drawn)."""
     w = sc.workload
+    if w.kind in ("poisson", "count", "all_at_once", "mix"):
+        from .workload.generate import GenContext, expected_flow_count
+
+        return expected_flow_count(w, GenContext.of(sc.topology, hosts, sc.base_dir))
     if w.kind == "static":
         return w.long_flows + 1
     if w.kind == "random":
@@ -90,6 +98,18 @@ def workload_flow_count(sc: Any, hosts: int) -> int:
         return hosts
     file = getattr(w, "file", None)
     return len(w.flows or []) + (count_csv_rows(os.path.join(sc.base_dir or ".", file)) if file else 0)
+
+
+def workload_size_key(sc: Any) -> str:
+    """The scenario key a too-large workload should name: what sets its flow count."""
+    w = sc.workload
+    if w.kind == "poisson":
+        return "workload.duration"
+    if w.kind == "count":
+        return "workload.count"
+    if w.kind == "mix":
+        return "workload.components"
+    return "workload"
 
 
 def count_csv_rows(path: str | os.PathLike[str]) -> int:

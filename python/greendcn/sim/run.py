@@ -13,8 +13,16 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from .limits import RunSize, check_run_size, count_csv_rows, topology_size, workload_flow_count
+from .limits import (
+    RunSize,
+    check_run_size,
+    count_csv_rows,
+    topology_size,
+    workload_flow_count,
+    workload_size_key,
+)
 from .ledger import EnergyReport, run_energy
+from .metrics import attach, ideal_fct_packet_s, window_summary
 from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
 from ..core.units import PS_PER_S
@@ -27,7 +35,8 @@ __all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate", "tcp
 @dataclass
 class SimResult:
     """Per-flow, per-link-direction and per-node tables, a one-run summary (dict), and the run's energy
-    priced by the scenario's [power] table (greendcn.power.run_energy)."""
+    priced by the scenario's [power] table (greendcn.power.run_energy); with run.window, the energy over that
+    window too; FCT and slowdown by size bucket and class in `fct_table` (sim/metrics.py)."""
 
     flows: pd.DataFrame
     links: pd.DataFrame
@@ -38,6 +47,12 @@ class SimResult:
     # The engine's own results document (docs/engine-spec.md), kept so the run can be priced again
     # under other power settings without simulating it again (`reprice`).
     engine_results: dict[str, Any] | None = field(default=None, repr=False)
+    # FCT and slowdown by size bucket and by class (sim/metrics.py, docs/metrics.md).
+    fct_table: pd.DataFrame | None = field(default=None, repr=False)
+    # The energy over run.window, when the scenario gives one (the `energy` above is over the run).
+    window_energy: EnergyReport | None = field(default=None, repr=False)
+    # Circuit fabrics with topology.hosts_per_rack: one row per host's link to its ToR (scenario_run.py).
+    hosts: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
@@ -51,6 +66,9 @@ class SimResult:
                 "summary": self.summary,
                 "scenario": self.scenario.raw,
                 "energy": None if self.energy is None else self.energy.to_dict(),
+                "window_energy": None if self.window_energy is None else self.window_energy.to_dict(),
+                "fct_table": self.fct_table,
+                **({"hosts": self.hosts} if self.hosts is not None else {}),
             }
         )
 
@@ -99,7 +117,23 @@ def tcp_spec(t: Any) -> dict[str, Any]:
 def _window_ps(sc: Scenario, net: Network) -> int | None:
     """The engine's stats window for this run (PowerConfig.engine_window_ps)."""
     hosts = sum(1 for n in net.nodes if n.kind == "host")
-    return sc.power.engine_window_ps(sc.run.stop_time, counters=4 * hosts + 2 * len(net.links))
+    window = sc.power.engine_window_ps(sc.run.stop_time, counters=4 * hosts + 2 * len(net.links))
+    return observation_window_ps(sc, window)
+
+
+def observation_window_ps(sc: Scenario, window: int | None) -> int | None:
+    """With run.window, the engine keeps per-window counters: windows of the default width narrowed to divide
+    the window's start and end, so no engine window straddles them (our choice), unless power.window is set
+    or that would make the windows 1000 times narrower than the default."""
+    from .host_power import DEFAULT_WINDOW_PS
+
+    if sc.run.window is None:
+        return window
+    w = window or DEFAULT_WINDOW_PS
+    if sc.power.window:
+        return w
+    aligned = math.gcd(w, *sc.run.window)
+    return aligned if aligned * 1000 >= w else w
 
 
 def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
@@ -206,7 +240,8 @@ def simulate(
         n_flows = count_csv_rows(flows)
     else:
         n_flows = len(flows)
-    check_run_size(RunSize(hosts, switches, links, n_flows, racks), max_memory_bytes, "workload")
+    where = workload_size_key(sc) if flows is None else "workload"
+    check_run_size(RunSize(hosts, switches, links, n_flows, racks), max_memory_bytes, where)
     circuit = sc.topology.kind in ("rotornet", "selectornet", "opera")
     if circuit:
         from .optical.scenario_run import endpoint_network
@@ -243,6 +278,9 @@ def simulate(
         out["summary"]["incomplete"] = True
     res = _results(sc, net, flow_list, seed, out)
     res.energy = run_energy(out, models, hosts=hosts)
+    if sc.run.window is not None:
+        res.window_energy = run_energy(out, models, hosts=hosts, interval_ps=sc.run.window)
+        res.summary.update(window_summary(res.window_energy))
     res.engine_results = out
     return res
 
@@ -393,4 +431,13 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
         **s,
         "flows": len(flows),
     }
-    return SimResult(fl, li, no, summary, sc)
+    res = SimResult(fl, li, no, summary, sc)
+    f = out["flows"]
+    ideal = ideal_fct_packet_s(
+        sc,
+        net,
+        *(np.array([x[k] for x in f]) for k in ("src", "dst", "size_bytes")),
+        np.array([x["transport"] == "udp" for x in f], dtype=bool),
+    )
+    attach(res, ideal, sc.run.size_buckets)
+    return res

@@ -31,6 +31,8 @@ from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_ti
 __all__ = [
     "FlowEntry",
     "FlowsWorkload",
+    "GeneratedWorkload",
+    "MixWorkload",
     "PermutationWorkload",
     "RandomWorkload",
     "Routing",
@@ -39,6 +41,7 @@ __all__ = [
     "StaticWorkload",
     "Tcp",
     "Topology",
+    "WorkloadComponent",
     "apply_overrides",
     "load_scenario",
     "parse_set",
@@ -106,6 +109,10 @@ class Topology(_Model):
     cutoff: SizeBytes = "15MB"  # type: ignore[assignment]
     schedule_seed: int = Field(0, ge=0)
     search_moves: int = Field(300, ge=0)
+    # Circuit fabrics: hosts under each rack's ToR, named S0.. as on the packet fabrics (host h in rack
+    # h // hosts_per_rack), each linked to its ToR at link_rate with link_delay and the queues above. Unset (our
+    # default): the racks themselves are the workload's endpoints (R0..), as before hosts existed there.
+    hosts_per_rack: int | None = Field(None, ge=1)
 
     @property
     def circuit_switch_model(self) -> str:
@@ -178,6 +185,18 @@ class Topology(_Model):
                         raise FieldError(
                             name, str(e), hint="a switch id of the switch table (greendcn energy switches)"
                         ) from None
+            if self.hosts_per_rack is not None and self.tor_switch is not None:
+                # a ToR's ports carry its uplinks (one per circuit switch) and its hosts
+                ports = get_switch(self.tor_switch).ports
+                if self.circuit_switches + self.hosts_per_rack > ports:
+                    raise FieldError(
+                        "hosts_per_rack",
+                        f"{self.hosts_per_rack} hosts and {self.circuit_switches} uplinks need "
+                        f"{self.hosts_per_rack + self.circuit_switches} ports; the ToR ({self.tor_switch}) has "
+                        f"{ports}",
+                        hint=f"at most {ports - self.circuit_switches} hosts per rack, or a larger "
+                        "topology.tor_switch",
+                    )
         # Sizing keys of the other kind are ignored, not refused: `--set topology.kind=leafspine` on a fat-tree
         # file must work without deleting its k (our choice, documented in docs/scenario-format.md).
         if self.kind == "fattree":
@@ -304,16 +323,80 @@ class FlowsWorkload(_WorkloadBase):
     file: str | None = None  # CSV src,dst,size_bytes,start_s[,class]; relative to the scenario file
 
 
+class WorkloadComponent(_Model):
+    """Generated flows (sim/workload/generate.py, docs/workloads.md): arrivals (`kind`), sizes and a pattern."""
+
+    kind: Literal["poisson", "count", "all_at_once"]
+    # websearch | datamining | hadoop | a CDF file: size_bytes,cumulative_probability
+    sizes: str = "websearch"
+    size: SizeBytes | None = None  # every flow this size instead of `sizes`
+    sampling: Literal["points", "interpolate"] = "points"
+    draws: Literal["stratified", "independent"] = "stratified"
+    load: float | None = None  # of each sending endpoint's link rate (or of the bisection, load_on)
+    load_on: Literal["host", "bisection"] = "host"
+    duration: TimePs | None = None  # type: ignore[assignment]
+    count: int | None = Field(None, ge=1)
+    start: TimePs = 0  # type: ignore[assignment]
+    period: TimePs | None = None  # type: ignore[assignment]
+    pattern: Literal["uniform", "all_to_all", "permutation", "stride", "bijection", "incast", "hotspot"] = (
+        "uniform"
+    )
+    inter_rack: bool = False
+    rack_local: float | None = Field(None, ge=0.0, le=1.0)
+    stride: int | None = None
+    fan_in: int | None = None
+    hot_racks: float | None = Field(None, gt=0.0, lt=1.0)
+    hot_share: float | None = Field(None, gt=0.0, le=1.0)
+    flow_class: str = Field("flow", alias="class")
+
+    @model_validator(mode="after")
+    def _check(self) -> WorkloadComponent:
+        from .workload.generate import check_component
+
+        check_component(self)
+        return self
+
+
+class GeneratedWorkload(WorkloadComponent):
+    start_jitter: TimePs = 0  # type: ignore[assignment]
+
+
+class MixWorkload(_WorkloadBase):
+    """Several generated components in one run (`[[workload.components]]`), each with its own class."""
+
+    kind: Literal["mix"]
+    components: list[WorkloadComponent] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> MixWorkload:
+        seen: set[str] = set()
+        for i, c in enumerate(self.components):
+            if c.flow_class in seen:
+                raise FieldError(
+                    f"components[{i}].class",
+                    f"class {c.flow_class!r} is taken by an earlier component",
+                    hint="give each component its own class name",
+                )
+            seen.add(c.flow_class)
+        return self
+
+
+GENERATED_KINDS = ("poisson", "count", "all_at_once")
+
+
 def _workload_kind(value: Any) -> Any:
     # A workload without `kind` is seed 003's static scenario (our default).
-    return value.get("kind", "static") if isinstance(value, dict) else getattr(value, "kind", None)
+    kind = value.get("kind", "static") if isinstance(value, dict) else getattr(value, "kind", None)
+    return "generated" if kind in GENERATED_KINDS else kind
 
 
 Workload = Annotated[
     Annotated[StaticWorkload, Tag("static")]
     | Annotated[RandomWorkload, Tag("random")]
     | Annotated[PermutationWorkload, Tag("permutation")]
-    | Annotated[FlowsWorkload, Tag("flows")],
+    | Annotated[FlowsWorkload, Tag("flows")]
+    | Annotated[GeneratedWorkload, Tag("generated")]
+    | Annotated[MixWorkload, Tag("mix")],
     Discriminator(_workload_kind),
 ]
 
@@ -321,6 +404,32 @@ Workload = Annotated[
 class Run(_Model):
     seed: int = Field(1, ge=0)
     stop_time: TimePs | None = None
+    # An observation window [start, end) in simulated time: energy is reported over it too, every device
+    # drawing its power over the whole window (docs/scenario-format.md, "When a run ends").
+    window: tuple[TimePs, TimePs] | None = None
+    # Upper edges of the FCT size buckets (docs/metrics.md); our defaults: < 100 KB, 100 KB-1 MB, 1-10 MB, >= 10 MB.
+    size_buckets: list[SizeBytes] = ["100KB", "1MB", "10MB"]  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _check(self) -> Run:
+        if self.window is not None:
+            start, end = self.window
+            if end <= start:
+                raise FieldError("window", "must end after it starts", hint='write window = ["10ms", "60ms"]')
+            if self.stop_time is not None and end > self.stop_time:
+                raise FieldError(
+                    "window",
+                    "ends after run.stop_time: the run would stop before the window closes",
+                    hint="end the window at or before run.stop_time, or raise run.stop_time",
+                )
+        b = self.size_buckets
+        if any(x <= 0 for x in b) or any(y <= x for x, y in zip(b, b[1:])):
+            raise FieldError(
+                "size_buckets",
+                "must be positive sizes in increasing order",
+                hint='e.g. ["100KB", "1MB", "10MB"]',
+            )
+        return self
 
 
 class Scenario(_Model):
@@ -405,7 +514,7 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str] | dict[str, Any] |
     return out
 
 
-_KINDS = {"static", "random", "permutation", "flows"}
+_KINDS = {"static", "random", "permutation", "flows", "generated", "mix"}
 # Entries pydantic adds to an error's location for union members and wrapped validators.
 _TYPE_TAGS = {"str", "int", "float", "bool", "none"}
 
@@ -438,7 +547,7 @@ def _to_input_error(err: ValidationError, origin: str) -> InputError:
         msg = f"unknown key {path!r}"
         hint = "check the spelling against docs/scenario-format.md"
     elif kind == "union_tag_invalid" or kind == "union_tag_not_found":
-        msg = f"{path}.kind: must be one of static, random, permutation, flows"
+        msg = f"{path}.kind: must be one of static, random, permutation, flows, poisson, count, all_at_once, mix"
         hint = "set workload.kind"
     elif isinstance(cause, FieldError) and not loc:
         # a check across sections of the scenario: the field is a dotted key from the top

@@ -110,6 +110,7 @@ def _quantile(values: Any, q: float) -> float | None:
 def _simulate_run(job: dict[str, Any]) -> JobOutput:
     import pandas as pd
 
+    from ..sim.metrics import summary_row
     from ..sim.reproduce.metrics import run_metrics
     from ..sim.run import simulate
     from ..sim.scenario import scenario_from_dict
@@ -136,6 +137,7 @@ def _simulate_run(job: dict[str, Any]) -> JobOutput:
         "fct_p99_s": _quantile(done["fct_s"], 0.99),
         "fct_max_s": float(done["fct_s"].max()) if len(done) else None,
         **run_metrics(fl),
+        **summary_row(s),  # FCT and slowdown by size bucket and class, the observation window's energy
         "energy_j": e.total_energy_j if e else None,
         "avg_power_w": e.avg_power_w if e else None,
         "energy_per_bit_pj": e.energy_per_bit_pj if e else None,

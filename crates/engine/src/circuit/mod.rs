@@ -2,6 +2,7 @@
 //! senders, direct, RotorLB and SelectorNet multi-hop routing. A run is its own spec and result
 //! (`CircuitSpec`, `CircuitResults`), sharing the packet engine's event queue, units, RNG and error type.
 
+mod hostlink;
 pub mod results;
 pub mod rotorlb;
 pub mod schedule;

@@ -1,7 +1,6 @@
-//! The output of a circuit-fabric run (docs/circuit-engine.md): per-flow and per-uplink counters, a summary
-//! whose packet counts balance (created = delivered + control received + no-circuit drops + no-path drops + in
-//! flight), and
-//! per-endpoint series when windows are on.
+//! The output of a circuit-fabric run (docs/circuit-engine.md): per-flow, per-uplink and (with hosts) per-host
+//! counters, a summary whose packet counts balance (created = delivered + control received + no-circuit drops
+//! + no-path drops + host-link drops + in flight), and per-endpoint (and per-host) series when windows are on.
 
 use serde::Serialize;
 
@@ -39,6 +38,29 @@ pub struct CircuitPortResult {
     pub no_circuit_drops: u64,
 }
 
+/// One host's link to its ToR (runs with hosts): its NIC's counters (sent), what reached it (received) and
+/// the ToR's port down to it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CircuitHostResult {
+    pub host: u32,
+    pub endpoint: u32,
+    /// Wire bytes and packets the host's NIC put on its link, and its busy time.
+    pub bytes_sent: u64,
+    pub packets_sent: u64,
+    pub busy_ps: u64,
+    pub nic_drops: u64,
+    pub peak_nic_queue_packets: u64,
+    /// Wire bytes and packets (data and ACKs) delivered to the host; data payload bytes among them (a TCP
+    /// segment delivered twice counts twice).
+    pub bytes_received: u64,
+    pub packets_received: u64,
+    pub payload_bytes_received: u64,
+    /// Busy time of the ToR's port down to the host, and its drops.
+    pub rx_busy_ps: u64,
+    pub tor_drops: u64,
+    pub peak_tor_queue_packets: u64,
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CircuitSummary {
     pub sim_time_ps: u64,
@@ -67,6 +89,9 @@ pub struct CircuitSummary {
     pub flows_completed: u64,
     pub stopped_by: &'static str,
     pub peak_packets_alive: u64,
+    /// Runs with hosts: packets dropped on host links (NIC queues and the ToRs' ports down to hosts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_link_drops: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -76,6 +101,16 @@ pub struct CircuitSeries {
     pub endpoint_payload_bytes_received: Vec<Vec<u64>>,
     /// Per endpoint and window: bytes it put on the wire (all uplinks, control included).
     pub endpoint_wire_bytes_sent: Vec<Vec<u64>>,
+    /// Runs with hosts, per host and window (as the packet engine's series): packets and wire bytes the host
+    /// sent (counted when its NIC takes them) and received (counted on delivery to it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_packets_sent: Option<Vec<Vec<u64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_bytes_sent: Option<Vec<Vec<u64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_packets_received: Option<Vec<Vec<u64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_bytes_received: Option<Vec<Vec<u64>>>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -83,5 +118,8 @@ pub struct CircuitResults {
     pub summary: CircuitSummary,
     pub flows: Vec<CircuitFlowResult>,
     pub ports: Vec<CircuitPortResult>,
+    /// Runs with hosts: one row per host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<Vec<CircuitHostResult>>,
     pub series: Option<CircuitSeries>,
 }

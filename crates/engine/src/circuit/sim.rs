@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use super::hostlink::HostLinks;
 use super::results::{CircuitFlowResult, CircuitPortResult, CircuitResults, CircuitSeries, CircuitSummary};
 use super::rotorlb::{accept, Offer};
 use super::schedule::Schedule;
@@ -23,6 +24,8 @@ use crate::spec::TcpSpec;
 use crate::tcp::{Segment, TcpReceiver, TcpSender};
 use crate::units::SerClock;
 
+#[path = "hostsend.rs"]
+mod hostsend;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -37,7 +40,7 @@ enum Kind {
 pub(crate) struct CPacket {
     kind: Kind,
     flow: u32,
-    /// Final destination endpoint.
+    /// Final destination endpoint (its rack, for a flow between hosts).
     dst: u32,
     wire_bytes: u32,
     payload: u32,
@@ -180,6 +183,12 @@ pub fn default_route(offset: u32) -> Vec<u32> {
 
 pub struct CircuitSim<'a> {
     spec: &'a CircuitSpec,
+    /// Each flow's source and destination endpoint (its hosts' racks when the fabric has hosts).
+    ends: Vec<(u32, u32)>,
+    /// Flows between two hosts of one rack: they cross their ToR only, never a circuit.
+    intra: Vec<bool>,
+    /// The hosts' links to their ToRs (`spec.hosts`); None: the endpoints are the flows' ends.
+    hosts: Option<HostLinks>,
     n: u32,
     s: u32,
     scheds: Vec<Schedule>,
@@ -274,24 +283,29 @@ impl<'a> CircuitSim<'a> {
         // Opera: flows below the cutoff are low-latency (routed hop by hop), the others bulk (RotorLB).
         let cutoff = spec.opera.as_ref().map_or(0, |o| o.cutoff_bytes);
         let low_latency: Vec<bool> = spec.flows.iter().map(|f| f.size_bytes < cutoff).collect();
+        let per = spec.hosts.as_ref().map_or(1, |h| h.per_endpoint);
+        let ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src / per, f.dst / per)).collect();
+        let intra: Vec<bool> = ends.iter().map(|(a, b)| a == b).collect();
         let mut local = vec![Vec::new(); (n * n) as usize];
         let mut ll_src = vec![Vec::new(); n as usize];
         for (i, f) in spec.flows.iter().enumerate() {
-            if low_latency[i] && f.transport == CircuitTransport::Tcp {
-                // TCP flows hand their segments to the low-latency queues themselves (FlowStart, ACKs, RTOs)
+            let (src, dst) = ends[i];
+            if intra[i] || (low_latency[i] && f.transport == CircuitTransport::Tcp) {
+                // TCP flows hand their segments to the low-latency queues themselves (FlowStart, ACKs, RTOs);
+                // flows within a rack go host -> ToR -> host (`hostsend`)
             } else if low_latency[i] {
-                ll_src[f.src as usize].push(i as u32);
+                ll_src[src as usize].push(i as u32);
             } else {
-                local[(f.src * n + f.dst) as usize].push(i as u32);
+                local[(src * n + dst) as usize].push(i as u32);
             }
         }
         let mut backlog = vec![0u64; (n * n) as usize];
         let mut capped = vec![false; (n * n) as usize];
         for (i, f) in spec.flows.iter().enumerate() {
-            if low_latency[i] {
+            if low_latency[i] || intra[i] {
                 continue;
             }
-            let at = (f.src * n + f.dst) as usize;
+            let at = (ends[i].0 * n + ends[i].1) as usize;
             match f.rate_bps {
                 Some(_) => capped[at] = true,
                 None if f.start_ps == 0 => backlog[at] += f.size_bytes,
@@ -303,8 +317,11 @@ impl<'a> CircuitSim<'a> {
         if spec.routing == CircuitRouting::Selector {
             first_hop = vec![Vec::new(); (n * n) as usize];
             for (i, f) in spec.flows.iter().enumerate() {
-                let r = f.route_offsets.clone().unwrap_or_else(|| default_route((f.dst + n - f.src) % n));
-                first_hop[(f.src * n + r[0]) as usize].push(i as u32);
+                let (src, dst) = ends[i];
+                let r = f.route_offsets.clone().unwrap_or_else(|| default_route((dst + n - src) % n));
+                if !intra[i] {
+                    first_hop[(src * n + r[0]) as usize].push(i as u32);
+                }
                 routes.push(r);
             }
         }
@@ -318,7 +335,7 @@ impl<'a> CircuitSim<'a> {
         let mut starts = Vec::new();
         for (i, f) in spec.flows.iter().enumerate() {
             let tcp = low_latency[i] && f.transport == CircuitTransport::Tcp;
-            if f.start_ps > 0 || tcp {
+            if f.start_ps > 0 || tcp || intra[i] {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
                 starts.push(f.start_ps);
             }
@@ -342,6 +359,9 @@ impl<'a> CircuitSim<'a> {
             .collect();
         Ok(CircuitSim {
             spec,
+            ends,
+            intra,
+            hosts: spec.hosts.as_ref().map(|h| HostLinks::new(h, n, spec.stats_window_ps.unwrap_or(0))),
             n,
             s,
             scheds,
@@ -427,7 +447,8 @@ impl<'a> CircuitSim<'a> {
         }
         let start = self.starts.get(self.started).copied();
         let arrival = self.ports.iter().filter_map(|p| p.pipe.front().map(|x| x.0)).min();
-        start.into_iter().chain(arrival).min()
+        let on_host_links = self.hosts.as_ref().and_then(|h| h.in_pipes().1);
+        start.into_iter().chain(arrival).chain(on_host_links).min()
     }
 
     /// The slot of switch `sw` to open after the one just opened (`next` follows it in the schedule). Slots
@@ -463,11 +484,6 @@ impl<'a> CircuitSim<'a> {
         // The first slot of each switch: remembered per switch so each SlotStart knows which slot it opens.
         let mut next_slot: Vec<(usize, i128)> = self.scheds.iter().map(|sc| sc.slot_at(0)).collect();
         while let Some(ev) = self.events.pop() {
-            if ev.time > stop {
-                stopped_by = "time_limit";
-                self.now = stop;
-                break;
-            }
             if ev.kind == EventKind::PortNext && self.ports[ev.arg as usize].next_at != Some(ev.time) {
                 continue; // superseded
             }
@@ -484,6 +500,13 @@ impl<'a> CircuitSim<'a> {
                     fl.rto_pending = None;
                     continue;
                 }
+            }
+            // After the skips above: a superseded or disarmed event past the stop time neither stops the run
+            // nor moves its clock (a finished run ends at its last packet, whatever the stop time).
+            if ev.time > stop {
+                stopped_by = "time_limit";
+                self.now = stop;
+                break;
             }
             self.now = ev.time;
             self.events_done += 1;
@@ -540,15 +563,23 @@ impl<'a> CircuitSim<'a> {
                     self.send_segments(ev.arg, &segs);
                 }
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
+                EventKind::FlowStart if self.intra[ev.arg as usize] => {
+                    self.started += 1;
+                    self.intra_send(ev.arg);
+                }
                 EventKind::FlowStart => {
                     self.started += 1;
                     let f = &self.spec.flows[ev.arg as usize];
+                    let (src, dst) = self.ends[ev.arg as usize];
                     if f.rate_bps.is_none() && !self.low_latency[ev.arg as usize] {
-                        self.backlog[(f.src * self.n + f.dst) as usize] += f.size_bytes;
+                        self.backlog[(src * self.n + dst) as usize] += f.size_bytes;
                     }
-                    let src = f.src;
                     self.wake_endpoint(src);
                 }
+                // Hosts: a flow within a rack hands its next datagram to its host's NIC; a packet reaches the
+                // far end of a host link (arg 2h: host h's ToR, 2h + 1: host h).
+                EventKind::UdpSend => self.intra_send(ev.arg),
+                EventKind::PortArrival => self.host_link_arrival(ev.arg),
                 _ => unreachable!("packet-switch events do not occur in a circuit run"),
             }
         }
@@ -559,7 +590,7 @@ impl<'a> CircuitSim<'a> {
         if stopped_by == "completion" {
             self.now = self.now.max(self.last_delivery);
         }
-        if self.windows_overflowed {
+        if self.windows_overflowed || self.hosts.as_ref().is_some_and(|h| h.windows_overflowed) {
             return Err(EngineError::invalid(
                 "stats_window_ps",
                 format!("the run lasted {} ps, more than {} windows", self.now, crate::port::MAX_WINDOWS),
@@ -660,7 +691,8 @@ impl<'a> CircuitSim<'a> {
     fn ready(&self, f: u32) -> bool {
         let h = &self.hot[f as usize];
         let left = h.size - h.sent;
-        left > 0 && self.available(f) >= left.min(self.spec.packet.payload_bytes as u64)
+        let avail = self.available(f);
+        left > 0 && avail >= left.min(self.spec.packet.payload_bytes as u64) && self.nic_ready(f, avail)
     }
 
     /// Bytes all flows from `e` to `d` could hand out now: the started backlogged flows' remainder (kept as a
@@ -705,13 +737,14 @@ impl<'a> CircuitSim<'a> {
                     return None;
                 }
                 let need = (h.sent + pay).min(h.size);
-                match h.rate {
-                    0 => Some(h.start),
+                let earned = match h.rate {
+                    0 => h.start,
                     r => {
                         let dt = (need as u128 * 8_000_000_000_000u128).div_ceil(r as u128) as u64;
-                        Some(h.start + dt)
+                        h.start + dt
                     }
-                }
+                };
+                Some(earned.max(self.nic_ready_at(f, need - h.sent)))
             })
             .min()
     }
@@ -904,7 +937,7 @@ impl<'a> CircuitSim<'a> {
                 }
                 continue;
             };
-            let d = if routing == CircuitRouting::Selector { self.spec.flows[f as usize].dst } else { d };
+            let d = if routing == CircuitRouting::Selector { self.ends[f as usize].1 } else { d };
             let mut len = self.available(f).min(pay);
             if via_relay {
                 let b = self.ports[port as usize].relay_budget.iter().find(|(x, _)| *x == d).map_or(0, |x| x.1);
@@ -920,6 +953,7 @@ impl<'a> CircuitSim<'a> {
                 }
             }
             let seq = self.hand_out(f, len);
+            self.pull_from_host(f, wire);
             if self.hot[f as usize].rate == 0 && !self.low_latency[f as usize] {
                 self.backlog[(e * n + d) as usize] -= len;
             }
@@ -1013,6 +1047,7 @@ impl<'a> CircuitSim<'a> {
         if ok {
             let arrival = a0 + ser + delay;
             if self.fast
+                && self.hosts.is_none()
                 && pk.kind == Kind::Data
                 && pk.dst == peer
                 && (!pk.ll || self.flows[pk.flow as usize].sender.is_none())
@@ -1106,60 +1141,78 @@ impl<'a> CircuitSim<'a> {
         let sw = port % self.s;
         let pk = self.pkts[id as usize];
         match pk.kind {
-            Kind::Data if pk.dst == to => {
-                self.release(id);
-                self.delivered += 1;
-                self.payload_delivered += pk.payload as u64;
-                if let Some(w) = self.now.checked_div(self.window_ps) {
-                    Self::count(&mut self.win_rx[to as usize], w, pk.payload as u64, &mut self.windows_overflowed);
-                }
-                if pk.relayed {
-                    self.max_relay_delay = self.max_relay_delay.max(self.now - pk.ts);
-                }
-                let tcp = &self.tcp;
-                let fl = &mut self.flows[pk.flow as usize];
-                fl.receiver.on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
-                if fl.sender.is_some() {
-                    // Every segment is acknowledged at once (our choice: no delayed ACKs on circuits).
-                    let (ack, echo) = fl.receiver.take_ack();
-                    let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
-                    let src = self.spec.flows[pk.flow as usize].src;
-                    let ack_id = self.alloc(CPacket {
-                        kind: Kind::Ack,
-                        flow: pk.flow,
-                        dst: src,
-                        wire_bytes: wire,
-                        payload: 0,
-                        seq: ack,
-                        ts: echo,
-                        msg: 0,
-                        relayed: false,
-                        hop: 1,
-                        ll: true,
-                        retx: false,
-                    });
-                    self.route_low_latency(to, ack_id);
-                }
-            }
-            Kind::Ack if pk.dst == to => {
-                self.release(id);
-                self.control_received += 1;
-                let now = self.now;
-                let tcp = self.tcp.clone();
-                let mut segs = Vec::new();
-                if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
-                    let was_done = s.done();
-                    s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
-                    if s.done() && !was_done {
-                        self.unsent -= 1;
-                    }
-                }
-                self.send_segments(pk.flow, &segs);
-            }
+            Kind::Data | Kind::Ack if pk.dst == to && self.hosts.is_some() => self.down_to_host(id),
+            Kind::Data if pk.dst == to => self.data_at_destination(id, to),
+            Kind::Ack if pk.dst == to => self.ack_at_source(id),
             Kind::Data | Kind::Ack if pk.ll => {
                 self.pkts[id as usize].hop = pk.hop.saturating_add(1);
                 self.route_low_latency(to, id);
             }
+            _ => self.arrival_elsewhere(id, to, sw),
+        }
+    }
+
+    /// A data packet reached its destination (the endpoint `to`, or its host): delivered to the flow's
+    /// receiver; a TCP segment is acknowledged at once (our choice: no delayed ACKs on circuits).
+    fn data_at_destination(&mut self, id: u32, to: u32) {
+        let pk = self.pkts[id as usize];
+        self.release(id);
+        self.delivered += 1;
+        self.payload_delivered += pk.payload as u64;
+        if let Some(w) = self.now.checked_div(self.window_ps) {
+            Self::count(&mut self.win_rx[to as usize], w, pk.payload as u64, &mut self.windows_overflowed);
+        }
+        if pk.relayed {
+            self.max_relay_delay = self.max_relay_delay.max(self.now - pk.ts);
+        }
+        let tcp = &self.tcp;
+        let fl = &mut self.flows[pk.flow as usize];
+        fl.receiver.on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
+        if fl.sender.is_some() {
+            // Every segment is acknowledged at once (our choice: no delayed ACKs on circuits).
+            let (ack, echo) = fl.receiver.take_ack();
+            let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
+            let src = self.ends[pk.flow as usize].0;
+            let ack_id = self.alloc(CPacket {
+                kind: Kind::Ack,
+                flow: pk.flow,
+                dst: src,
+                wire_bytes: wire,
+                payload: 0,
+                seq: ack,
+                ts: echo,
+                msg: 0,
+                relayed: false,
+                hop: 1,
+                ll: true,
+                retx: false,
+            });
+            self.emit(self.spec.flows[pk.flow as usize].dst, ack_id);
+        }
+    }
+
+    /// A TCP ACK reached its flow's source (endpoint or host).
+    fn ack_at_source(&mut self, id: u32) {
+        let pk = self.pkts[id as usize];
+        self.release(id);
+        self.control_received += 1;
+        let now = self.now;
+        let tcp = self.tcp.clone();
+        let mut segs = Vec::new();
+        if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
+            let was_done = s.done();
+            s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
+            if s.done() && !was_done {
+                self.unsent -= 1;
+            }
+        }
+        self.send_segments(pk.flow, &segs);
+    }
+
+    /// A packet reached an endpoint that is not its destination: a relay (data), or a control message's peer.
+    fn arrival_elsewhere(&mut self, id: u32, to: u32, sw: u32) {
+        let pk = self.pkts[id as usize];
+        match pk.kind {
             Kind::Data => {
                 // Held for the next hop: the destination itself (RotorLB) or the route's next offset (selector).
                 let next = if self.spec.routing == CircuitRouting::Selector {
@@ -1282,8 +1335,8 @@ impl<'a> CircuitSim<'a> {
 
     /// Queue a TCP flow's segments at its source on the current slice's paths and keep its timer armed.
     fn send_segments(&mut self, f: u32, segs: &[Segment]) {
-        let spec = &self.spec.flows[f as usize];
-        let (src, dst) = (spec.src, spec.dst);
+        let src = self.spec.flows[f as usize].src;
+        let dst = self.ends[f as usize].1;
         let hdr = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
         for seg in segs {
             let h = &mut self.hot[f as usize];
@@ -1303,7 +1356,7 @@ impl<'a> CircuitSim<'a> {
                 ll: true,
                 retx: seg.retx,
             });
-            self.route_low_latency(src, id);
+            self.emit(src, id);
         }
         let fl = &mut self.flows[f as usize];
         if let Some(d) = fl.sender.as_ref().and_then(|s| s.rto_deadline) {
@@ -1409,9 +1462,12 @@ impl<'a> CircuitSim<'a> {
             .map(|i| (start + i) % count)
             .find(|&i| {
                 let f = flows[i];
-                self.ready(f) && self.next_switch(e, self.spec.flows[f as usize].dst) == Some(sw)
+                self.ready(f) && self.next_switch(e, self.ends[f as usize].1) == Some(sw)
             });
-        let Some(i) = pick else { return false };
+        let Some(i) = pick else {
+            self.wake_for_low_latency(port, e);
+            return false;
+        };
         let f = self.ll_src[e as usize][i];
         let pay = self.spec.packet.payload_bytes as u64;
         let len = self.available(f).min(pay);
@@ -1420,7 +1476,8 @@ impl<'a> CircuitSim<'a> {
             return true;
         }
         let seq = self.hand_out(f, len);
-        let dst = self.spec.flows[f as usize].dst;
+        self.pull_from_host(f, wire);
+        let dst = self.ends[f as usize].1;
         let pk = CPacket {
             kind: Kind::Data,
             flow: f,
@@ -1482,6 +1539,11 @@ impl<'a> CircuitSim<'a> {
             .collect();
         let series = (self.window_ps > 0).then(|| {
             let width = self.win_rx.iter().chain(&self.win_tx).map(|r| r.len()).max().unwrap_or(0);
+            let width = width.max(self.hosts.as_ref().map_or(0, |h| h.width()));
+            let [hps, hbs, hpr, hbr] = match &self.hosts {
+                Some(h) => h.series(width).map(Some),
+                None => [None, None, None, None],
+            };
             let pad = |rows: &Vec<Vec<u64>>| {
                 rows.iter()
                     .map(|r| {
@@ -1495,6 +1557,10 @@ impl<'a> CircuitSim<'a> {
                 window_ps: self.window_ps,
                 endpoint_payload_bytes_received: pad(&self.win_rx),
                 endpoint_wire_bytes_sent: pad(&self.win_tx),
+                host_packets_sent: hps,
+                host_bytes_sent: hbs,
+                host_packets_received: hpr,
+                host_bytes_received: hbr,
             }
         });
         let flows_completed = flows.iter().filter(|f| f.completed).count() as u64;
@@ -1517,9 +1583,11 @@ impl<'a> CircuitSim<'a> {
                 flows_completed,
                 stopped_by,
                 peak_packets_alive: self.peak_live,
+                host_link_drops: self.hosts.as_ref().map(|h| h.drops()),
             },
             flows,
             ports,
+            hosts: self.hosts.as_ref().map(|h| h.results()),
             series,
         }
     }

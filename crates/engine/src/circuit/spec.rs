@@ -118,6 +118,7 @@ pub enum CircuitTransport {
 #[serde(deny_unknown_fields)]
 pub struct CircuitFlowSpec {
     pub id: u64,
+    /// Endpoints, or hosts when the spec has `hosts`.
     pub src: u32,
     pub dst: u32,
     pub size_bytes: u64,
@@ -154,6 +155,23 @@ impl Default for PacketSpec {
     }
 }
 
+/// Hosts behind each endpoint's ToR (docs/circuit-engine.md, "Hosts"): host h sits under endpoint
+/// h / per_endpoint and is joined to it by a full-duplex link: the host's NIC (a drop-tail queue limited by
+/// `nic_queue`, serialising at `rate_bps`) and the ToR's port down to the host (limited by `tor_queue`), each
+/// with `delay_ps` of propagation. Flows then name hosts (0 .. endpoints x per_endpoint) instead of endpoints.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostsSpec {
+    pub per_endpoint: u32,
+    pub rate_bps: u64,
+    #[serde(default)]
+    pub delay_ps: u64,
+    #[serde(default)]
+    pub nic_queue: Option<crate::spec::QueueLimit>,
+    #[serde(default)]
+    pub tor_queue: Option<crate::spec::QueueLimit>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CircuitSpec {
@@ -176,6 +194,9 @@ pub struct CircuitSpec {
     /// NewReno settings of TCP flows (Opera's low-latency class with transport "tcp").
     #[serde(default)]
     pub tcp: crate::spec::TcpSpec,
+    /// Hosts behind the endpoints; absent: the endpoints themselves are the flows' sources and destinations.
+    #[serde(default)]
+    pub hosts: Option<HostsSpec>,
     #[serde(default)]
     pub flows: Vec<CircuitFlowSpec>,
     #[serde(default)]

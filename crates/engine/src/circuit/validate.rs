@@ -52,6 +52,9 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     for (i, f) in spec.flows.iter().enumerate() {
         times.push((format!("flows[{i}].start_ps"), f.start_ps));
     }
+    if let Some(h) = &spec.hosts {
+        times.push(("hosts.delay_ps".into(), h.delay_ps));
+    }
     if let Some(o) = &spec.opera {
         times.push(("opera.slice_ps".into(), o.slice_ps));
         times.push(("opera.origin_ps".into(), o.origin_ps));
@@ -187,16 +190,39 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     } else if spec.opera.is_some() {
         return bad("opera", "the opera table is used only with routing = \"opera\"");
     }
+    // With hosts, flows name hosts (host h under endpoint h / per_endpoint); routes and offsets are the racks'.
+    let (per, what) = match &spec.hosts {
+        Some(h) => (h.per_endpoint, "host"),
+        None => (1, "endpoint"),
+    };
+    if let Some(h) = &spec.hosts {
+        if h.per_endpoint == 0 {
+            return bad("hosts.per_endpoint", "must be at least 1");
+        }
+        if n as u64 * h.per_endpoint as u64 > 1 << 24 {
+            return bad("hosts.per_endpoint", format!("{n} x {} hosts is more than the engine supports (2^24)", h.per_endpoint));
+        }
+        if h.rate_bps == 0 {
+            return bad("hosts.rate_bps", "must be positive");
+        }
+        for (name, q) in [("hosts.nic_queue", h.nic_queue), ("hosts.tor_queue", h.tor_queue)] {
+            if matches!(q, Some(crate::spec::QueueLimit::Packets(0) | crate::spec::QueueLimit::Bytes(0))) {
+                return bad(name, "a queue must hold at least one packet");
+            }
+        }
+    }
+    let count = n * per;
     let mut ids: HashMap<u64, usize> = HashMap::new();
     for (i, f) in spec.flows.iter().enumerate() {
         for (name, end) in [("src", f.src), ("dst", f.dst)] {
-            if end >= n {
-                return bad(&format!("flows[{i}].{name}"), format!("endpoint {end} does not exist ({n} endpoints)"));
+            if end >= count {
+                return bad(&format!("flows[{i}].{name}"), format!("{what} {end} does not exist ({count} {what}s)"));
             }
         }
         if f.src == f.dst {
-            return bad(&format!("flows[{i}]"), format!("source and destination are the same endpoint ({})", f.src));
+            return bad(&format!("flows[{i}]"), format!("source and destination are the same {what} ({})", f.src));
         }
+        let (src, dst) = (f.src / per, f.dst / per);
         if f.size_bytes == 0 {
             return bad(&format!("flows[{i}].size_bytes"), "must be positive");
         }
@@ -215,8 +241,8 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
                 }
                 seen |= o as u64;
             }
-            if r.is_empty() || (seen as u32) != (f.dst + n - f.src) % n {
-                return bad(&at, format!("{r:?} does not lead from {} to {} (offset {})", f.src, f.dst, (f.dst + n - f.src) % n));
+            if r.is_empty() || (seen as u32) != (dst + n - src) % n {
+                return bad(&at, format!("{r:?} does not lead from {src} to {dst} (offset {})", (dst + n - src) % n));
             }
         }
         if let Some(j) = ids.insert(f.id, i) {

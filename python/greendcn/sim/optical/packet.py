@@ -62,8 +62,10 @@ def circuit_spec(
     window_ps: int | None = None,
     opera: dict[str, Any] | None = None,
     tcp: dict[str, Any] | None = None,
+    hosts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The engine's circuit spec. `opera` is the routing table entry of routing "opera"
+    """The engine's circuit spec. `hosts` puts hosts behind the endpoints (the spec's `hosts`: per_endpoint,
+    rate_bps, delay_ps, nic_queue, tor_queue; docs/circuit-engine.md), and flows then name hosts. `opera` is the routing table entry of routing "opera"
     (`opera_routes.opera_spec_table`). Flows are mappings with src, dst, size_bytes and optionally rate_bps (a cap;
     absent = backlogged), start_ps and (selector routing) route_offsets. `lag` is the hosts' send-to-wire lag law (issue 12's TDMA model); with
     none, packets reach the wire exactly when handed over, and the preallocation is the fabric's."""
@@ -122,6 +124,8 @@ def circuit_spec(
         spec["opera"] = opera
     if tcp is not None:
         spec["tcp"] = tcp
+    if hosts is not None:
+        spec["hosts"] = hosts
     if stop_ps is not None:
         spec["stop_ps"] = stop_ps
     if window_ps is not None:
@@ -181,14 +185,32 @@ def run_fabric(
     return FabricRun(summary=summary, flows=flows_df, ports=ports_df, throughput=throughput, energy=energy)
 
 
-def network_energy(fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None) -> dict:
+def network_energy(
+    fabric: CircuitFabric,
+    summary: dict,
+    circuit_switch: str,
+    tor_switch: str | None,
+    interval_ps: tuple[int, int] | None = None,
+    series: dict | None = None,
+) -> dict:
     """The run's network energy: the fabric's devices (`energy.fabric_power`) at constant power for the run's
-    simulated time, per device and in total, with pJ per delivered payload bit."""
+    simulated time, per device and in total, with pJ per delivered payload bit. With `interval_ps` = (start,
+    end) (run.window), over that window instead, busy or idle, with the payload delivered in it (from the
+    engine's per-window `series`; None without it)."""
     sim_s = summary["sim_time_ps"] / PS_PER_S
+    length_s = sim_s if interval_ps is None else (interval_ps[1] - interval_ps[0]) / PS_PER_S
     power = fabric_power(len(fabric.switches), fabric.endpoints, tor_switch, circuit_switch=circuit_switch)
-    devices = [{**d, "energy_j": d["power_w"] * sim_s} for d in power.devices]
+    devices = [{**d, "energy_j": d["power_w"] * length_s} for d in power.devices]
     total_j = sum(d["energy_j"] for d in devices)
     bits = summary["payload_bytes_delivered"] * 8
+    if interval_ps is not None:
+        from ..ledger import in_interval, interval_weights
+
+        rows = (series or {}).get("endpoint_payload_bytes_received")
+        bits = None
+        if rows is not None:
+            idx, frac = interval_weights(series["window_ps"], interval_ps)  # type: ignore[index]
+            bits = int(round(8 * in_interval(rows, idx, frac).sum()))
     return {
         "sim_time_s": sim_s,
         "devices": devices,

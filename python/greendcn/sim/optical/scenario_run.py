@@ -2,11 +2,15 @@
 `--set topology.kind=rotornet routing.scheme=rotorlb`) runs the scenario's workload on the circuit engine and
 returns the same `SimResult` tables as a packet-switched run, with the fabric's energy.
 
-Each endpoint (rack) R0..R(N-1) is a host of the workload. What differs from a packet-switched run (our
-choices, docs/circuit-engine.md): flows are datagrams (the circuit engine has no TCP: a flow's packets are sent
-once, and a packet that meets no circuit is lost), so `fct_s` is the time its last byte arrived, or empty
-when a packet was lost; the energy is the network's (circuit switches and the racks' ToR switches, constant
-power from the switch table); hosts are not priced on circuit fabrics yet."""
+The workload's endpoints are hosts S0..S(H-1) when `topology.hosts_per_rack` is set (H = racks x
+hosts_per_rack, host h in rack h // hosts_per_rack, each linked to its rack's ToR: the packet fabrics' names, so
+one flow file runs on every fabric of H hosts), else the racks R0..R(N-1) themselves (our default, as before).
+What differs from a packet-switched run (our
+choices, docs/circuit-engine.md): flows are datagrams except Opera's low-latency TCP (a datagram is sent once,
+and one that meets no circuit or a full queue is lost), so `fct_s` is the time its last byte arrived, or empty
+when a packet was lost; the network's energy is its devices' (circuit switches and the racks' ToR switches,
+constant power from the switch table); hosts, when they are the endpoints, are priced as on packet fabrics
+(`[power.hosts]` from the engine's per-host windows, or `power.host_w`)."""
 
 from __future__ import annotations
 
@@ -15,14 +19,23 @@ from typing import Any
 import pandas as pd
 
 from ...core.units import PS_PER_S
-from ..ledger import EnergyReport
+from ..host_power import HostEnergy
+from ..ledger import EnergyReport, host_devices, hosts_summary
+from ..metrics import attach, ideal_fct_circuit_s, window_summary
 from ..topology.graph import Network, Node
 from ..engine import run_circuit_spec
 from .packet import circuit_spec, network_energy
 from .rotornet import build_rotornet
 from .schedule import CircuitFabric, Slot, SwitchSchedule
 
-__all__ = ["CIRCUIT_KINDS", "CIRCUIT_SCHEMES", "build_fabric", "endpoint_network", "simulate_circuit"]
+__all__ = [
+    "CIRCUIT_KINDS",
+    "CIRCUIT_SCHEMES",
+    "build_fabric",
+    "endpoint_network",
+    "endpoint_racks",
+    "simulate_circuit",
+]
 
 CIRCUIT_KINDS = ("rotornet", "selectornet", "opera")
 CIRCUIT_SCHEMES = {
@@ -76,12 +89,41 @@ def build_fabric(topo: Any) -> CircuitFabric:
 
 
 def endpoint_network(topo: Any) -> Network:
-    """The racks as hosts (R0..R(N-1)), so the scenario's workloads can name and draw them."""
+    """The workload's endpoints as hosts, so the scenario's workloads can name and draw them: S0..S(H-1) with
+    `topology.hosts_per_rack`, else the racks R0..R(N-1)."""
+    if topo.hosts_per_rack:
+        hosts = topo.racks * topo.hosts_per_rack
+        return Network(nodes=[Node(f"S{i}", "host", "host") for i in range(hosts)], links=[])
     return Network(nodes=[Node(f"R{i}", "host") for i in range(topo.racks)], links=[])
 
 
+def endpoint_racks(topo: Any) -> list[int]:
+    """The rack of each of a circuit fabric's workload endpoints, in `endpoint_network`'s host order: host h
+    sits in rack h // hosts_per_rack; without hosts_per_rack each endpoint is its own rack."""
+    from ..workload.racks import host_racks
+
+    return host_racks(topo, topo.racks * (topo.hosts_per_rack or 1)).tolist()
+
+
+def _hosts_spec(topo: Any) -> dict[str, Any] | None:
+    """The engine's `hosts`: each host linked to its ToR at the link rate and delay; the host's NIC queue is
+    topology.host_queue, the ToR's port down to it topology.queue (as a packet fabric's edge switch)."""
+    if not topo.hosts_per_rack:
+        return None
+    out: dict[str, Any] = {
+        "per_endpoint": topo.hosts_per_rack,
+        "rate_bps": topo.link_rate,
+        "delay_ps": topo.link_delay,
+    }
+    if topo.host_queue is not None:
+        out["nic_queue"] = topo.host_queue
+    if topo.queue is not None:
+        out["tor_queue"] = topo.queue
+    return out
+
+
 def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: Any = None) -> Any:
-    from ..run import SimResult, tcp_spec
+    from ..run import SimResult, observation_window_ps, tcp_spec
 
     topo = sc.topology
     opera = None
@@ -95,6 +137,10 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     else:
         fabric = build_fabric(topo)
     tcp_ll = opera is not None
+    # Hosts are priced as on packet fabrics (the [power.hosts] ledger) from the engine's per-host windows.
+    pricer = sc.power.host_pricer(sc.base_dir) if topo.hosts_per_rack else None
+    n_hosts = topo.racks * (topo.hosts_per_rack or 1)
+    window = sc.power.engine_window_ps(sc.run.stop_time, 4 * n_hosts) if pricer is not None else None
     spec = circuit_spec(
         fabric,
         [
@@ -116,6 +162,8 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
+        hosts=_hosts_spec(topo),
+        window_ps=observation_window_ps(sc, window),
     )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
@@ -129,18 +177,25 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     fl["spurious_retransmits"] = 0
     fl["class"] = fl["id"].map(cls)
     fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
+    hosts = out.get("hosts")
+    racks = [f"R{i}" for i in range(topo.racks)] if hosts is not None else names
     ports = pd.DataFrame(out["ports"])
-    ports.insert(0, "from", ports["endpoint"].map(lambda i: names[i]))
+    ports.insert(0, "from", ports["endpoint"].map(lambda i: racks[i]))
     ports.insert(1, "to", ports["switch"].map(lambda i: f"circuit{i}"))
     s = dict(out["summary"])
     sim_time_s = s.pop("sim_time_ps") / PS_PER_S
     ports["busy_s"] = ports.pop("busy_ps") / PS_PER_S
     ports["utilization"] = ports["busy_s"] / sim_time_s if sim_time_s > 0 else 0.0
     nodes = pd.DataFrame(
-        [{"name": n, "kind": "rack"} for n in names]
+        [{"name": n, "kind": "rack"} for n in racks]
         + [{"name": f"circuit{i}", "kind": "circuit switch"} for i in range(len(fabric.switches))]
+        + [{"name": n, "kind": "host"} for n in (names if hosts is not None else [])]
     )
-    s["drops"] = s["no_circuit_drops"]
+    s["drops"] = s["no_circuit_drops"] + s.get("host_link_drops", 0)
+    if hosts is not None:
+        res_hosts = _host_table(hosts, names, racks, sim_time_s)
+    else:
+        res_hosts = None
     summary = {
         "scenario": sc.name,
         "seed": seed,
@@ -157,16 +212,79 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "flows": len(flows),
     }
     res = SimResult(fl, ports, nodes, summary, sc)
-    res.energy = fabric_energy(fabric, out["summary"], topo.circuit_switch_model, topo.tor_switch)
+    if res_hosts is not None:
+        res.hosts = res_hosts
+    attach(
+        res,
+        ideal_fct_circuit_s(topo.link_rate, topo.link_delay, fl["size_bytes"].to_numpy()),
+        sc.run.size_buckets,
+    )
+    nodes_in = [{"name": n, "kind": "host"} for n in names]
+    host_w = sc.power.host_w if topo.hosts_per_rack else None
+    hosts_at = None if host_w is None else (names, host_w)
+
+    def priced(interval_ps: tuple[int, int] | None) -> HostEnergy | None:
+        if pricer is None:
+            return None
+        doc = {"series": out["series"], "summary": out["summary"], "nodes": nodes_in}
+        return pricer.price(doc, interval_ps=interval_ps)
+
+    res.energy = fabric_energy(
+        fabric,
+        out["summary"],
+        topo.circuit_switch_model,
+        topo.tor_switch,
+        hosts=priced(None),
+        host_w=hosts_at,
+    )
+    if sc.run.window is not None:
+        res.window_energy = fabric_energy(
+            fabric,
+            out,
+            topo.circuit_switch_model,
+            topo.tor_switch,
+            sc.run.window,
+            hosts=priced(sc.run.window),
+            host_w=hosts_at,
+        )
+        res.summary.update(window_summary(res.window_energy))
     res.engine_results = out
     return res
 
 
+def _host_table(hosts: list[dict], names: list[str], racks: list[str], sim_time_s: float) -> pd.DataFrame:
+    """One row per host: its rack, what its NIC sent (bytes, packets, busy time, utilisation, drops) and what
+    reached it (bytes, packets, payload bytes; the ToR's port down to it: busy time and drops)."""
+    t = pd.DataFrame(hosts)
+    t.insert(0, "host", t.pop("host").map(lambda i: names[i]))
+    t.insert(1, "rack", t.pop("endpoint").map(lambda i: racks[i]))
+    t["busy_s"] = t.pop("busy_ps") / PS_PER_S
+    t["rx_busy_s"] = t.pop("rx_busy_ps") / PS_PER_S
+    t["utilization"] = t["busy_s"] / sim_time_s if sim_time_s > 0 else 0.0
+    return t
+
+
 def fabric_energy(
-    fabric: CircuitFabric, summary: dict, circuit_switch: str, tor_switch: str | None
+    fabric: CircuitFabric,
+    summary: dict,
+    circuit_switch: str,
+    tor_switch: str | None,
+    interval_ps: tuple[int, int] | None = None,
+    hosts: HostEnergy | None = None,
+    host_w: tuple[list[str], float] | None = None,
 ) -> EnergyReport:
-    """The network's energy as the ledger reports it: every device a switch at constant power."""
-    e = network_energy(fabric, summary, circuit_switch, tor_switch)
+    """The run's energy as the ledger reports it: every network device a switch at constant power, and, with
+    hosts (topology.hosts_per_rack), every host priced as on a packet fabric: by the [power.hosts] models from
+    the engine's per-host windows (`hosts`), or at a constant power.host_w (`host_w`: names and W). With
+    `interval_ps` (run.window), over that window: `summary` is then the engine's whole results document."""
+    from ..ledger import run_interval, window_interval
+
+    if interval_ps is not None:
+        e = network_energy(
+            fabric, summary["summary"], circuit_switch, tor_switch, interval_ps, summary.get("series")
+        )
+    else:
+        e = network_energy(fabric, summary, circuit_switch, tor_switch)
     devices = [
         {
             "name": d["name"],
@@ -177,19 +295,45 @@ def fabric_energy(
         }
         for d in e["devices"]
     ]
-    total = e["total_energy_j"]
+    network = e["total_energy_j"]
+    sim_s = e["sim_time_s"]
+    # the energy's length: the run, or the observation window
+    length_s = sim_s if interval_ps is None else (interval_ps[1] - interval_ps[0]) / PS_PER_S
+    bits = e["delivered_bits"]
+    host_rows: list[dict] = []
+    note: dict = {
+        "note": "hosts are not priced when the racks are the endpoints (set topology.hosts_per_rack)"
+    }
+    if hosts is not None:
+        host_rows = host_devices(hosts, length_s)
+        note = hosts_summary(hosts, length_s)
+    elif host_w is not None:
+        names, watts = host_w
+        host_rows = [
+            {
+                "name": n,
+                "kind": "node:host",
+                "model": f"constant {watts} W",
+                "avg_power_w": watts,
+                "energy_j": watts * length_s,
+            }
+            for n in names
+        ]
+        note = {"note": f"hosts at a constant power.host_w = {watts} W", "hosts": len(names)}
+    hosts_j = sum(d["energy_j"] for d in host_rows)
+    total = network + hosts_j
     return EnergyReport(
-        devices=devices,
-        sim_time_s=e["sim_time_s"],
+        devices=devices + host_rows,
+        sim_time_s=sim_s,
         total_energy_j=total,
-        avg_power_w=e["avg_power_w"],
-        delivered_bits=e["delivered_bits"],
-        energy_per_bit_pj=e["energy_per_bit_pj"],
-        hosts={"note": "hosts are not priced on circuit fabrics yet (the network's devices only)"},
+        avg_power_w=total / length_s if host_rows and length_s > 0 else e["avg_power_w"],
+        delivered_bits=bits,
+        energy_per_bit_pj=total / bits * 1e12 if bits else None,
+        hosts=note,
         split={
-            "hosts_energy_j": 0.0,
-            "host_share": 0.0,
-            "switches_energy_j": total,
+            "hosts_energy_j": hosts_j,
+            "host_share": hosts_j / total if total > 0 else 0.0,
+            "switches_energy_j": network,
             "links_energy_j": 0.0,
             "circuit_switches_energy_j": sum(
                 d["energy_j"] for d in devices if d["name"].startswith("circuit switch")
@@ -197,6 +341,7 @@ def fabric_energy(
             "tors_energy_j": sum(d["energy_j"] for d in devices if d["name"].startswith("tor")),
         },
         energy_per_bit_pj_without_hosts=e["energy_per_bit_pj"],
+        interval=run_interval(e["sim_time_s"]) if interval_ps is None else window_interval(interval_ps),
     )
 
 

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 from .explicit import flows_from_entries, read_flows_csv
 from .flow import Flow, add_start_jitter, rng_for
+from .distributions import SizeDistribution, load_distribution
+from .generate import GenContext, generate_table, is_generated
 from .permutation import permutation
 from .rps_scenarios import randomized, static
+from .table import FlowTable
 
 __all__ = [
     "Flow",
+    "FlowTable",
+    "GenContext",
+    "SizeDistribution",
     "add_start_jitter",
+    "build_table",
     "build_workload",
     "flows_from_entries",
+    "generate_table",
+    "load_distribution",
     "permutation",
     "randomized",
     "read_flows_csv",
@@ -20,11 +29,25 @@ __all__ = [
 ]
 
 
+def build_table(scenario, net, seed: int):  # type: ignore[no-untyped-def]
+    """The generated flows (kinds poisson, count, all_at_once, mix) of `scenario` on `net` as a FlowTable."""
+    ctx = GenContext.of(scenario.topology, len(net.hosts), scenario.base_dir)
+    return generate_table(scenario.workload, ctx, seed)
+
+
 def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-untyped-def]
     """The flows of `scenario.workload` on network `net`; every random choice comes from `seed`."""
     from ...core.errors import InputError
 
     w = scenario.workload
+    if is_generated(w):
+        flows = build_table(scenario, net, seed).to_flows()
+        if not flows:
+            raise InputError(
+                "workload: it produces no flows",
+                hint="raise workload.load or workload.duration (or workload.count)",
+            )
+        return flows  # the start jitter is part of the table
     if w.kind == "static":
         flows = static(net, w.long_flows, w.long_size, w.short_size, w.destination)
     elif w.kind == "random":

@@ -1,0 +1,164 @@
+//! The circuit simulator's hosts (runs whose spec has `hosts`): a datagram leaves its host's NIC just in time
+//! for the ToR uplink that sends it (the NIC serialising one packet at a time), TCP segments and ACKs and
+//! flows within a rack are pushed through the NIC's queue, and every packet for a host crosses the ToR's port
+//! down to it. The links themselves are `super::super::hostlink::HostLinks`; docs/circuit-engine.md, "Hosts".
+
+use super::{CPacket, CircuitSim, Kind};
+use crate::event::EventKind;
+
+impl CircuitSim<'_> {
+    /// Can flow `f`'s next packet (`avail` bytes are there to send) have left its host's NIC and reached the
+    /// ToR by now? Always, without hosts.
+    #[inline]
+    pub(super) fn nic_ready(&self, f: u32, avail: u64) -> bool {
+        self.hosts.is_none() || self.nic_ready_at(f, avail) <= self.now
+    }
+
+    /// When flow `f`'s next packet of `len` payload bytes (at most a full one) can be at its ToR (0 without
+    /// hosts).
+    pub(super) fn nic_ready_at(&self, f: u32, len: u64) -> u64 {
+        let Some(hl) = &self.hosts else { return 0 };
+        let len = len.min(self.spec.packet.payload_bytes as u64) as u32;
+        hl.ready_at(self.spec.flows[f as usize].src, len + self.data_header())
+    }
+
+    /// Flow `f`'s packet of `wire` bytes is handed over at its ToR now: its host's NIC sent it just in time.
+    #[inline]
+    pub(super) fn pull_from_host(&mut self, f: u32, wire: u32) {
+        if let Some(hl) = &mut self.hosts {
+            hl.pull(self.spec.flows[f as usize].src, wire, self.now);
+        }
+    }
+
+    /// Packet `id` is made at `x` (a host, or an endpoint without hosts): onto the host's NIC, or straight
+    /// onto the endpoint's low-latency path.
+    pub(super) fn emit(&mut self, x: u32, id: u32) {
+        let now = self.now;
+        let Some(hl) = &mut self.hosts else { return self.route_low_latency(x, id) };
+        match hl.push_up(x, id, self.pkts[id as usize].wire_bytes, now) {
+            None => self.release(id),
+            Some((arrival, first)) => {
+                self.in_pipes += 1;
+                if first {
+                    self.events.push(arrival, EventKind::PortArrival, 2 * x);
+                }
+            }
+        }
+    }
+
+    /// Packet `id` reached the ToR of its destination host (a flow's destination, or an ACK's source): onto
+    /// the ToR's port down to that host.
+    pub(super) fn down_to_host(&mut self, id: u32) {
+        let pk = self.pkts[id as usize];
+        let f = &self.spec.flows[pk.flow as usize];
+        let h = if pk.kind == Kind::Ack { f.src } else { f.dst };
+        let now = self.now;
+        let hl = self.hosts.as_mut().expect("a run with hosts");
+        match hl.push_down(h, id, pk.wire_bytes, now) {
+            None => self.release(id),
+            Some((arrival, first)) => {
+                self.in_pipes += 1;
+                if first {
+                    self.events.push(arrival, EventKind::PortArrival, 2 * h + 1);
+                }
+            }
+        }
+    }
+
+    /// The packet at the head of a host link's pipe arrives: `arg` 2h at host h's ToR, 2h + 1 at host h.
+    pub(super) fn host_link_arrival(&mut self, arg: u32) {
+        let (h, down) = (arg / 2, arg % 2 == 1);
+        let hl = self.hosts.as_mut().expect("a run with hosts");
+        let port = if down { &mut hl.down[h as usize] } else { &mut hl.up[h as usize] };
+        let (head, next) = port.pop_arrival();
+        if let Some(t) = next {
+            self.events.push(t, EventKind::PortArrival, arg);
+        }
+        self.in_pipes -= 1;
+        let id = head.pkt;
+        let pk = self.pkts[id as usize];
+        let rack = hl.rack(h);
+        if down {
+            hl.received(h, pk.wire_bytes, pk.payload, self.now);
+            match pk.kind {
+                Kind::Data => self.data_at_destination(id, rack),
+                Kind::Ack => self.ack_at_source(id),
+                Kind::Offer | Kind::Accept => unreachable!("control messages stay between ToRs"),
+            }
+        } else if pk.dst == rack {
+            self.down_to_host(id); // within the rack: the ToR turns it round
+        } else {
+            self.route_low_latency(rack, id);
+        }
+    }
+
+    /// A flow between two hosts of one rack hands its next datagram to its host's NIC when the NIC is free
+    /// (and its rate cap, if any, has earned it), and comes back when the NIC is free again.
+    pub(super) fn intra_send(&mut self, f: u32) {
+        let h = self.hot[f as usize];
+        if h.sent >= h.size {
+            return;
+        }
+        let pay = self.spec.packet.payload_bytes as u64;
+        let src = self.spec.flows[f as usize].src;
+        let free = self.hosts.as_ref().expect("a run with hosts").up[src as usize].free_at();
+        let avail = self.available(f);
+        let wait = if free > self.now {
+            Some(free)
+        } else if avail < (h.size - h.sent).min(pay) {
+            self.earliest_available(&[f])
+        } else {
+            None
+        };
+        if let Some(t) = wait {
+            self.events.push(t.max(self.now), EventKind::UdpSend, f);
+            return;
+        }
+        let len = avail.min(pay);
+        let wire = len as u32 + self.data_header();
+        let seq = self.hand_out(f, len);
+        let pk = CPacket {
+            kind: Kind::Data,
+            flow: f,
+            dst: self.ends[f as usize].1,
+            wire_bytes: wire,
+            payload: len as u32,
+            seq,
+            ts: self.now,
+            msg: 0,
+            relayed: false,
+            hop: 1,
+            ll: false,
+            retx: false,
+        };
+        let id = self.slot_for(pk);
+        self.emit(src, id);
+        if self.hot[f as usize].sent < self.hot[f as usize].size {
+            let free = self.hosts.as_ref().expect("a run with hosts").up[src as usize].free_at();
+            self.events.push(free.max(self.now), EventKind::UdpSend, f);
+        }
+    }
+
+    /// Opera's low-latency datagrams of endpoint `e` found nothing to send on `port`: with hosts, one whose
+    /// path starts on this port may be waiting only for its host's NIC; look again when the first such NIC
+    /// can deliver.
+    pub(super) fn wake_for_low_latency(&mut self, port: u32, e: u32) {
+        if self.hosts.is_none() {
+            return;
+        }
+        let sw = port % self.s;
+        let t = self.ll_src[e as usize]
+            .iter()
+            .filter(|&&f| self.next_switch(e, self.ends[f as usize].1) == Some(sw))
+            .filter_map(|&f| self.earliest_available(&[f]))
+            .filter(|&t| t > self.now)
+            .min();
+        if let Some(t) = t.filter(|&t| t < self.ports[port as usize].win_end) {
+            let ps = &mut self.ports[port as usize];
+            if ps.next_at.is_none_or(|p| p > t) {
+                ps.next_at = Some(t);
+                self.events.push(t, EventKind::PortNext, port);
+            }
+        }
+    }
+}

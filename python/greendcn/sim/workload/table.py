@@ -1,0 +1,136 @@
+"""A flow set as numpy columns (src, dst, size_bytes, start_ps, class, transport): what the generators make,
+what `workload generate` writes, and what converts to the `Flow` list the run path takes today."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...core.units import PS_PER_S
+from .flow import Flow
+
+__all__ = ["TRANSPORTS", "FlowTable"]
+
+TRANSPORTS = ("tcp", "udp")
+
+
+@dataclass
+class FlowTable:
+    """One row per flow; hosts are endpoint indices, `cls` indexes `classes`, `transport` indexes TRANSPORTS."""
+
+    src: np.ndarray  # int32
+    dst: np.ndarray  # int32
+    size_bytes: np.ndarray  # int64
+    start_ps: np.ndarray  # int64
+    cls: np.ndarray  # int16
+    transport: np.ndarray  # int8
+    classes: list[str] = field(default_factory=lambda: ["flow"])
+
+    @classmethod
+    def empty(cls) -> FlowTable:
+        return cls.of(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), "flow")
+
+    @classmethod
+    def of(cls, src, dst, size_bytes, start_ps, class_name: str) -> FlowTable:  # type: ignore[no-untyped-def]
+        n = len(src)
+        return cls(
+            np.asarray(src, dtype=np.int32),
+            np.asarray(dst, dtype=np.int32),
+            np.asarray(size_bytes, dtype=np.int64),
+            np.asarray(start_ps, dtype=np.int64),
+            np.zeros(n, dtype=np.int16),
+            np.zeros(n, dtype=np.int8),
+            [class_name],
+        )
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    @property
+    def total_bytes(self) -> int:
+        return int(self.size_bytes.sum())
+
+    @staticmethod
+    def concat(tables: list[FlowTable]) -> FlowTable:
+        """The tables one after another, their class names merged (a name keeps one code)."""
+        classes: list[str] = []
+        codes = []
+        for t in tables:
+            remap = np.array([_code(classes, c) for c in t.classes] or [0], dtype=np.int16)
+            codes.append(remap[t.cls])
+        if not tables:
+            return FlowTable.empty()
+        return FlowTable(
+            np.concatenate([t.src for t in tables]),
+            np.concatenate([t.dst for t in tables]),
+            np.concatenate([t.size_bytes for t in tables]),
+            np.concatenate([t.start_ps for t in tables]),
+            np.concatenate(codes).astype(np.int16),
+            np.concatenate([t.transport for t in tables]),
+            classes or ["flow"],
+        )
+
+    def take(self, order: np.ndarray) -> FlowTable:
+        return FlowTable(
+            self.src[order],
+            self.dst[order],
+            self.size_bytes[order],
+            self.start_ps[order],
+            self.cls[order],
+            self.transport[order],
+            list(self.classes),
+        )
+
+    def sorted_by_start(self) -> FlowTable:
+        """Rows in start order; equal starts keep their order (a stable sort), so ids are reproducible."""
+        return self.take(np.argsort(self.start_ps, kind="stable"))
+
+    def class_names(self) -> np.ndarray:
+        return np.asarray(self.classes, dtype=object)[self.cls]
+
+    def to_flows(self, first_id: int = 0) -> list[Flow]:
+        """The run path's `Flow` list; flow ids are first_id + row."""
+        names = self.classes
+        kinds = TRANSPORTS
+        return [
+            Flow(first_id + i, s, d, z, t, names[c], kinds[k])
+            for i, (s, d, z, t, c, k) in enumerate(
+                zip(
+                    self.src.tolist(),
+                    self.dst.tolist(),
+                    self.size_bytes.tolist(),
+                    self.start_ps.tolist(),
+                    self.cls.tolist(),
+                    self.transport.tolist(),
+                )
+            )
+        ]
+
+    def write_csv(self, path: str | Path, host_names: list[str]) -> None:
+        """`src,dst,size_bytes,start_s,class`, host names as `simulate` prints them; starts in seconds with
+        picosecond precision (12 decimals), so reading the file back gives the same flows."""
+        names = np.asarray(host_names, dtype=object)
+        whole, frac = np.divmod(self.start_ps, PS_PER_S)
+        starts = [f"{w}.{f:012d}" for w, f in zip(whole.tolist(), frac.tolist())]
+        cls = self.class_names()
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write("src,dst,size_bytes,start_s,class\n")
+            step = 200_000
+            for lo in range(0, len(self), step):
+                hi = min(lo + step, len(self))
+                rows = zip(
+                    names[self.src[lo:hi]],
+                    names[self.dst[lo:hi]],
+                    self.size_bytes[lo:hi].tolist(),
+                    starts[lo:hi],
+                    cls[lo:hi],
+                )
+                fh.write("".join(f"{a},{b},{z},{t},{c}\n" for a, b, z, t, c in rows))
+
+
+def _code(classes: list[str], name: str) -> int:
+    if name not in classes:
+        classes.append(name)
+    return classes.index(name)
