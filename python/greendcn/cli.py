@@ -120,6 +120,7 @@ COMMAND_HELP: dict[str, str] = {
     "nic": "NIC receive modes (interrupt, timer, watermark, NAPI): model, tuner, cross-check.",
     "reproduce": "Reproduce the seed papers' headline experiments.",
     "sweep": "Sweeps from a spec file into a DuckDB results store (docs/sweeps.md).",
+    "workload": "Flow-size distributions and generated workloads (docs/workloads.md).",
     "report": "One self-contained HTML page of a store: parameters, summary tables, interactive figures (no "
     "network needed).",
 }

@@ -54,24 +54,25 @@ def _encoded(col: Any) -> list[str]:
 
 
 def _write_doc(out: IO[str], res: Any) -> None:
-    from ..core.clitools import to_jsonable
+    """`res.to_json()`'s document, its keys in its order: the tables (flows, links, nodes) streamed a row per
+    line, everything else as `to_json` makes it (asked of a copy of the result with empty tables)."""
+    import dataclasses
 
+    empty = {name: getattr(res, name).iloc[:0] for name in _TABLES}
+    doc = dataclasses.replace(res, **empty).to_json()
     out.write("{\n")
-    for name in _TABLES:
-        out.write(f'  "{name}": [')
-        sep = "\n    "
-        for line in json_lines(getattr(res, name)):
-            out.write(sep + line)
-            sep = ",\n    "
-        out.write("],\n" if sep == "\n    " else "\n  ],\n")
-    rest = {
-        "summary": res.summary,
-        "scenario": res.scenario.raw,
-        "energy": None if res.energy is None else res.energy.to_dict(),
-    }
-    for i, (key, value) in enumerate(rest.items()):
-        text = json.dumps(to_jsonable(value), indent=2, allow_nan=False).replace("\n", "\n  ")
-        out.write(f"  {json.dumps(key)}: {text}{',' if i < len(rest) - 1 else ''}\n")
+    for i, (key, value) in enumerate(doc.items()):
+        comma = "," if i < len(doc) - 1 else ""
+        if key in _TABLES:
+            out.write(f"  {json.dumps(key)}: [")
+            sep = "\n    "
+            for line in json_lines(getattr(res, key)):
+                out.write(sep + line)
+                sep = ",\n    "
+            out.write(("]" if sep == "\n    " else "\n  ]") + comma + "\n")
+        else:
+            text = json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
+            out.write(f"  {json.dumps(key)}: {text}{comma}\n")
     out.write("}\n")
 
 

@@ -433,11 +433,12 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     }
     res = SimResult(fl, li, no, summary, sc)
     f = out["flows"]
-    ideal = ideal_fct_packet_s(
-        sc,
-        net,
-        *(np.array([x[k] for x in f]) for k in ("src", "dst", "size_bytes")),
-        np.array([x["transport"] == "udp" for x in f], dtype=bool),
-    )
+    if hasattr(f, "columns"):  # the engine's flows as columns (engine.run_spec_columns)
+        cols = [f[k].to_numpy() for k in ("src", "dst", "size_bytes")]
+        udp = (f["transport"] == "udp").to_numpy(dtype=bool)
+    else:
+        cols = [np.array([x[k] for x in f]) for k in ("src", "dst", "size_bytes")]
+        udp = np.array([x["transport"] == "udp" for x in f], dtype=bool)
+    ideal = ideal_fct_packet_s(sc, net, *cols, udp)
     attach(res, ideal, sc.run.size_buckets)
     return res
