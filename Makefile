@@ -8,7 +8,7 @@ PYTHON ?= python3
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml') Cargo.toml
 export PYTHONHASHSEED := 0
 
-.PHONY: help build demo test test-rust test-python bench lint validate clean chromium
+.PHONY: help build demo test test-rust test-python bench lint validate clean chromium docs
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -68,9 +68,12 @@ $(NS3_BIN): $(NS3_VENV)/.ns3-ok validate/ns3_network.cc
 validate: build $(NS3_BIN) ## seed 003's scenarios in greendcn and ns-3 side by side (not part of make test)
 	$(PY) validate/run.py --ns3-binary $(NS3_BIN) $(VALIDATE_ARGS)
 
+docs: build ## rewrite the docs' tables of measured output from the commands they quote (scripts/docs_tables.py)
+	$(PY) scripts/docs_tables.py
+
 lint: build ## ruff (lints and formatting) and clippy
-	$(VENV)/bin/ruff check python tests benchmarks validate
-	$(VENV)/bin/ruff format --check python tests benchmarks validate
+	$(VENV)/bin/ruff check python tests benchmarks validate scripts/docs_tables.py
+	$(VENV)/bin/ruff format --check python tests benchmarks validate scripts/docs_tables.py
 	cargo clippy --workspace --all-targets -q -- -D warnings
 
 clean: ## remove build products and the virtualenvs

@@ -144,3 +144,33 @@ def test_two_runs_in_separate_processes_write_identical_json_apart_from_wall_s(t
         docs.append(doc)
     assert docs[0] == docs[1]
     assert sum(f["ooo_packets"] for f in docs[0]["flows"]) > 0  # spraying made random choices
+
+
+def test_timeout_dominated_runs_say_so_in_one_warning_line(tmp_path):
+    # 10 Gb/s with 20-packet queues loses packets; with the old 1 s minimum RTO a single timeout dominates a
+    # flow's completion time. The count in the warning is checked against the flows table.
+    sc = tmp_path / "fast.toml"
+    sc.write_text(
+        '[topology]\nlink_rate = "10Gbps"\nqueue = "20pkt"\n'
+        '[workload]\nkind = "random"\nlong_flows = 5\nshort_flows = 20\nlong_size = "1MB"\n'
+    )
+    out = run_cli("simulate", sc, "--set", "tcp.min_rto=1s", "--json", tmp_path / "o.json")
+    assert out.returncode == 0, out.stderr
+    warnings = [line for line in out.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "tcp.min_rto = 1000 ms" in warnings[0]
+    flows = json.loads((tmp_path / "o.json").read_text())["flows"]
+    dominated = [f for f in flows if f["timeouts"] and f["timeouts"] * 1.0 >= 0.5 * f["fct_s"]]
+    assert dominated and warnings[0].startswith(f"warning: {len(dominated)} of {len(flows)} flows")
+    # the paper's scenario, which loses nothing, warns of nothing
+    quiet = run_cli("simulate", STATIC, "--set", "workload.long_size=100KB")
+    assert quiet.returncode == 0 and "warning:" not in quiet.stderr
+
+
+def test_new_scenarios_get_linux_min_rto_and_the_paper_scenarios_pin_one_second():
+    from greendcn.sim.reproduce.rps import seed003_scenario
+    from greendcn.sim.scenario import load_scenario, scenario_from_dict
+
+    assert scenario_from_dict({}).tcp.min_rto == 200 * 10**9  # Linux's TCP_RTO_MIN, in ps
+    for kind in ("static", "random"):
+        assert load_scenario(ROOT / "scenarios" / f"seed003-{kind}.toml").tcp.min_rto == 10**12
+        assert scenario_from_dict(seed003_scenario(kind)).tcp.min_rto == 10**12

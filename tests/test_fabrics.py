@@ -1,5 +1,5 @@
 """Opera as a circuit fabric (greendcn.sim.optical.opera_fabric), Opera scenarios through `simulate`, and the
-fabric energy comparison (`greendcn energy fabrics`): the engine's schedule must be the Opera schedule slice by
+fabric energy comparison (`greendcn fabrics`): the engine's schedule must be the Opera schedule slice by
 slice, and every reported energy must be the sum of the devices that make it up."""
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def test_the_plan_keeps_hosts_and_rates_equal_and_sizes_fat_trees_to_hold_them()
 
 def test_energy_fabrics_end_to_end_with_json(tmp_path):
     doc_path, fig = tmp_path / "f.json", tmp_path / "f.png"
-    out = run_greendcn("energy", "fabrics", "--quick", "--json", doc_path, "--figure", fig)
+    out = run_greendcn("fabrics", "--quick", "--json", doc_path, "--figure", fig)
     assert out.returncode == 0, out.stderr
     assert "opera" in out.stdout and "fat-tree 3:1" in out.stdout and "not comparable" in out.stdout
     assert fig.stat().st_size > 0
@@ -196,7 +196,7 @@ def test_energy_fabrics_without_hosts_prices_the_network_alone(tmp_path):
     ],
 )
 def test_energy_fabrics_bad_options(args, words):
-    assert_clean_error(run_greendcn("energy", "fabrics", *args), *words)
+    assert_clean_error(run_greendcn("fabrics", *args), *words)
 
 
 def test_the_config_refuses_u_not_dividing_n_in_the_api():

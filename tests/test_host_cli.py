@@ -227,7 +227,9 @@ def test_predict_says_what_is_fitted_and_what_is_predicted(tmp_path):
     assert rows["affcon"]["cpu_power_w"] == pytest.approx(99.0, abs=1e-9)
     assert "by construction" in r.stdout and "prediction" in data["note"]
     assert set(data["parameter_sources"]) == {"public_spec", "fitted", "ours"}
-    assert "socket 1" in r.stdout and "line 235" in r.stdout  # the literal 0-8 baseline spans both sockets
+    assert (
+        "socket 1" in r.stdout and "Li 2017, section IV" in r.stdout
+    )  # the literal 0-8 baseline spans both sockets
     assert {"os_scheduled", "cpu_numa", "cpu_dvfs", "affcon_rate_cpufreq", "affcon_rate_sleep"} <= set(rows)
     r = run("predict", "--spin", "2")
     assert r.returncode == 1 and "--spin" in r.stderr and "hint:" in r.stderr

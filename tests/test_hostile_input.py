@@ -113,8 +113,9 @@ def test_every_file_reading_command_answers_hostile_files_cleanly(reader, tmp_pa
     for name, path in hostile_inputs(tmp_path).items():
         argv = [str(a).replace("{}", str(path)).replace("{root}", str(fake_root)) for a in READERS[reader]]
         code, _out, err = run(argv, capsys)
-        # A truncated file may still be valid (half a scenario is a scenario), and root reads any file.
-        valid_possible = name in ("truncated", "unreadable")
+        # A truncated file may still be valid (half a scenario is a scenario), and root reads any file; an empty
+        # scenario is the scenario of all defaults (docs/scenario-format.md).
+        valid_possible = name in ("truncated", "unreadable") or (name == "empty" and reader == "scenario")
         assert_clean(code, f"[{name}] {err}" if code else err, ok_allowed=valid_possible)
         if code:
             assert str(path) in err or path.name in err, (name, err)
@@ -170,6 +171,37 @@ def test_deeply_nested_toml_is_an_error(tmp_path, capsys):
     deep.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
     code, _out, err = run(["simulate", deep], capsys)
     assert_clean(code, err)
+
+
+@pytest.mark.parametrize("levels", [17, 3000])
+def test_deeply_nested_tables_are_an_error_naming_the_key(levels, tmp_path, capsys):
+    # `[a.a.a...]` parses without recursion, but copying and validating the tables would exhaust the stack
+    deep = tmp_path / "deep.toml"
+    deep.write_text("[" + ".".join(["a"] * levels) + "]\nx = 1\n")
+    code, _out, err = run(["simulate", deep], capsys)
+    assert_clean(code, err)
+    assert "deep.toml" in err and "a.a.a.a..." in err and "nested more than 16 levels" in err
+    code, _out, err = run(["simulate", STATIC, "--set", ".".join(["b"] * levels) + "=1"], capsys)
+    assert_clean(code, err)
+
+
+def test_an_empty_scenario_is_the_scenario_of_all_defaults(tmp_path, capsys):
+    (tmp_path / "empty.toml").write_text("")
+    (tmp_path / "comment.toml").write_text("# nothing but a comment\n")
+    outs = []
+    for name in ("empty.toml", "comment.toml"):
+        code, out, err = run(["simulate", tmp_path / name, "--set", "workload.long_size=100KB"], capsys)
+        assert code == 0, err
+        outs.append(out.split("engine wall")[0].replace("scenario comment", "scenario empty"))
+    assert outs[0] == outs[1]
+
+
+def test_a_missing_workload_file_names_the_scenario_key(tmp_path, capsys):
+    sc = tmp_path / "s.toml"
+    sc.write_text('[workload]\nkind = "flows"\nfile = "nowhere.csv"\n')
+    code, _out, err = run(["simulate", sc], capsys)
+    assert_clean(code, err)
+    assert "workload.file" in err and "nowhere.csv" in err and "--flows" not in err
 
 
 def test_the_memory_limit_option_refuses_quickly(capsys):

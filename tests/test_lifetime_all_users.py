@@ -97,7 +97,7 @@ def test_months_all_gives_one_row_per_month_present_and_the_json_says_which(synt
     assert r.returncode == 0, r.stderr
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["params"]["months"] == "all" and doc["months_used"] == present
-    assert "seed 001 line 1608" in r.stdout and "headline" in doc
+    assert "McGuinness 2021, section 4.4.1" in r.stdout and "headline" in doc
     r = run_greendcn(
         "lifetime", "oldness", out / "access.log", "--months", "9-11", "--json", tmp_path / "p.json"
     )

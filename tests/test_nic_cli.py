@@ -23,8 +23,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
     out = run_cli("tune", "--workers", "1", "--json", str(tmp_path / "t.json"))
     assert out.returncode == 0, out.stderr
-    assert "default crashed (seed)" in out.stdout
-    assert "not what seed 002 measured" in out.stdout
+    assert "default crashed (paper)" in out.stdout
+    assert "not what Nurika 2017 measured" in out.stdout
     data = json.loads((tmp_path / "t.json").read_text())
     rows = data["transmissions"]
     assert len(rows) == 47
@@ -43,7 +43,7 @@ def test_tune_runs_the_47_transmissions_on_defaults(tmp_path):
     assert everything["seed_mean_improvement_pct"] == pytest.approx(4.58, abs=0.01)
     ours = [100 * (r["model_tuned_mbps"] / r["model_default_mbps"] - 1) for r in rows]
     assert everything["model_mean_improvement_pct"] == pytest.approx(sum(ours) / 47, abs=1e-6)
-    assert "node 8 (seed line 103)" in out.stdout and "MTU" in out.stdout  # the row notes are printed
+    assert "node 8 (Nurika 2017, Table 1)" in out.stdout and "MTU" in out.stdout  # the row notes are printed
 
 
 def test_model_command_prints_every_setting_and_writes_json(tmp_path):

@@ -165,7 +165,9 @@ def test_reproduce_opera_cli_writes_the_slice_table_and_refuses_a_bad_switch_cou
     assert list(table["slice"]) == list(range(24)) and (table["one_hop_share"] == 3 / 24).all()
     assert {"mean_hops", "max_hops", "pairs_at_1_hops"} <= set(table.columns)
     assert json.loads((tmp_path / "o.json").read_text())["slices"] == 24
-    assert "seed 001 line 931" in out.stdout
+    assert "McGuinness 2021, section 2.6.1" in out.stdout
+    # the workload line says what the run carried, as `simulate` does: TCP on the low-latency class
+    assert "routing.scheme = opera; tcp for Opera's low-latency class, datagrams for bulk" in out.stdout
     # the mixed workload on the circuit engine: FCT percentiles per class, everything delivered, and the
     # low-latency class far sooner than the 20 MB bulk flows
     classes = pd.read_csv(tmp_path / "fct_by_class.csv").set_index("class")

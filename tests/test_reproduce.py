@@ -31,7 +31,7 @@ def quick(tmp_path_factory):
     )
     assert proc.returncode == 0, proc.stderr
     # the progress bar goes to stderr, the tables to stdout
-    assert "seed 003 runs" in proc.stderr and "seed 003 runs" not in proc.stdout
+    assert "Kaymak 2016 runs" in proc.stderr and "Kaymak 2016 runs" not in proc.stdout
     return out, pd.read_csv(out / "summary.csv"), pd.read_csv(out / "runs.csv"), proc.stdout
 
 

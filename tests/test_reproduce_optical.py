@@ -87,7 +87,7 @@ def test_rotornet_cli_writes_csv_png_json_and_is_deterministic(tmp_path):
     assert csv.read_bytes() != (tmp_path / "c" / "rotornet_densities.csv").read_bytes()
     doc = json.loads((tmp_path / "a.json").read_text())
     assert len(doc["densities"]) == 56 and doc["permutations"]["matrices"] == 2
-    assert "seed 001 line 884" in outs[0].stdout and "fluid model" in outs[0].stdout
+    assert "McGuinness 2021, section 2.5.4" in outs[0].stdout and "fluid model" in outs[0].stdout
 
 
 @pytest.mark.parametrize(
@@ -159,7 +159,7 @@ def test_selectornet_cli_writes_csv_png_json_and_is_deterministic(tmp_path):
     assert (tmp_path / "a" / "selectornet_fig2_8.png").stat().st_size > 10_000
     doc = json.loads((tmp_path / "a.json").read_text())
     assert len(doc["table"]) == 9 and doc["findings"]
-    assert "seed 001 line 583" in out.stdout and "predicted maximum" in out.stdout
+    assert "McGuinness 2021, section 2.3.2" in out.stdout and "predicted maximum" in out.stdout
 
 
 @pytest.mark.parametrize(

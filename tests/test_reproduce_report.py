@@ -21,7 +21,7 @@ def test_report_writes_the_store_and_the_page(tmp_path):
     out = run_greendcn("reproduce", "rps", "--report", "--out", tmp_path, "--json", tmp_path / "r.json")
     assert out.returncode == 0, out.stderr
     html = (tmp_path / "report.html").read_text()
-    assert "seed 003" in html.lower() and "plotly" in html.lower()
+    assert "kaymak 2016" in html.lower() and "plotly" in html.lower()
     con = duckdb.connect(str(tmp_path / "seed003.duckdb"), read_only=True)
     try:
         assert con.execute("select count(*) from runs").fetchone()[0] == 380

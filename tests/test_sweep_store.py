@@ -98,8 +98,8 @@ def test_killed_sweep_resumes_without_repeating_or_losing_runs(tmp_path):
     kill_and_resume(tmp_path, ["--workers", "2"])
 
 
-def test_a_running_sweep_holds_its_store(tmp_path):
-    # one run that takes minutes (5 long flows of 5 GB): the store stays open while the checks run
+def test_a_running_sweep_refuses_a_second_sweep_but_not_readers(tmp_path):
+    # one run that takes minutes (5 long flows of 5 GB): the sweep is running while the checks run
     spec = small_spec(tmp_path, seeds=1, long_flows=5, name="hold", long_size="5GB")
     store = tmp_path / "hold.duckdb"
     proc, buf, t = start_sweep(spec, store, ["--workers", "1"])
@@ -107,12 +107,39 @@ def test_a_running_sweep_holds_its_store(tmp_path):
         assert wait_for(proc, buf, r"to run on local"), "".join(buf)
         second = run_greendcn("sweep", "run", spec, "--store", store, "--workers", "1")
         assert_clean_error(second, "in use")
-        q = run_greendcn("sweep", "query", store, "SELECT count(*) FROM runs")
-        assert_clean_error(q, "in use")
+        q = run_greendcn("sweep", "query", store, "SELECT count(*) AS n FROM sweep_runs", "--json", "-")
+        assert q.returncode == 0, q.stderr
+        assert json.loads(q.stdout)["rows"] == [{"n": 10}]  # the sweep's runs, registered before any finished
+        page = run_greendcn("report", store, "-o", tmp_path / "r.html")
+        assert page.returncode == 0, page.stderr
         assert proc.poll() is None  # the first sweep was never disturbed
     finally:
         kill(proc, t)
     assert len(greendcn.sweep.open(store).runs) == 0
+
+
+def test_queries_read_the_store_while_the_sweep_writes_it(tmp_path):
+    # 40 runs of a few tens of milliseconds, committed as they come: queries in between see the count grow
+    spec = small_spec(tmp_path, seeds=4, long_flows=5, name="live")
+    store = tmp_path / "live.duckdb"
+    proc, buf, t = start_sweep(spec, store, ["--workers", "1"])
+    seen = []
+    try:
+        assert wait_for(proc, buf, r"to run on local"), "".join(buf)
+        while proc.poll() is None:
+            q = run_greendcn("sweep", "query", store, "SELECT count(*) AS n FROM sweep_runs", "--json", "-")
+            assert q.returncode == 0, q.stderr
+            n = greendcn.sweep.open(store).query("SELECT count(*) AS n FROM runs")["n"][0]
+            seen.append(int(n))
+        assert proc.wait() == 0, "".join(buf)
+    finally:
+        if proc.poll() is None:
+            kill(proc, t)
+        else:
+            t.join(timeout=10)
+            proc.stderr.close()
+    assert seen and seen == sorted(seen) and seen[-1] <= 40
+    assert len(greendcn.sweep.open(store).runs) == 40
 
 
 def test_query_cli_and_its_errors(tmp_path):
@@ -190,3 +217,14 @@ def test_nic_model_kind_gives_what_the_nic_model_command_gives(tmp_path):
         ).iloc[0]
         for k in ("throughput_bps", "interrupts_per_s", "cpu_power_w", "drops_pps", "livelock"):
             assert got[k] == want[k], (setting, k)
+
+
+def test_a_finished_sweep_run_again_says_nothing_is_left(tmp_path):
+    spec = small_spec(tmp_path, seeds=1, long_flows=1, name="again")
+    store = tmp_path / "again.duckdb"
+    first = run_greendcn("sweep", "run", spec, "--store", store, "--workers", "1")
+    assert first.returncode == 0 and "to run on local (1 workers)" in first.stderr, first.stderr
+    again = run_greendcn("sweep", "run", spec, "--store", store, "--workers", "1")
+    assert again.returncode == 0, again.stderr
+    assert "2 already in" in again.stderr and "nothing left to do" in again.stderr
+    assert "0 workers" not in again.stderr

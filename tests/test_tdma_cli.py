@@ -45,7 +45,7 @@ def test_model_prints_the_issue_goodput_and_writes_json(tmp_path):
 def test_model_thesis_table_lists_sources():
     r = runner.invoke(app, ["model", "--thesis"])
     assert r.exit_code == 0, r.output
-    assert "seed 001 line 890" in r.stdout and "agree" in r.stdout
+    assert "McGuinness 2021, section 2.5.4" in r.stdout and "agree" in r.stdout
 
 
 def test_probe_runs_over_veth_and_writes_json(tmp_path):

@@ -46,3 +46,11 @@ def test_rates_sizes_and_queues():
 def test_bad_quantities_are_refused_with_the_field_name(func, text):
     with pytest.raises(InputError, match="topology.link_rate"):
         func(text, "topology.link_rate")
+
+
+def test_energy_per_bit_axes_switch_to_nj_and_uj_for_readable_labels():
+    from greendcn.core.units import per_bit_unit
+
+    assert per_bit_unit(9_000) == ("pJ", 1.0)
+    assert per_bit_unit(279_216) == ("nJ", 1e-3)  # the degenerate SelectorNet's 279,216 pJ/bit: 279 nJ/bit
+    assert per_bit_unit(2.5e6) == ("nJ", 1e-3) and per_bit_unit(2.5e7) == ("uJ", 1e-6)

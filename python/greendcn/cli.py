@@ -21,6 +21,11 @@ def _mount(name: str | None, module: str, attr: str) -> dict[str, Any]:
     import importlib
 
     sub = getattr(importlib.import_module(module, __package__), attr)
+    for group, alias, alias_module, alias_attr in ALIASES:
+        if group == name and not any(c.name == alias for c in sub.registered_commands):
+            func = getattr(importlib.import_module(alias_module, __package__), alias_attr)
+            what = (func.__doc__ or "").split(":")[0]
+            sub.command(alias, help=f"Same as `greendcn {alias}`: {what[:1].lower()}{what[1:]}.")(func)
     holder = typer.Typer()
     if name is None:
         holder.add_typer(sub)
@@ -75,17 +80,35 @@ app = typer.Typer(
 )
 
 
+def _print_version() -> None:
+    from . import __version__, _native
+
+    print(f"greendcn {__version__} (engine {_native.version()})")
+
+
+def _version_option(value: bool) -> None:
+    if value:
+        _print_version()
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        is_eager=True,
+        callback=_version_option,
+        help="Print the versions of the package and of the Rust engine, and exit.",
+    ),
+) -> None:
     """Measure, simulate and cut the energy of datacenter networks."""
 
 
 @app.command()
 def version() -> None:
-    """Print the versions of the package and of the Rust engine."""
-    from . import __version__, _native
-
-    print(f"greendcn {__version__} (engine {_native.version()})")
+    """Print the versions of the package and of the Rust engine (same as --version)."""
+    _print_version()
 
 
 # Each capability's command module (a `cli.py` in its package) holds typer apps; this table mounts them.
@@ -104,25 +127,35 @@ SUBAPPS: list[tuple[str | None, str, str]] = [
     (None, ".sweep.cli", "report_app"),
 ]
 
+# Commands also reachable under a second group, for users who look for them there: (group, command name,
+# module, attribute). `greendcn fabrics` runs the simulator, so its code lives in sim/; it stays reachable
+# as `greendcn energy fabrics`, the name it had before (docs/fabrics.md).
+ALIASES: list[tuple[str, str, str, str]] = [
+    ("energy", "fabrics", ".sim.cli", "fabrics_cmd"),
+]
+
 
 # What `greendcn --help` lists, without importing any command module: each top-level command's one-line help
 # (tests/test_cli_lazy.py checks it against the modules' own). A command's module is imported only when that
 # command runs or shows its own help, so a command pays only for the libraries it uses.
 COMMAND_HELP: dict[str, str] = {
-    "simulate": "Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, "
-    "summary.",
-    "demo": "Which fabric moves a workload for the fewest joules: Opera, RotorNet, SelectorNet and fat-trees on "
-    "one\nsmall workload (greendcn energy fabrics), then seed 003 on a k=4 fat-tree, single path vs packet "
-    "spraying.",
+    "demo": "Which fabric moves a workload for the fewest joules: Opera, RotorNet, SelectorNet and "
+    "fat-trees on one\nsmall workload (greendcn fabrics), then Kaymak 2016 on a k=4 fat-tree, "
+    "single path vs packet spraying.",
+    "fabrics": "One workload on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link "
+    "rate: throughput,\nFCT, J, W and pJ per delivered bit side by side (docs/fabrics.md).",
+    "simulate": "Simulate one scenario and print a summary per flow class; --json writes flows, links, "
+    "nodes, summary.",
     "energy": "Power and energy: network power vs node count, software-router power plans.",
     "host": "AFFCON on this machine: core layout, affinity and DVFS plans, rate control, RAPL energy.",
-    "lifetime": "Device lifetimes from access logs (seed 001 ch. 4): oldness, upgrades, embodied carbon.",
+    "lifetime": "Device lifetimes from access logs (McGuinness 2021 ch. 4): oldness, upgrades, embodied "
+    "carbon.",
     "nic": "NIC receive modes (interrupt, timer, watermark, NAPI): model, tuner, cross-check.",
-    "reproduce": "Reproduce the seed papers' headline experiments.",
+    "reproduce": "Reproduce the headline experiments of the papers greendcn implements (docs/references.md).",
     "sweep": "Sweeps from a spec file into a DuckDB results store (docs/sweeps.md).",
     "workload": "Flow-size distributions and generated workloads (docs/workloads.md).",
-    "report": "One self-contained HTML page of a store: parameters, summary tables, interactive figures (no "
-    "network needed).",
+    "report": "One self-contained HTML page of a store: parameters, summary tables, interactive figures "
+    "(no network needed).",
 }
 
 

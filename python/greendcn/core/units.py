@@ -148,3 +148,13 @@ def parse_freq_khz(text: str | None, what: str) -> int | None:
     if not m:
         raise InputError(f"{what}: cannot read {text!r}", hint="write a frequency with its unit, e.g. 1.2GHz")
     return round(float(m.group(1)) * {"GHz": 1e6, "MHz": 1e3, "kHz": 1}[m.group(2)])
+
+
+def per_bit_unit(largest_pj: float) -> tuple[str, float]:
+    """A readable unit for energies per bit whose largest is `largest_pj` picojoules: (unit, factor from pJ).
+    pJ up to 10^4, nJ up to 10^7, uJ beyond (our choice: axis labels of at most four digits)."""
+    if largest_pj > 1e7:
+        return "uJ", 1e-6
+    if largest_pj > 1e4:
+        return "nJ", 1e-3
+    return "pJ", 1.0

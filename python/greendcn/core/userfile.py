@@ -133,12 +133,18 @@ def read_utf8_bytes(
 
 
 def read_toml(
-    path: str | os.PathLike[str], what: str, *, kind: str, max_bytes: int = MAX_TEXT_BYTES
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    kind: str,
+    max_bytes: int = MAX_TEXT_BYTES,
+    allow_empty: bool = False,
 ) -> dict[str, Any]:
     """The file read as `read_text` reads it, parsed as TOML; bad syntax and nesting too deep for the parser
-    (a hostile file of ten thousand `[` exhausts Python's recursion) end in the same kind of error."""
+    (a hostile file of ten thousand `[` exhausts Python's recursion) end in the same kind of error. With
+    `allow_empty`, an empty file is the empty table (a scenario of all defaults)."""
     p = Path(path)
-    text = read_text(p, what, max_bytes=max_bytes, kind=kind)
+    text = read_text(p, what, max_bytes=max_bytes, kind=kind, allow_empty=allow_empty)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

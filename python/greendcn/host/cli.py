@@ -65,7 +65,7 @@ def _grouped(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 
 @app.command()
 def layout(root: Path = RootOption, json_out: Path | None = JsonOption) -> None:
-    """Print the socket x core table (as seed 000 Table I shows it), the NICs with their nodes, cpufreq."""
+    """Print the socket x core table (as Li 2017 Table I shows it), the NICs with their nodes, cpufreq."""
     from .topology import discover, topology_json
 
     topo = discover(root)
@@ -145,9 +145,9 @@ def plan(
         True, "--main-lcore/--no-main-lcore", help="Reserve a main lcore for pktgen."
     ),
     work_governor: str = typer.Option(
-        "performance", help="Governor of working cores (seed 000: performance)."
+        "performance", help="Governor of working cores (Li 2017: performance)."
     ),
-    idle_governor: str = typer.Option("powersave", help="Governor of idle cores (seed 000: powersave)."),
+    idle_governor: str = typer.Option("powersave", help="Governor of idle cores (Li 2017: powersave)."),
     work_min_freq: str | None = typer.Option(None, help="Floor for working cores, e.g. 2.2GHz."),
     idle_max_freq: str | None = typer.Option(None, help="Cap for idle cores, e.g. 1.2GHz."),
     apply: bool = typer.Option(
@@ -157,7 +157,7 @@ def plan(
     root: Path = RootOption,
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Seed 000's Algorithm 1: cores on each port's NUMA node, then the DVFS plan; DPDK/pktgen arguments."""
+    """Li 2017's Algorithm 1: cores on each port's NUMA node, then the DVFS plan; DPDK/pktgen arguments."""
     from .apply import apply_plan
     from .plan import make_plan, plan_json
     from .topology import discover
@@ -258,7 +258,7 @@ def control(
     root: Path = RootOption,
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Seed 000's rate affinity: idle a port's cores while its rate is low, wake them when it is high."""
+    """Li 2017's rate affinity: idle a port's cores while its rate is low, wake them when it is high."""
     from .actuators import build_actuator
     from .apply import default_state_path
     from .control import ControlConfig, NetnsCounters, RateController, SysfsCounters, ports_from
@@ -366,7 +366,7 @@ def predict(
     ),
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Model seed 000 Server A: fit to its 112 W / 99 W, predict the share of each affinity (a model)."""
+    """Model Li 2017 Server A: fit to its 112 W / 99 W, predict the share of each affinity (a model)."""
     from ..power.cpu import PARAMETER_SOURCES, CpuChoices, predict_affcon
 
     if not 0 <= spin <= 1:
@@ -381,7 +381,7 @@ def predict(
     )
     base = rows["baseline_cpu_affinity"]["total_w"]
     print(
-        "model fitted to seed 000's 112 W (baseline) and 99 W (AFFCON) and 105 W TDP: those two match by "
+        "model fitted to Li 2017's 112 W (baseline) and 99 W (AFFCON) and 105 W TDP: those two match by "
         "construction; every other row is the model's prediction"
     )
     print(
@@ -401,7 +401,7 @@ def predict(
         for k, v in rows.items()
     ]
     echo_table(out)
-    print(f"baseline: {PARAMETER_SOURCES['ours']['baseline']} (our reading of seed 000 line 235)")
+    print(f"baseline: {PARAMETER_SOURCES['ours']['baseline']} (our reading of Li 2017, section IV)")
     print(
         "public specifications: " + "; ".join(f"{k} {v}" for k, v in PARAMETER_SOURCES["public_spec"].items())
     )
@@ -438,7 +438,7 @@ def fake(
     cpufreq: str = typer.Option("acpi-cpufreq", help="acpi-cpufreq, intel_pstate, empty or none."),
     policy_scope: str = typer.Option("cpu", help="Which CPUs share a cpufreq policy: cpu, core or package."),
 ) -> None:
-    """Write a fake sysfs tree of seed 000's Server A (Table I) to try the other commands with --root DEST."""
+    """Write a fake sysfs tree of Li 2017's Server A (Table I) to try the other commands with --root DEST."""
     from .fake import build_tree, table1_machine
 
     if cpufreq not in ("acpi-cpufreq", "intel_pstate", "empty", "none"):
@@ -448,4 +448,4 @@ def fake(
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         fail(f"{dest} exists and is not an empty directory", hint="name a new directory")
     build_tree(dest, table1_machine(None if cpufreq == "none" else cpufreq, policy_scope))
-    print(f"wrote a seed 000 Table I machine to {dest}; try: greendcn host layout --root {dest}")
+    print(f"wrote a Li 2017 Table I machine to {dest}; try: greendcn host layout --root {dest}")

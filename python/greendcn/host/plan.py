@@ -250,8 +250,8 @@ def _settings(
     _check_freq(idle_max, "--idle-max-freq", topo)
     if topo.cpufreq_driver == "intel_pstate" and idle_gov == "powersave" and idle_max is None:
         warnings.append(
-            "intel_pstate's powersave is a dynamic governor, not a fixed minimum frequency as seed 000 "
-            "line 130 describes powersave; pass --idle-max-freq to cap idle cores"
+            "intel_pstate's powersave is a dynamic governor, not a fixed minimum frequency as Li 2017 "
+            "(section 3.3) describes powersave; pass --idle-max-freq to cap idle cores"
         )
     out = []
     unknown = [p.name for p in topo.policies if not p.cpus]

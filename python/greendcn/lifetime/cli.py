@@ -13,7 +13,7 @@ from .oldness import PERCENTILES
 from .upgrades import SEED_RULES, UpgradeRules, upgrades
 
 app = typer.Typer(
-    help="Device lifetimes from access logs (seed 001 ch. 4): oldness, upgrades, embodied carbon.",
+    help="Device lifetimes from access logs (McGuinness 2021 ch. 4): oldness, upgrades, embodied carbon.",
     no_args_is_help=True,
 )
 
@@ -32,7 +32,7 @@ EventsOpt = typer.Option(
     pipeline.AUTO,
     "--events",
     help="Keep only these events (comma-separated). auto: login,logout where a file has an "
-    "event column (seed 001 kept successful logins and logouts); all: no event filter.",
+    "event column (McGuinness 2021 kept successful logins and logouts); all: no event filter.",
 )
 StatusOpt = typer.Option(
     pipeline.AUTO,
@@ -89,7 +89,7 @@ def _floats(text: str, name: str) -> list[float]:
 
 
 HEADLINE_STATEMENT = (
-    'seed 001 line 1608 states: "nearly 99%" of all users access the LMS with a browser '
+    'McGuinness 2021, section 4.4.1 states: "nearly 99%" of all users access the LMS with a browser '
     'released within a four-year window (mobile plotted; desktop "similar")'
 )
 
@@ -103,7 +103,7 @@ def oldness_cmd(
     status: str = StatusOpt,
     max_line_bytes: int = MaxLineOpt,
     month: int = typer.Option(
-        10, "--month", help="The calendar month shown per year (seed 001 plots October)."
+        10, "--month", help="The calendar month shown per year (McGuinness 2021 plots October)."
     ),
     months: str | None = typer.Option(
         None,
@@ -115,7 +115,7 @@ def oldness_cmd(
         4.0,
         "--within",
         parser=finite_float,
-        help="Years for the within-window shares and the headline (seed 001: four).",
+        help="Years for the within-window shares and the headline (McGuinness 2021: four).",
     ),
     within_days: int | None = typer.Option(
         None, "--within-days", help="The same window in days (overrides --within)."
@@ -124,7 +124,7 @@ def oldness_cmd(
     json_out: Path = JsonOption,
 ) -> None:
     """Browser, device and OS age at the latest use per user and month, per platform and over all platforms;
-    censored ages as bounds; the share of users whose browser is within N years (seed 001's headline)."""
+    censored ages as bounds; the share of users whose browser is within N years (McGuinness 2021's headline)."""
     from .oldness import ALL_PLATFORMS, oldness_report, parse_months
 
     if not 1 <= month <= 12:
@@ -235,7 +235,7 @@ def upgrades_cmd(
     figures: Path = FiguresOpt,
     json_out: Path = JsonOption,
 ) -> None:
-    """Device upgrades by seed 001's criteria: per month and platform, old-device age percentiles, new-device
+    """Device upgrades by McGuinness 2021's criteria: per month and platform, old-device age percentiles, new-device
     age by old-age group."""
     rules = _rules(
         recent_release_days=recent_release_days,

@@ -54,7 +54,7 @@ SettingsOpt = typer.Option(
     "watermark:64pkt, watermark:16KB, napi:64.",
 )
 TransmissionsOpt = typer.Option(
-    None, "--transmissions", "-t", help="CSV of transmissions (default: seed 002's Table 1)."
+    None, "--transmissions", "-t", help="CSV of transmissions (default: Nurika 2017's Table 1)."
 )
 
 
@@ -121,7 +121,7 @@ def model(
             for r in rows
         ]
     )
-    info("cpu_W: seed 004 Eq. 2 on the busy cores, priced with the example Xeon platform of greendcn.power")
+    info("cpu_W: Bolla 2009 Eq. 2 on the busy cores, priced with the example Xeon platform of greendcn.power")
     write_json(json, {"transmission": tx, "host": host, "results": rows})
 
 
@@ -142,7 +142,7 @@ def curve(
     wake_timeout: str = WakeOpt,
     json: Path | None = JsonOption,
 ) -> None:
-    """Interrupts per packet, CPU and throughput as the offered load rises (seed 004 Fig. 6's NAPI shape)."""
+    """Interrupts per packet, CPU and throughput as the offered load rises (Bolla 2009 Fig. 6's NAPI shape)."""
     from .model import evaluate
 
     host = host_from_options(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
@@ -200,7 +200,7 @@ def tune(
         False, "--joint", help="Also tune all NICs together, sharing the CPU (--cores)."
     ),
     power: bool = typer.Option(
-        False, "--power", help="Add CPU power (seed 004 Eq. 2, example Xeon platform) as a third objective."
+        False, "--power", help="Add CPU power (Bolla 2009 Eq. 2, example Xeon platform) as a third objective."
     ),
     frequency: str | None = typer.Option(
         None, "--frequency", help="Core frequency for --power, one of the platform's (default: the highest)."
@@ -215,7 +215,7 @@ def tune(
     json: Path | None = JsonOption,
 ) -> None:
     """Tune each transmission's receive setting (NSGA-II: throughput up, interrupts down) and compare with
-    the seed's default and optimal throughputs."""
+    Nurika 2017's default and optimal throughputs."""
     from .transmissions import load_transmissions, summary_by_class, tune_rows
 
     host = host_from_options(ring, irq_cost, poll_cost, pkt_cost, cores, wake_timeout)
@@ -234,8 +234,8 @@ def tune(
                 "node": o["node_id"],
                 "class": o["size_class"],
                 "pkt_B": o["packet_size_bytes"],
-                "seed_dflt_Mbps": o["seed_default_mbps"],
-                "seed_opt_Mbps": o["seed_optimal_mbps"],
+                "paper_dflt_Mbps": o["seed_default_mbps"],
+                "paper_opt_Mbps": o["seed_optimal_mbps"],
                 "model_dflt_Mbps": o["model_default_mbps"],
                 "model_tuned_Mbps": o["model_tuned_mbps"],
                 "dflt_irq/s": o["model_default_interrupts_per_s"],
@@ -244,13 +244,15 @@ def tune(
                 "tuned_W": o["model_tuned_cpu_power_w"],
                 "tuned": o["tuned_setting"],
                 "dflt_livelock_Mbps": o["default_livelock_mbps"],
-                "seed_note": "default crashed (seed)" if o["seed_default_crashed"] else "",
+                "paper_note": "default crashed (paper)" if o["seed_default_crashed"] else "",
             }
             for o in out
         ]
     )
     summary = summary_by_class(out)
-    print("\nby size class (seed 002 line 187; 'all' = every row; the seed states a 4.6 % mean, line 77):")
+    print(
+        "\nby size class (Nurika 2017, section 5; 'all' = every row; the paper states a 4.6 % mean, section 5):"
+    )
     echo_table(summary)
     if all(
         abs(r["model_tuned_total_mbps"] - r["model_default_total_mbps"]) <= 1e-3 * r["model_tuned_total_mbps"]
@@ -258,9 +260,9 @@ def tune(
     ):
         print(
             "note: at these offered loads our model loses no packet under the default or the tuned setting, "
-            "so tuning changes interrupts and CPU, not throughput; the seed's measured gains are not explained "
-            "by the receive path alone. Each row's offered load is the seed's optimal throughput (our "
-            "assumption), so model_tuned_Mbps equal to seed_opt_Mbps holds by construction, not as a result"
+            "so tuning changes interrupts and CPU, not throughput; Nurika 2017's measured gains are not explained "
+            "by the receive path alone. Each row's offered load is Nurika 2017's optimal throughput (our "
+            "assumption), so model_tuned_Mbps equal to paper_opt_Mbps holds by construction, not as a result"
         )
     payload: dict = {
         "default_setting": default_setting().label(),
@@ -286,19 +288,19 @@ def tune(
         payload["joint"] = res
     print(f"\nrule: {_rule()}")
     print(
-        "default: one interrupt per packet (our assumption; the seed does not print PF_RING 5.4.6's default)"
+        "default: one interrupt per packet (our assumption; Nurika 2017 does not print PF_RING 5.4.6's default)"
     )
     print("livelock: our model's default livelocks from the offered load in dflt_livelock_Mbps upwards")
     for o in out:
         if o["seed_default_crashed"]:
             print(
-                f"  node {o['node_id']}: the seed reports that its default crashed the receiver; our model "
+                f"  node {o['node_id']}: Nurika 2017 reports that its default crashed the receiver; our model "
                 f"predicts livelock only above {o['default_livelock_mbps']:.4g} Mbps, not at the measured "
-                f"{o['seed_optimal_mbps']:.4g} Mbps, so we report the crash as the seed's observation"
+                f"{o['seed_optimal_mbps']:.4g} Mbps, so we report the crash as Nurika 2017's observation"
             )
     for o in out:
         if o["note"]:
-            print(f"  node {o['node_id']} (seed line {o['seed_line']}): {o['note']}")
+            print(f"  node {o['node_id']} (Nurika 2017, Table 1): {o['note']}")
     print(
         "sizes: 'GB' read as 10^9 bytes (row 26's 368.64 = 360 x 1.024 hints at binary units); sizes only set "
         "durations and size classes, not any modelled rate"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..sweep import run_parallel
+from ..core.pool import run_parallel
 from .eventsim import simulate
 from .model import evaluate
 from .params import DEFAULT_HOST, MODE_CODES, Host

@@ -12,8 +12,8 @@ from .params import DEFAULT_HOST, Host, Setting
 __all__ = ["CAVEAT", "linux_commands"]
 
 CAVEAT = (
-    "These commands translate the seed's PF_RING receive settings into Linux interrupt coalescing and "
-    "busy-poll sysctls; they are the nearest equivalents, not what seed 002 measured."
+    "These commands translate Nurika 2017's PF_RING receive settings into Linux interrupt coalescing and "
+    "busy-poll sysctls; they are the nearest equivalents, not what Nurika 2017 measured."
 )
 
 # Many drivers cap rx-usecs (e.g. at 8191 us on Intel's); longer periods cannot be expressed.

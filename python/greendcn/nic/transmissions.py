@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.userfile import read_text
-from ..sweep import run_parallel
+from ..core.pool import run_parallel
 from .cpupower import CpuPower, cpu_power_w
 from .linux import linux_commands
 from .model import evaluate_setting

@@ -18,7 +18,7 @@ app = typer.Typer(
 )
 
 _ASSUMPTIONS = [
-    "switch powers: seed 001 Table 2.1 (measured, constant); optimized selector v2 = 10 W is the thesis' projection",
+    "switch powers: McGuinness 2021 Table 2.1 (measured, constant); optimized selector v2 = 10 W is the thesis' projection",
     (
         "fat-tree counting (our choice): edge switches k*s/(s+1) hosts down, k/(s+1) up; upper layers terminate the "
         "uplinks below (k/2 up + k/2 down, top layer k down); fewest tiers that hold N; each layer rounded up"
@@ -51,7 +51,7 @@ def compare(
     ] = None,
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Network power (servers excluded) of fat-trees and optical designs against node count (seed 001 Fig 2.3)."""
+    """Network power (servers excluded) of fat-trees and optical designs against node count (McGuinness 2021 Fig 2.3)."""
     from dataclasses import replace
 
     from .network import FatTree, OpticalDesign, default_architectures, node_counts
@@ -168,14 +168,14 @@ def router(
     exact: Annotated[bool, typer.Option(help="Exhaustive search (small platforms).")] = False,
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Least-power set of active cores, frequencies and load split (seed 004 model), against all cores at max."""
+    """Least-power set of active cores, frequencies and load split (Bolla 2009 model), against all cores at max."""
     from .optimizer import default_plan, optimize, optimize_exact, optimize_per_core
     from .router import example_platform, load_platform
 
     plat = load_platform(platform) if platform else example_platform()
     info(
         f"platform: {plat.name} ({plat.cores} cores, {len(plat.frequencies_hz)} frequencies)"
-        + ("  [an example sized on seed 004, not a measurement]" if platform is None else "")
+        + ("  [an example sized on Bolla 2009, not a measurement]" if platform is None else "")
     )
     if units is not None and units < 1:
         fail(f"--units {units} must be >= 1", hint="e.g. --units 512")
@@ -233,7 +233,7 @@ def fit(
     ] = None,
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Fit chi (a0 = 0) and gamma to measurements and report the maximum model error (seed 004 Fig 8)."""
+    """Fit chi (a0 = 0) and gamma to measurements and report the maximum model error (Bolla 2009 Fig 8)."""
     from .router import PUBLISHED_CHI, load_platform
     from .router_fit import fit_router, read_samples
 
@@ -286,104 +286,3 @@ def switches(
     for s in table.values():
         print(f"  {s.id}: {s.source}")
     write_json(json_out, {s.id: {**s.__dict__} for s in table.values()})
-
-
-@app.command()
-def fabrics(
-    racks: Annotated[int, typer.Option(help="Racks of Opera and RotorNet (their endpoints).")] = 12,
-    switches: Annotated[
-        int, typer.Option(help="Circuit switches u (= hosts per rack); must divide --racks.")
-    ] = 4,
-    size: Annotated[str, typer.Option(help="Bytes of every flow, e.g. 1MB.")] = "1MB",
-    flows_per_host: Annotated[int, typer.Option(help="Flows each host sends.")] = 1,
-    link_rate: Annotated[
-        str, typer.Option(help="Every link's rate (host, uplink, circuit port).")
-    ] = "10Gbps",
-    cost_equivalent: Annotated[
-        bool | None,
-        typer.Option(
-            "--cost-equivalent/--no-cost-equivalent",
-            help="Add the Opera paper's k = 12 fat-tree (648 hosts); default: only when the hosts are 648.",
-        ),
-    ] = None,
-    quick: Annotated[bool, typer.Option(help="A smaller run: 8 racks x 4 switches, 200 KB flows.")] = False,
-    seed: Annotated[int, typer.Option(help="Seed of the workload and of Opera's schedule search.")] = 1,
-    hosts: Annotated[
-        bool,
-        typer.Option(
-            "--hosts/--no-hosts", help="Price the hosts on every fabric (--no-hosts: network only)."
-        ),
-    ] = True,
-    figure: Annotated[Path, typer.Option(help="Where to draw the PNG.")] = Path("out/energy-fabrics.png"),
-    json_out: Path | None = JsonOption,
-) -> None:
-    """One workload on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link rate: throughput,
-    FCT, J, W and pJ per delivered bit side by side (docs/fabrics.md)."""
-    import sys
-
-    from tqdm import tqdm
-
-    from ..core.units import parse_rate_bps, parse_size_bytes
-    from ..sim.fabrics import FabricsConfig, compare_fabrics, fabric_plan, plot_fabrics
-
-    if quick:
-        racks, switches, size = 8, 4, "200KB"
-    cfg = FabricsConfig(
-        racks=racks,
-        circuit_switches=switches,
-        size_bytes=parse_size_bytes(size, "size"),
-        flows_per_host=flows_per_host,
-        link_rate_bps=parse_rate_bps(link_rate, "link_rate"),
-        cost_equivalent=cost_equivalent,
-        seed=seed,
-        price_hosts=hosts,
-    )
-    cfg.check()
-    with tqdm(
-        total=len(fabric_plan(cfg)), desc="fabrics", unit="fabric", file=sys.stderr, disable=None
-    ) as bar:
-        out = compare_fabrics(cfg, progress=lambda name: (bar.set_postfix_str(name), bar.update(1)))
-    print_fabrics(out)
-    try:
-        figure.parent.mkdir(parents=True, exist_ok=True)
-        plot_fabrics(out["fabrics"], figure)
-    except OSError as e:
-        fail(f"cannot write figure {figure}: {e.strerror}", hint="choose a writable --figure path")
-    info(f"figure: {figure}")
-    write_json(json_out, out)
-
-
-def _num(v: float) -> float | int:
-    """Three significant digits, whole numbers from 100 up (no exponent in the table)."""
-    return round(v) if abs(v) >= 100 else float(f"{v:.3g}")
-
-
-def print_fabrics(out: dict) -> None:
-    """The comparison's table, its workload line and its notes (shared with `greendcn demo`)."""
-    c = out["config"]
-    print(
-        f"{c['hosts']} hosts, each sending {c['flows_per_host']} flow(s) of {c['size_bytes'] / 1e6:g} MB to a "
-        f"host in another rack, {c['link_rate_bps'] / 1e9:g} Gb/s links, seed {c['seed']}:"
-    )
-    rows = [
-        {
-            "fabric": r["fabric"],
-            "transport": r["transport"],
-            "hosts": r["fabric_hosts"],
-            "switches": f"{r['circuit_switches']} OCS + {r['packet_switches']}"
-            if r["circuit_switches"]
-            else str(r["packet_switches"]),
-            "done": f"{r['flows_completed']}/{r['flows']}",
-            "Gbps": _num(r["throughput_bps"] / 1e9),
-            "p50_ms": None if r["fct_p50_s"] is None else _num(r["fct_p50_s"] * 1e3),
-            "p99_ms": None if r["fct_p99_s"] is None else _num(r["fct_p99_s"] * 1e3),
-            "J": _num(r["energy_j"]),
-            "W": round(r["power_w"]),
-            "pJ/bit": None if r["energy_per_bit_pj"] is None else round(r["energy_per_bit_pj"]),
-            **({"host_%": round(100 * r["host_share"])} if r.get("hosts_priced") else {}),
-        }
-        for r in out["fabrics"]
-    ]
-    echo_table(rows, floatfmt=".3g")
-    for note in out["notes"]:
-        print(f"  - {note}")

@@ -52,23 +52,23 @@ class ServerSpec:
 # X710-DA4 4 x 10 GbE; line 233: the NIC is on CPU 0's node. Base 2.2 GHz is in the part's name (Table II);
 # 1.2 GHz as the lowest P-state is our reading of what cpufreq shows on Broadwell-EP (ARK gives no minimum).
 SERVER_A = ServerSpec(
-    "seed 000 Server A (Dell T630, 2 x Xeon E5-2650 v4)", 2, 12, 2, 105.0, 1.2e9, 2.2e9, 0, 4, 10e9
+    "Li 2017 Server A (Dell T630, 2 x Xeon E5-2650 v4)", 2, 12, 2, 105.0, 1.2e9, 2.2e9, 0, 4, 10e9
 )
 # Where each number of the prediction comes from, for the output of `greendcn host predict`.
 PARAMETER_SOURCES: dict[str, dict[str, str]] = {
     "public_spec": {
-        "sockets": "2: seed 000 Table II (line 206)",
-        "cores_per_socket": "12: seed 000 Table II (line 207), Intel's E5-2650 v4 specification",
-        "threads_per_core": "2: 48 logical CPUs, seed 000 Table II (line 208) and Eq. 1",
-        "tdp_w": "105 W per socket: seed 000 Table II (line 205)",
-        "f_base_hz": "2.2 GHz: the part's name in seed 000 Table II (line 204)",
-        "ports": "4 x 10 GbE, X710-DA4: seed 000 Table II (line 210), line 223",
-        "nic_node": "0: seed 000 line 233",
-        "chi": "seed 004's published polynomial, through greendcn.power.router.phi",
+        "sockets": "2: Li 2017 Table II (section 3.3)",
+        "cores_per_socket": "12: Li 2017 Table II (section 3.3), Intel's E5-2650 v4 specification",
+        "threads_per_core": "2: 48 logical CPUs, Li 2017 Table II (section 3.3) and Eq. 1",
+        "tdp_w": "105 W per socket: Li 2017 Table II (section 3.3)",
+        "f_base_hz": "2.2 GHz: the part's name in Li 2017 Table II (section 3.3)",
+        "ports": "4 x 10 GbE, X710-DA4: Li 2017 Table II (section 3.3), section IV",
+        "nic_node": "0: Li 2017, section IV",
+        "chi": "Bolla 2009's published polynomial, through greendcn.power.router.phi",
     },
     "fitted": {
         "uncore_w_per_socket, active_dyn_w, idle_dyn_w": "solved from 105 W TDP (our reading: one socket, "
-        "12 busy cores at base frequency) and seed 000's 112 W baseline and 99 W AFFCON (line 249)",
+        "12 busy cores at base frequency) and Li 2017's 112 W baseline and 99 W AFFCON (section IV)",
     },
     "ours": {
         "f_min_hz": "1.2 GHz: the lowest P-state cpufreq shows on Broadwell-EP (not in the paper)",
@@ -135,7 +135,7 @@ class ServerModel:
             phi_idle_w=tuple(c.static_core_w + self.idle_dyn_w_ * _g(s, c, f) for f in freqs),
             phi_active_w=tuple(c.static_core_w + self.active_dyn_w_ * _g(s, c, f) for f in freqs),
             gamma=(1.0,),
-            source="greendcn.power.cpu fit to seed 000 (see docs/models.md)",
+            source="greendcn.power.cpu fit to Li 2017 (see docs/models.md)",
         )
 
     def core_power_w(self, core: CoreState, platform: RouterPlatform | None = None) -> float:

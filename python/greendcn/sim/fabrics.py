@@ -1,4 +1,4 @@
-"""The fabric energy comparison (`greendcn energy fabrics`, `greendcn demo`): one workload of host-to-host flows
+"""The fabric energy comparison (`greendcn fabrics`, `greendcn demo`): one workload of host-to-host flows
 run on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link rate, reported side by side as
 throughput, flow completion times, joules, watts and picojoules per delivered bit.
 
@@ -7,9 +7,11 @@ Method (docs/fabrics.md says which parts the papers state and which are ours):
   hosts behind its ToR (topology.hosts_per_rack, each host linked to the ToR at the link rate) and one uplink
   per circuit switch at the link rate; with as many hosts per rack as circuit switches (Opera's 648 hosts on
   108 racks and 6 switches, as the public Opera simulator builds it), a rack's uplink equals its hosts' rate
-  (our choice). SelectorNet needs 2^k racks, so it takes the largest power of two dividing H as its
-  racks and H / racks selector switches, and is left out when that puts more than 16 hosts on a ToR (half
-  the SN2700's 32 ports; 648 = 8 x 81 hosts is such a case).
+  (our choice). SelectorNet needs 2^k racks, so it takes the largest power of two dividing H that leaves at
+  least 2 hosts on a ToR as its racks and H / racks selector switches (one host per ToR would price a whole
+  ToR per host: 32 hosts on 32 ToRs cost 279,216 pJ/bit of network alone, which measures the ToRs, not the
+  fabric), and is left out, with the reason in the notes, when that puts more than 16 hosts on a ToR (half the
+  SN2700's 32 ports; 648 = 8 x 81 hosts is such a case) or needs fewer than 4 racks.
 - fat-trees: the smallest k-ary fat-tree of each oversubscription (topology.oversubscription) holding H hosts;
   the workload uses its first H hosts and every switch is priced, idle hosts' switches included. The Opera
   paper's cost-equivalent tree for 648 hosts, k = 12 (our model: 1.5 hosts per edge uplink, 648 hosts),
@@ -21,8 +23,9 @@ Method (docs/fabrics.md says which parts the papers state and which are ours):
   ([power.hosts], docs/host-energy.md) on every fabric (`price_hosts=False`: the network alone; a fat-tree's hosts
   beyond H are idle and left out); J is until the last flow finished (or the run ended), W = J / run time,
   pJ/bit over delivered bits.
-- not comparable: fat-trees carry TCP (the packet engine), circuit fabrics datagrams (the circuit engine:
-  no retransmission; a lost packet leaves its flow incomplete); Opera runs all traffic as bulk via RotorLB."""
+- not comparable: fat-trees carry TCP (the packet engine), RotorNet, SelectorNet and Opera's bulk class
+  datagrams (the circuit engine: no retransmission; a lost packet leaves its flow incomplete); Opera's
+  low-latency class (flows below its cutoff) TCP hop by hop over the current slice's expander."""
 
 from __future__ import annotations
 
@@ -133,9 +136,9 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
             "hosts_per_endpoint": u,
         },
     ]
-    sel_racks = h & -h  # the largest power of two dividing H
+    sel_racks = selectornet_racks(h)
     # a ToR serves its hosts and one uplink per switch: at most half of the SN2700's 32 ports each (our bound)
-    if sel_racks >= 4 and h // sel_racks <= MAX_HOSTS_PER_TOR:
+    if selectornet_left_out(h) is None:
         plan.append(
             {
                 "fabric": "selectornet",
@@ -165,6 +168,28 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
             )
         plan.append(_tree("fat-tree k=12 (cost-equivalent)", 12, 1.5, common))
     return plan
+
+
+def selectornet_racks(hosts: int) -> int:
+    """SelectorNet's racks for H hosts: the largest power of two dividing H that leaves at least 2 hosts on a
+    ToR (our choice: one host per ToR would price a whole ToR per host)."""
+    racks = hosts & -hosts  # the largest power of two dividing H
+    return racks // 2 if racks == hosts else racks
+
+
+def selectornet_left_out(hosts: int) -> str | None:
+    """Why SelectorNet cannot be built sensibly for H hosts, or None when it can."""
+    racks = selectornet_racks(hosts)
+    if racks < 4:
+        return (
+            f"selectornet left out: {hosts} hosts give fewer than 4 racks of 2^k with at least 2 hosts each"
+        )
+    if hosts // racks > MAX_HOSTS_PER_TOR:
+        return (
+            f"selectornet left out: {hosts} hosts on {racks} racks (the largest power of two dividing them) put "
+            f"{hosts // racks} hosts on a ToR, more than {MAX_HOSTS_PER_TOR} (half of a 32-port ToR)"
+        )
+    return None
 
 
 def _tree(name: str, k: int, ratio: float, common: dict) -> dict[str, Any]:
@@ -313,9 +338,13 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
     notes = list(NOTES)
     if not cfg.price_hosts:
         notes[1] = notes[1].split(", plus")[0] + "; hosts not priced (--no-hosts)"
-    if not any(e["fabric"] == "selectornet" for e in plan):
+    why = selectornet_left_out(cfg.hosts)
+    if why is not None:
+        notes.append(why)
+    elif cfg.hosts & -cfg.hosts == cfg.hosts:
         notes.append(
-            f"selectornet left out: {cfg.hosts} hosts on 2^k racks put more than {MAX_HOSTS_PER_TOR} hosts on a ToR"
+            f"selectornet: {selectornet_racks(cfg.hosts)} racks of {cfg.hosts // selectornet_racks(cfg.hosts)} "
+            f"hosts, not {cfg.hosts} of one: a ToR per host would price the ToRs, not the fabric (our choice)"
         )
     return {
         "config": {
@@ -341,7 +370,7 @@ NOTES = [
     "hosts per circuit rack = circuit switches, so a rack's uplinks equal its hosts' rate (our choice; "
     "Opera's 648 hosts on 108 racks and 6 switches, public Opera simulator); every host linked to its ToR",
     "energy: network devices (circuit switches, ToRs, fat-tree switches) at constant power from the switch "
-    "table (seed 001 Table 2.1, lines 463-466; idle = loaded, line 470), plus the workload's hosts priced by "
+    "table (McGuinness 2021, Table 2.1; idle = loaded, section 2.1.3), plus the workload's hosts priced by "
     "the host ledger's defaults on every fabric (docs/host-energy.md); host_% is their share",
     "not comparable: fat-trees run TCP (packet engine); RotorNet and SelectorNet datagrams (circuit engine, no "
     "retransmission); Opera sends flows below its 15 MB cutoff by TCP hop by hop over the current slice's "
@@ -358,8 +387,13 @@ def plot_fabrics(rows: list[dict[str, Any]], path: Any) -> None:
     import matplotlib.pyplot as plt
 
     names = [r["fabric"] for r in rows]
+    from ..core.units import per_bit_unit
+
+    per_bit = [r["energy_per_bit_pj"] for r in rows if r.get("energy_per_bit_pj") is not None]
+    unit, factor = per_bit_unit(max(per_bit, default=0.0))  # nJ once a bar passes 10^4 pJ
+    bit_panel = ("energy_per_bit_pj", f"{unit} per delivered bit", factor)
     panels = [
-        ("energy_per_bit_pj", "pJ per delivered bit", 1.0),
+        bit_panel,
         ("power_w", "network power (W)", 1.0),
         ("throughput_bps", "throughput (Gb/s)", 1e-9),
         ("fct_p99_s", "p99 FCT (ms)", 1e3),

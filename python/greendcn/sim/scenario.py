@@ -229,9 +229,11 @@ class Tcp(_Model):
     mss: ByteCount = Field(1448, gt=0)
     header_bytes: ByteCount = 52
     initial_window: int = Field(10, ge=1)
-    min_rto: TimePs = "1s"  # type: ignore[assignment]
-    initial_rto: TimePs = "1s"  # type: ignore[assignment]
-    max_rto: TimePs = "60s"  # type: ignore[assignment]
+    # Linux's TCP_RTO_MIN (200 ms); 1 s (RFC 6298's floor, used by the paper scenarios, which pin it) makes a
+    # single timeout dominate every flow at 10 Gb/s (docs/scenario-format.md)
+    min_rto: TimePs = "200ms"  # type: ignore[assignment]
+    initial_rto: TimePs = "1s"  # type: ignore[assignment]  # RFC 6298 (2.1), Linux's TCP_TIMEOUT_INIT
+    max_rto: TimePs = "60s"  # type: ignore[assignment]  # RFC 6298 (2.5): at least 60 s
     dupack_threshold: int = Field(3, ge=1)
     max_window: SizeBytes = "128KB"  # type: ignore[assignment]
     delayed_ack: bool = True
@@ -566,8 +568,29 @@ def _to_input_error(err: ValidationError, origin: str) -> InputError:
     return InputError(f"{origin}: {msg}" if origin else msg, hint=hint, loc=loc)
 
 
+MAX_DEPTH = 16  # a scenario needs four levels (workload.flows[i].key); deeper is not a scenario
+
+
+def _check_depth(raw: Any, origin: str) -> None:
+    """Refuse tables or arrays nested deeper than MAX_DEPTH, naming the key where it happens, before anything
+    recursive (copying, validation) sees them: ten thousand `[a.a.a...]` levels would exhaust Python's stack."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(raw, ())]
+    while stack:
+        node, loc = stack.pop()
+        if len(loc) > MAX_DEPTH:
+            where = format_loc(loc[:4]) + "..."
+            raise InputError(
+                f"{origin or 'scenario'}: {where}: tables or arrays nested more than {MAX_DEPTH} levels deep",
+                hint="a scenario's keys are at most four levels deep (docs/scenario-format.md)",
+                loc=loc[:MAX_DEPTH],
+            )
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        stack.extend((v, (*loc, k)) for k, v in items if isinstance(v, (dict, list)))
+
+
 def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin: str = "") -> Scenario:
     """Validate a raw scenario dict; any problem becomes ONE InputError naming the dotted field."""
+    _check_depth(raw, origin)
     try:
         s = Scenario.model_validate({**raw, "base_dir": base_dir})
     except ValidationError as e:
@@ -583,7 +606,9 @@ def scenario_from_dict(raw: dict[str, Any], base_dir: str | None = None, origin:
 def load_scenario(path: str | Path, overrides: list[str] | dict[str, Any] | None = None) -> Scenario:
     """Read a scenario TOML file and apply `--set` overrides."""
     p = Path(path)
-    raw = read_toml(p, "scenario", max_bytes=16 * 2**20, kind="a TOML scenario")
+    # an empty file is the scenario of all defaults, as a file of comments only is (docs/scenario-format.md)
+    raw = read_toml(p, "scenario", max_bytes=16 * 2**20, kind="a TOML scenario", allow_empty=True)
+    _check_depth(raw, p.name)
     raw.setdefault("name", p.stem)
     return scenario_from_dict(
         apply_overrides(raw, overrides), base_dir=str(p.parent.resolve()), origin=p.name

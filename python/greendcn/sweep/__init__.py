@@ -1,6 +1,7 @@
 """Experiments as data: sweeps from a spec file, a DuckDB results store, local or Ray executors, an HTML report.
 
-- `pool`: `run_parallel` and `sweep`, the in-memory process pool the reproductions and the NIC tuner use;
+- `run_parallel` and `sweep` (re-exported from `greendcn.core.pool`, the in-memory process pool the reproductions
+  and the NIC tuner use; `sweep.pool` keeps the old import path);
 - `spec`: a sweep spec (TOML) checked and expanded into runs, each with a stable key;
 - `jobs`: the job kinds a spec can name (`simulate`, `router_power`), each a function of its parameters;
 - `store`: the DuckDB file the driver alone writes, one transaction per finished run;
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .pool import default_workers, run_parallel, sweep
+from ..core.pool import default_workers, run_parallel, sweep
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -67,9 +67,10 @@ def run_sweep(
         try:
             st.begin_sweep(spec)
             if progress:
+                where = f"to run on {executor} ({ex.workers} workers)" if ex else "to run: nothing left to do"
                 print(
                     f"sweep {spec.name}: {len(spec.runs)} runs, {out.skipped} already in {spec.store}, "
-                    f"{len(todo)} to run on {executor} ({ex.workers if ex else 0} workers)",
+                    f"{len(todo)} {where}",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from .jobs import execute
-from .pool import default_workers
+from ..core.pool import default_workers
 
 __all__ = ["EXECUTORS", "Executor", "LocalExecutor", "RayExecutor", "make_executor"]
 

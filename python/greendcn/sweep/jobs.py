@@ -141,6 +141,18 @@ def _simulate_run(job: dict[str, Any]) -> JobOutput:
         "energy_j": e.total_energy_j if e else None,
         "avg_power_w": e.avg_power_w if e else None,
         "energy_per_bit_pj": e.energy_per_bit_pj if e else None,
+        # the split of the ledger: hosts, switches and links (hosts priced only on the packet engine)
+        **(
+            {
+                "hosts_energy_j": e.split.get("hosts_energy_j"),
+                "switches_energy_j": e.split.get("switches_energy_j"),
+                "links_energy_j": e.split.get("links_energy_j"),
+                "host_share": e.split.get("host_share"),
+                "energy_per_bit_pj_without_hosts": e.energy_per_bit_pj_without_hosts,
+            }
+            if e is not None and e.split
+            else {}
+        ),
         "engine_wall_s": float(s["wall_s"]),
     }
     summary = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}
@@ -319,7 +331,7 @@ KINDS: dict[str, JobKind] = {
         _router_resolve,
         _router_run,
         ("plan_power_w", "default_power_w", "saving_pct"),
-        "seed 004's router power optimizer at one offered load (`greendcn energy router`)",
+        "Bolla 2009's router power optimizer at one offered load (`greendcn energy router`)",
     ),
     "nic_model": JobKind(
         "nic_model",

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from .jobs import KINDS
+from .quantities import format_value, numeric_column
 from .store import Results
 
 __all__ = ["write_report"]
@@ -151,6 +152,14 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         "WHERE m.sweep = ? ORDER BY m.idx",
         [name],
     )
+    # a parameter written with units ("50pkt") is grouped, sorted and plotted by its number in SI units
+    # ("topology.queue_pkt"), the typed column the store keeps beside the text
+    typed = {a: numeric_column(a, df.columns) for a in axes}
+    axes = [typed[a] or a for a in axes]
+    axis_vals = {
+        (typed[a] or a): (sorted(df[typed[a]].dropna().unique().tolist()) if typed[a] else v)
+        for a, v in axis_vals.items()
+    }
     total = len(df)
     done = int((df["status"] == "done").sum())
     failed = int((df["status"] == "failed").sum())
@@ -173,7 +182,7 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         _table(
             pd.DataFrame(
                 [
-                    {"parameter": a, "values": ", ".join(map(str, v)), "count": len(v)}
+                    {"parameter": a, "values": ", ".join(format_value(a, x) for x in v), "count": len(v)}
                     for a, v in axis_vals.items()
                 ]
             )
@@ -196,7 +205,12 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         else:
             summ = ok[metrics].mean().to_frame().T
             summ["runs"] = len(ok)
-        parts.append(_table(summ))
+        # values with their units ("19.4 Gbps", "1.2 ms"), from the unit each column's name carries
+        shown = summ.copy()
+        for col in shown.columns:
+            if col != "runs" and col != "grid":
+                shown[col] = [format_value(col, v) for v in summ[col]]
+        parts.append(_table(shown))
     else:
         parts.append("<p class='note'>(no finished runs)</p>")
     figs = _figures(ok, axis_vals, metrics, name) if len(ok) else []
@@ -208,8 +222,8 @@ def _sweep_section(res: Results, sw: pd.Series, tables: list[str]) -> tuple[str,
         table = _seed003(df)
         if table is not None:
             parts.append(
-                "<h3>seed 003 beside our runs</h3><p class='note'>Left: what the paper states, with its figure and "
-                "line in seed 003's text (docs/references.md); right: our runs (means over N and seeds), computed "
+                "<h3>Kaymak 2016 beside our runs</h3><p class='note'>Left: what the paper states, with its figure in "
+                "Kaymak 2016 (docs/references.md); right: our runs (means over N and seeds), computed "
                 "as `greendcn reproduce rps` computes them. The paper's figures are lost, so its sentences are "
                 "all there is to compare.</p>"
             )

@@ -5,26 +5,34 @@ Tables (docs/sweeps.md lists every column):
 - `sweep_runs`: which run keys belong to which sweep (a run shared by two specs is stored once);
 - `runs`: one row per finished run key: status (`done` or `failed`), attempts, error, wall time, versions, the
   resolved parameters as JSON and every key the spec sets as its own column (named as written, e.g.
-  "routing.scheme": quote it in SQL);
+  "routing.scheme": quote it in SQL) and, for a value with a unit, its number in SI units beside it in a
+  typed column named with the unit ("topology.queue_pkt" = 50 beside "topology.queue" = '50pkt';
+  `quantities.py`);
 - `attempts`: one row per execution of a run (a retry adds one): the count that proves nothing ran twice;
 - `summaries`, `flows`, `devices`: the job's output tables, each row tagged with its run key; columns are
   added as new job kinds bring new ones.
 
 A run is written in one transaction with its summary, flows and devices, so a killed sweep loses only the
-runs that had not come back to the driver. DuckDB locks the file for one writing process at a time; a second
-sweep (or a query while a sweep runs) gets a clean error saying the store is in use."""
+runs that had not come back to the driver. One sweep at a time: the driver holds an advisory lock on
+`STORE.lock` for the whole sweep, and a second sweep gets a clean error saying the store is in use. Readers
+(`sweep query`, `report`, `greendcn.sweep.open`) can read while a sweep runs: DuckDB locks the file for one
+process at a time, so the driver opens it only to commit (milliseconds, docs/sweeps.md) and each side waits
+for the other's short hold instead of failing."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import stat
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
+from .quantities import quantity_columns
 
 __all__ = ["Results", "Store", "check_store_path"]
 
@@ -58,7 +66,34 @@ def check_store_path(p: Path) -> None:
         )
 
 
-def _connect(p: Path, read_only: bool) -> Any:
+# How long a reader or the driver waits for the other side's hold on the file (each holds it for one query or
+# one commit); a hold longer than this is another program's, and the error says the store is in use.
+WAIT_FOR_LOCK_S = 30.0
+
+
+def _connect(p: Path, read_only: bool, wait_s: float = WAIT_FOR_LOCK_S) -> Any:
+    import duckdb
+
+    deadline = time.monotonic() + wait_s
+    delay = 0.005
+    while True:
+        try:
+            return _connect_once(p, read_only)
+        except _Locked as e:
+            if time.monotonic() >= deadline:
+                raise e.error from None
+            time.sleep(delay)
+            delay = min(2 * delay, 0.2)
+        except duckdb.Error:
+            raise
+
+
+class _Locked(Exception):
+    def __init__(self, error: InputError):
+        self.error = error
+
+
+def _connect_once(p: Path, read_only: bool) -> Any:
     import duckdb
 
     try:
@@ -68,9 +103,11 @@ def _connect(p: Path, read_only: bool) -> Any:
         if "lock" in text.lower():
             pid = re.search(r"PID (\d+)", text)
             who = f" (process {pid.group(1)})" if pid else ""
-            raise InputError(
-                f"store: {p} is in use by another process{who}",
-                hint="a sweep holds its store while it runs: wait for it to finish, or use another --store",
+            raise _Locked(
+                InputError(
+                    f"store: {p} is in use by another process{who}",
+                    hint="another program holds the file open: close it, or use another --store",
+                )
             ) from None
         raise InputError(
             f"store: cannot open {p}: {text.splitlines()[0]}", hint="is it a DuckDB file?"
@@ -80,6 +117,20 @@ def _connect(p: Path, read_only: bool) -> Any:
             f"store: cannot open {p}: {str(e).splitlines()[0]}",
             hint="give a DuckDB file written by greendcn sweep",
         ) from None
+
+
+def _sweep_lock(p: Path) -> Any:
+    """The advisory lock one sweep holds on `STORE.lock` for its whole run (a second sweep is refused)."""
+    lock = open(f"{p}.lock", "a")  # noqa: SIM115 - held open for the sweep's life, closed by Store.close
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise InputError(
+            f"store: {p} is in use by another process (a sweep is writing it)",
+            hint="a sweep holds its store while it runs: wait for it to finish, or use another --store",
+        ) from None
+    return lock
 
 
 def _sql_type(v: Any) -> str | None:
@@ -109,12 +160,33 @@ class Store:
         self.path = Path(path)
         check_store_path(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = _connect(self.path, read_only=False)
-        self._cols: dict[str, dict[str, str]] = {}
-        self._schema()
+        self._lock = _sweep_lock(self.path)
+        self._con: Any = None
+        try:
+            self._cols: dict[str, dict[str, str]] = {}
+            self._schema()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def con(self) -> Any:
+        """The open connection, opened again after `release` (waiting out a reader's short hold)."""
+        if self._con is None:
+            self._con = _connect(self.path, read_only=False)
+        return self._con
+
+    def release(self) -> None:
+        """Close the file between commits, so that readers can open it; the sweep lock stays held."""
+        if self._con is not None:
+            self._con.close()
+            self._con = None
 
     def close(self) -> None:
-        self.con.close()
+        self.release()
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor releases the advisory lock
+            self._lock = None
 
     def __enter__(self) -> Store:
         return self
@@ -204,6 +276,7 @@ class Store:
         except BaseException:
             c.execute("ROLLBACK")
             raise
+        self.release()
 
     def finished(self, rerun_failed: bool) -> dict[str, str]:
         """key -> status of every run already stored (failed ones left out with `rerun_failed`)."""
@@ -249,6 +322,7 @@ class Store:
                 run_rows.append(
                     {
                         **{k: _value(v) for k, v in run.params.items()},
+                        **{c: n for k, v in run.params.items() for c, n in quantity_columns(k, v).items()},
                         "key": run.key,
                         "grid": run.grid,
                         "kind": kind,
@@ -285,6 +359,7 @@ class Store:
             c.execute("ROLLBACK")
             self._cols.clear()  # tables and columns added in the rolled-back transaction are gone
             raise
+        self.release()
 
     def _stored_before(self, keys: list[str]) -> bool:
         n = self.con.execute("SELECT count(*) FROM runs WHERE list_contains(?, key)", [keys]).fetchall()[0][0]

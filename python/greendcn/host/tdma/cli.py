@@ -249,7 +249,7 @@ def sweep(
     out: Path = typer.Option(Path("out/tdma"), help="Folder for the CSV and PNG."),
     json_path: Path | None = JsonOption,
 ) -> None:
-    """Sweep one parameter (like seed 001 Figs 3.10-3.12), set beside the model fitted to the runs."""
+    """Sweep one parameter (like McGuinness 2021 Figs 3.10-3.12), set beside the model fitted to the runs."""
     from .probe import ProbeConfig
     from .schedule import Schedule
     from .sweeps import SWEEP_KINDS, run_sweep
@@ -391,7 +391,9 @@ def model(
     size: str = typer.Option("1500B", help="Packet size s."),
     burst: int = typer.Option(8, help="Burst size b."),
     lag_fit: Path | None = typer.Option(None, help="Load d0, jitter and stalls from a fit file instead."),
-    thesis: bool = typer.Option(False, "--thesis", help="Print the model beside seed 001's statements."),
+    thesis: bool = typer.Option(
+        False, "--thesis", help="Print the model beside McGuinness 2021's statements."
+    ),
     json_path: Path | None = JsonOption,
 ) -> None:
     """Goodput R(U - g + p - d0)/P, downtime leak and stall shortfall for given inputs."""

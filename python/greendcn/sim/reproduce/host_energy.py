@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...sweep import run_parallel
+from ...core.pool import run_parallel
 from ..run import reprice, simulate
 from ..scenario import scenario_from_dict
 from .metrics import run_metrics
@@ -226,17 +226,20 @@ def write_figure(summary: pd.DataFrame, path: Path) -> Path:
     policies = list(POLICIES)
     x = np.arange(len(groups))
     width = 0.8 / len(policies)
+    from ...core.units import per_bit_unit
+
+    unit, factor = per_bit_unit(float(summary["energy_per_bit_pj"].max()))
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
     for j, policy in enumerate(policies):
         sub = summary[summary["policy"] == policy].set_index(["scenario", "scheme"])
         share = [100.0 * sub.loc[gk, "host_share"] for gk in groups]
-        per_bit = [sub.loc[gk, "energy_per_bit_pj"] for gk in groups]
+        per_bit = [sub.loc[gk, "energy_per_bit_pj"] * factor for gk in groups]
         ax1.bar(x + (j - (len(policies) - 1) / 2) * width, share, width, label=policy)
         ax2.bar(x + (j - (len(policies) - 1) / 2) * width, per_bit, width, label=policy)
     net = summary[summary["policy"] == policies[0]].set_index(["scenario", "scheme"])
     ax2.scatter(
         x,
-        [net.loc[gk, "energy_per_bit_pj_without_hosts"] for gk in groups],
+        [net.loc[gk, "energy_per_bit_pj_without_hosts"] * factor for gk in groups],
         marker="_",
         s=600,
         c="k",
@@ -244,12 +247,12 @@ def write_figure(summary: pd.DataFrame, path: Path) -> Path:
         zorder=3,
     )
     ax1.set_ylabel("host share of energy (%)")
-    ax2.set_ylabel("pJ per delivered bit")
+    ax2.set_ylabel(f"{unit} per delivered bit")
     ax2.set_yscale("log")
     ax2.set_xticks(x, [f"{s}\n{r}" for s, r in groups])
     ax1.legend(ncols=len(policies), fontsize=8)
     ax2.legend(ncols=len(policies) + 1, fontsize=8)
-    ax1.set_title("host energy in the ledger: seed 003 (k=4, 1 Gbps) and the k=8 permutation (10 Gbps)")
+    ax1.set_title("host energy in the ledger: Kaymak 2016 (k=4, 1 Gbps) and the k=8 permutation (10 Gbps)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

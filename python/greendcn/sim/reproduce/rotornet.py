@@ -206,7 +206,7 @@ def findings(table: pd.DataFrame, perm: dict, cfg: RotorNetConfig, switches: int
         r = by_k.loc[1]
         out.append(
             {
-                "source": "seed 001 line 884",
+                "source": "McGuinness 2021, section 2.5.4",
                 "statement": "one heavy connection gains N_R - 1 = 7",
                 "ours": f"ratio {r['ratio_mean']:.3f} (min {r['ratio_min']:.3f}, max {r['ratio_max']:.3f})",
             }
@@ -216,14 +216,14 @@ def findings(table: pd.DataFrame, perm: dict, cfg: RotorNetConfig, switches: int
         r = by_k.loc[last]
         out.append(
             {
-                "source": "seed 001 line 884",
+                "source": "McGuinness 2021, section 2.5.4",
                 "statement": "RotorLB converges to one-hop for uniform traffic",
                 "ours": f"ratio {r['ratio_mean']:.3f} at density 1 (all {last} connections)",
             }
         )
     out.append(
         {
-            "source": "seed 001 lines 877-879, Fig 2.10",
+            "source": "McGuinness 2021, section 2.5.4, Fig 2.10",
             "statement": "32 random matrices per density; "
             "intermediate values only in the figure (lost in the text)",
             "ours": f"{cfg.matrices} matrices per density; ratio falls from {table['ratio_mean'].iloc[0]:.3f} "
@@ -240,7 +240,7 @@ def findings(table: pd.DataFrame, perm: dict, cfg: RotorNetConfig, switches: int
     )
     out.append(
         {
-            "source": "seed 001 line 890",
+            "source": "McGuinness 2021, section 2.5.4",
             "statement": "Fig 2.10 used a 10 ms uptime and a 1 ms guard",
             "ours": f"uptime {cfg.uptime_ps * 1e-9:g} ms, guard {cfg.guard_ps * 1e-9:g} ms, reconfiguration "
             f"{cfg.reconfig_ps * 1e-6:g} us: each circuit carries {(cfg.uptime_ps - cfg.guard_ps) / (cfg.uptime_ps + cfg.reconfig_ps):.1%} "
@@ -249,7 +249,7 @@ def findings(table: pd.DataFrame, perm: dict, cfg: RotorNetConfig, switches: int
     )
     out.append(
         {
-            "source": "seed 001 Table 2.1 (line 460), line 472",
+            "source": "McGuinness 2021 Table 2.1 (section 2.1.3), section 2.1.3",
             "statement": "selector switch v1 draws 2.7 W",
             "ours": f"{switches} x 2.7 W of circuit switches + ToRs ({cfg.tor or 'none'}) = "
             f"{table['power_w'].iloc[0]:.1f} W, constant, so pJ per bit falls as the ratio rises",
@@ -277,13 +277,18 @@ def write_figure(table: pd.DataFrame, path: Path, perm: dict | None = None) -> P
     ax1.set_ylabel("throughput, RotorLB / one-hop")
     ax1.set_ylim(bottom=0)
     ax1.legend(fontsize=8)
-    ax2.plot(x, table["rotorlb_pj_per_bit"], label="RotorLB (model)")
-    ax2.plot(x, table["onehop_pj_per_bit"], label="one-hop (model)")
+    from ...core.units import per_bit_unit
+
+    unit, factor = per_bit_unit(
+        float(max(table["rotorlb_pj_per_bit"].max(), table["onehop_pj_per_bit"].max()))
+    )
+    ax2.plot(x, table["rotorlb_pj_per_bit"] * factor, label="RotorLB (model)")
+    ax2.plot(x, table["onehop_pj_per_bit"] * factor, label="one-hop (model)")
     ax2.set_yscale("log")
     ax2.set_xlabel("traffic density")
-    ax2.set_ylabel("pJ per delivered bit")
+    ax2.set_ylabel(f"{unit} per delivered bit")
     ax2.legend(fontsize=8)
-    fig.suptitle("RotorNet, 8 racks: RotorLB against one-hop forwarding (cf. seed 001 Fig 2.10)")
+    fig.suptitle("RotorNet, 8 racks: RotorLB against one-hop forwarding (cf. McGuinness 2021 Fig 2.10)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

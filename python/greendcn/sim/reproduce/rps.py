@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..scenario import scenario_from_dict
 from ..run import simulate
-from ...sweep import run_parallel
+from ...core.pool import run_parallel
 from .metrics import run_metrics
 
 __all__ = ["Case", "RpsConfig", "cases", "reproduce_rps", "run_case", "seed003_scenario", "summarize"]
@@ -153,7 +153,7 @@ def reproduce_rps(
     cfg: RpsConfig = RpsConfig(), workers: int | None = None, progress: bool = True
 ) -> pd.DataFrame:
     """Every run of the study, one row each (the 'runs' table)."""
-    rows = run_parallel(run_case, cases(cfg), workers=workers, desc="seed 003 runs", progress=progress)
+    rows = run_parallel(run_case, cases(cfg), workers=workers, desc="Kaymak 2016 runs", progress=progress)
     return pd.DataFrame(rows)
 
 

@@ -198,43 +198,43 @@ def findings(table: pd.DataFrame, cfg: SelectorNetConfig) -> list[dict[str, str]
     rising = all(bool(np.all(np.diff(s.to_numpy()) > 0)) for s in (a2a, st, bij)) if len(a2a) > 1 else None
     return [
         {
-            "source": "seed 001 line 583",
+            "source": "McGuinness 2021, section 2.3.2",
             "statement": f"even workload: bandwidth tax (1/2) log2 N = {k / 2:g}",
             "ours": f"{bandwidth_tax_uniform(n, True):.4g} with self-pairs counted, "
             f"{bandwidth_tax_uniform(n, False):.4g} over the N - 1 other ports (our all-to-all)",
         },
         {
-            "source": "seed 001 line 538",
+            "source": "McGuinness 2021, section 2.2.3",
             "statement": "uptime efficiency 90 % for g = 100 us, U = 1 ms (its words say "
             "guard over uptime; its formula is (U - g) / U)",
             "ours": f"(U - g) / U = {uptime_efficiency(1e-3, 100e-6):.0%}; at the testbed's 400 ns guard and 1 ms, "
             f"{uptime_efficiency(1e-3, 400e-9):.2%}",
         },
         {
-            "source": "seed 001 line 705",
+            "source": "McGuinness 2021, section 2.4.4",
             "statement": "throughput is lower at small uptimes (reconfiguration cost)",
             "ours": "rises with uptime for every workload" if rising else f"rising: {rising}",
         },
         {
-            "source": "seed 001 line 707",
+            "source": "McGuinness 2021, section 2.4.4",
             "statement": "rolling stride beats all-to-all (less indirection)",
             "ours": f"stride {st.iloc[-1]:.3f} vs all-to-all {a2a.iloc[-1]:.3f} of the link rate at "
             f"{a2a.index[-1]:g} ms",
         },
         {
-            "source": "seed 001 line 711",
+            "source": "McGuinness 2021, section 2.4.4",
             "statement": "random bijection is below stride (more indirection)",
             "ours": f"bijection {bij.iloc[-1]:.3f} vs stride {st.iloc[-1]:.3f}; effective tax "
             f"{at('random-bijection', 'effective_tax').iloc[-1]:.3f} (link goodput / per-host throughput: our "
             "all-ports-together schedule idles the ports a matching's bottleneck port does not share)",
         },
         {
-            "source": "seed 001 line 713",
+            "source": "McGuinness 2021, section 2.4.4",
             "statement": "measured throughput within about 0.1 % of the projection",
             "ours": _packet_finding(table),
         },
         {
-            "source": "seed 001 Table 2.1 (line 460), line 472",
+            "source": "McGuinness 2021 Table 2.1 (section 2.1.3), section 2.1.3",
             "statement": "selector switch v1 draws 2.7 W",
             "ours": f"1 x 2.7 W + {n} ToRs ({cfg.tor or 'none'}) = {table['power_w'].iloc[0]:.1f} W, constant",
         },
@@ -273,7 +273,7 @@ def write_figure(table: pd.DataFrame, path: Path) -> Path:
         ax.set_xlabel("uptime (ms)")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("per-host throughput (Gb/s)")
-    fig.suptitle("SelectorNet, 16 ports, 10 Gb/s, 150 us reconfiguration (cf. seed 001 Fig 2.8)")
+    fig.suptitle("SelectorNet, 16 ports, 10 Gb/s, 150 us reconfiguration (cf. McGuinness 2021 Fig 2.8)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

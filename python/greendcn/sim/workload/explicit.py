@@ -50,15 +50,16 @@ def flows_from_entries(net, entries, first_id: int = 0) -> list[Flow]:  # type: 
     return flows
 
 
-def read_flows_csv(path: str | Path, net, first_id: int = 0) -> FlowColumns:  # type: ignore[no-untyped-def]
+def read_flows_csv(path: str | Path, net, first_id: int = 0, what: str = "--flows") -> FlowColumns:  # type: ignore[no-untyped-def]
     """The flows of a CSV file (or of a Parquet file with the same columns) as columns: a `FlowColumns`, which
-    reads like a list of `Flow`."""
+    reads like a list of `Flow`. `what` names where the path came from in messages: the option `--flows` or the
+    key `workload.file`."""
     p = Path(path)
     if _is_parquet(p):
         table, header = _parquet(p)
         bad = _FirstBad(p.name, word="row", first=1)
     else:
-        data = read_utf8_bytes(p, "--flows", kind="a CSV flow list (src,dst,size_bytes,start_s)")
+        data = read_utf8_bytes(p, what, kind="a CSV flow list (src,dst,size_bytes,start_s)")
         header = _header(p, data)
         table = _parse(p, data, header)
         bad = _FirstBad(p.name)

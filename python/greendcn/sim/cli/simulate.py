@@ -1,0 +1,164 @@
+"""`greendcn simulate`: one scenario, a summary per flow class, energy with its split."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ...core.clitools import JsonOption, echo_table
+from ...core.errors import InputError
+from ._apps import app
+
+__all__ = ["simulate_cmd"]
+
+
+def _class_rows(res: Any) -> list[dict[str, Any]]:
+    rows = []
+    for cls, g in res.flows.groupby("class", sort=True):
+        rec = g["packets_received"].sum()
+        rows.append(
+            {
+                "class": cls,
+                "flows": len(g),
+                "completed": int(g["fct_s"].notna().sum()),
+                "mean_fct_ms": g["fct_s"].mean() * 1e3,
+                "max_fct_ms": g["fct_s"].max() * 1e3,
+                "mean_Mbps": g["throughput_bps"].mean() / 1e6,
+                "retx": int(g["retransmits"].sum()),
+                "spurious": int(g["spurious_retransmits"].sum()),
+                "ooo_%": 100.0 * g["ooo_packets"].sum() / rec if rec else math.nan,
+            }
+        )
+    return rows
+
+
+def _print_summary(res: Any) -> None:
+    s = res.summary
+    print(f"scenario {s['scenario']}  routing {s['routing']}  seed {s['seed']}  flows {s['flows']}")
+    echo_table(_class_rows(res))
+    print(
+        f"simulated {s['sim_time_s']:.6g} s, {s['events']} events, {s['packet_hops']} packet-hops, "
+        f"{s['drops']} drops, engine wall {s['wall_s']:.3g} s ({s.get('stopped_by', '')})"
+    )
+    if "transport" in s:
+        print(f"transport: {s['transport']}")
+    if "opera_routing" in s:
+        print(f"opera: {s['opera_routing']}")
+    busiest = res.links.nlargest(3, "utilization")
+    print(
+        "busiest link directions: "
+        + ", ".join(f"{r['from']}->{r['to']} {100 * r['utilization']:.0f} %" for _, r in busiest.iterrows())
+    )
+    e = res.energy
+    if e is not None:
+        per_bit = "n/a" if e.energy_per_bit_pj is None else f"{e.energy_per_bit_pj:.4g} pJ per delivered bit"
+        print(
+            f"energy {e.total_energy_j:.4g} J over {len(e.devices)} priced devices, average "
+            f"{e.avg_power_w:.4g} W, {per_bit} (models: "
+            + (
+                "topology.circuit_switch and topology.tor_switch, constant power from the switch table)"
+                if "fabric" in s
+                else "the scenario's [power] table, docs/models.md)"
+            )
+        )
+        sp = e.split
+        no_hosts = e.energy_per_bit_pj_without_hosts
+        print(
+            f"split: hosts {sp['hosts_energy_j']:.4g} J ({100 * sp['host_share']:.1f} %), switches "
+            f"{sp['switches_energy_j']:.4g} J, links {sp['links_energy_j']:.4g} J; without hosts "
+            + ("n/a" if no_hosts is None else f"{no_hosts:.4g} pJ per delivered bit")
+        )
+        print(f"hosts: {e.hosts['note'] if e.hosts else 'no host models (power.host_w, or hosts left out)'}")
+        for kind, label in (("node:host", "hosts"), ("node:switch", "switches")):
+            devs = [d for d in e.devices if d["kind"] == kind]
+            if devs:
+                top = max(devs, key=lambda d: d["avg_power_w"])
+                print(
+                    f"  {label}: {len(devs)}, mean {sum(d['avg_power_w'] for d in devs) / len(devs):.4g} W, "
+                    f"most {top['avg_power_w']:.4g} W ({top['name']}); per device J and W in --json energy.devices"
+                )
+    from ..metrics import print_metrics
+
+    print_metrics(res)
+
+
+def rto_dominated_flows(res: Any) -> int:
+    """Flows whose retransmission timeouts (each at least tcp.min_rto) make up half their completion time or more."""
+    fl = res.flows
+    if "timeouts" not in fl.columns or not len(fl):
+        return 0
+    min_rto_s = res.scenario.tcp.min_rto / 1e12
+    waited = fl["timeouts"] * min_rto_s
+    return int(((fl["timeouts"] > 0) & (waited >= 0.5 * fl["fct_s"].fillna(float("inf")))).sum())
+
+
+def rto_warning(res: Any) -> str | None:
+    """One warning line when timeouts dominate some flows' completion times, else None."""
+    n = rto_dominated_flows(res)
+    if not n:
+        return None
+    min_rto = res.scenario.tcp.min_rto / 1e12
+    return (
+        f"warning: {n} of {len(res.flows)} flows spent at least half their completion time waiting for "
+        f"retransmission timeouts (tcp.min_rto = {min_rto * 1e3:g} ms); a smaller tcp.min_rto suits fast links "
+        "(docs/scenario-format.md)"
+    )
+
+
+def simulate_cmd(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file (docs/scenario-format.md)."),
+    seed: int | None = typer.Option(None, "--seed", help="Replaces run.seed."),
+    json_out: Path | None = JsonOption,
+    flows: Path | None = typer.Option(
+        None, "--flows", help="CSV src,dst,size_bytes,start_s[,class] replacing the scenario's workload."
+    ),
+    set_: list[str] | None = typer.Option(None, "--set", help="Override a key: --set routing.scheme=rps."),
+    max_memory: str | None = typer.Option(
+        None,
+        "--max-memory",
+        help="Refuse runs estimated to need more, e.g. 4GB (default: the memory available now).",
+    ),
+    parquet: Path | None = typer.Option(
+        None,
+        "--parquet",
+        help="Also write flows, links, nodes and summary as Parquet files into this folder.",
+    ),
+) -> None:
+    """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary."""
+    from ..output import check_parquet_dir, write_parquet, write_result_json
+    from ..scenario import load_scenario
+    from ..run import simulate
+
+    check_parquet_dir(parquet)
+    from ...core.units import parse_size_bytes
+
+    limit = None if max_memory is None else parse_size_bytes(max_memory, "--max-memory")
+    sc = load_scenario(scenario, set_ or None)
+    try:
+        res = simulate(sc, seed=seed, flows=flows, max_memory_bytes=limit, partial_on_interrupt=True)
+    except InputError as e:
+        # Fields checked while building the run (workload against topology, engine limits) name the scenario
+        # file as the loader's checks do; errors in the flows file already name that file.
+        if flows is not None and str(e).startswith(flows.name):
+            raise
+        raise type(e)(f"{scenario.name}: {e}", hint=e.hint) from None
+    _print_summary(res)
+    warning = rto_warning(res)
+    if warning:
+        print(warning, file=sys.stderr)
+    write_result_json(json_out, res)
+    write_parquet(parquet, res)
+    if res.summary.get("incomplete"):
+        print(
+            f"interrupted at {res.summary['sim_time_s']:.6g} s simulated: the results above are incomplete "
+            "(summary.incomplete in --json)",
+            file=sys.stderr,
+        )
+        raise typer.Exit(130)
+
+
+app.command("simulate")(simulate_cmd)
