@@ -225,13 +225,16 @@ def _percentile(values: np.ndarray, q: float) -> float | None:
 
 def run_one(
     entry: dict[str, Any],
-    flows: list[tuple[int, int, int]],
+    flows: list[tuple],
     seed: int,
     progress: bool = False,
     hosts: int | None = None,
+    run: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Simulate the workload on one fabric; the row of the comparison (units in the keys). `hosts`: price the
-    first `hosts` hosts (S0..) beside the network's devices; None: the network alone."""
+    """Simulate the workload on one fabric; the row of the comparison (units in the keys). `flows`: (src host,
+    dst host, bytes[, start ps, class]) each. `hosts`: price the first `hosts` hosts (S0..) beside the network's
+    devices; None: the network alone. `run`: the scenario's [run] table (run.window adds the energy over
+    that window, `window_*` keys)."""
     from .run import simulate
     from .scenario import scenario_from_dict
     from .workload import Flow
@@ -241,9 +244,10 @@ def run_one(
     circuit = topo["kind"] != "fattree"
     sc = scenario_from_dict(
         {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
+        | ({"run": run} if run else {})
     )
     # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
-    fl = [Flow(i, s, d, b) for i, (s, d, b) in enumerate(flows)]
+    fl = [Flow(i, *f) for i, f in enumerate(flows)]
     res = simulate(sc, seed=seed, flows=fl, progress=progress)
     e = res.energy
     assert e is not None
@@ -298,7 +302,50 @@ def run_one(
         row["oversubscription"] = topo["oversubscription"]
     if "opera_routing" in res.summary:
         row["note"] = res.summary["opera_routing"]
+    if run is not None:
+        row.update(_short_and_window(res, priced))
+        fl_out = res.flows
+        row["_flows"] = [
+            {"src": str(a), "dst": str(b), "size_bytes": int(c), "start_s": float(d), "fct_s": _finite(e)}
+            for a, b, c, d, e in zip(
+                fl_out["src"], fl_out["dst"], fl_out["size_bytes"], fl_out["start_s"], fl_out["fct_s"]
+            )
+        ]
     return row
+
+
+def _short_and_window(res: Any, priced: set[str]) -> dict[str, Any]:
+    """The short flows' slowdown (< 100 KB, sim/metrics.py's first size bucket) and, with run.window, the energy
+    over the window of the network's devices and the priced hosts (a fat-tree's idle extra hosts left out)."""
+    s = res.summary
+    out: dict[str, Any] = {
+        "short_flows": int(s.get("size_lt_100KB_flows", 0)),
+        "short_completed": int(s.get("size_lt_100KB_completed", 0)),
+        "short_slowdown_p50": _finite(s.get("size_lt_100KB_slowdown_p50")),
+        "short_slowdown_p99": _finite(s.get("size_lt_100KB_slowdown_p99")),
+        "slowdown_p99": _finite(s.get("slowdown_p99")),
+    }
+    w = res.window_energy
+    if w is not None:
+        kept = [d for d in w.devices if d["kind"] != "node:host" or d["name"] in priced]
+        j = float(sum(d["energy_j"] for d in kept))
+        hj = float(sum(d["energy_j"] for d in kept if d["kind"] == "node:host"))
+        length = float(w.interval["length_s"])
+        out |= {
+            "window_start_s": float(w.interval["start_s"]),
+            "window_end_s": float(w.interval["end_s"]),
+            "window_energy_j": j,
+            "window_hosts_energy_j": hj,
+            "window_power_w": j / length if length > 0 else 0.0,
+            "window_delivered_bits": int(w.delivered_bits),
+            "window_energy_per_bit_pj": j / w.delivered_bits * 1e12 if w.delivered_bits else None,
+            "window_host_share": hj / j if j > 0 else 0.0,
+        }
+    return out
+
+
+def _finite(v: Any) -> float | None:
+    return float(v) if v is not None and np.isfinite(v) else None
 
 
 def _delivered_bits(res: Any, circuit: bool) -> int:

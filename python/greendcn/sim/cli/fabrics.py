@@ -39,16 +39,38 @@ def fabrics(
             "--hosts/--no-hosts", help="Price the hosts on every fabric (--no-hosts: network only)."
         ),
     ] = True,
+    workload: Annotated[
+        Path | None,
+        typer.Option(
+            help="Run this workload instead: a flow CSV (src,dst,size_bytes,start_s; hosts S0.. of --racks x "
+            "--switches) or a scenario TOML whose [workload] is used (fabrics sized to its hosts).",
+        ),
+    ] = None,
+    load: Annotated[
+        str | None,
+        typer.Option(help="A load sweep: offered loads in (0, 1], e.g. 0.05,0.1,0.3 (Poisson, same seed)."),
+    ] = None,
+    sizes: Annotated[
+        str, typer.Option(help="The sweep's flow sizes: a shipped table (websearch, datamining, ...).")
+    ] = "websearch",
+    duration: Annotated[
+        str, typer.Option(help="The sweep's arrivals window; energy is also reported over it.")
+    ] = "10ms",
+    csv_out: Annotated[
+        Path | None, typer.Option("--csv", help="The sweep's rows (one per fabric and load) as CSV.")
+    ] = None,
     figure: Annotated[
         Path | None,
         typer.Option(
-            help="Also draw the PNG there (default: no figure); a missing folder is created and named."
+            help="Also draw the PNG there (default: no figure); a missing folder is created and named. A sweep "
+            "draws two: NAME-slowdown.png and NAME-energy.png."
         ),
     ] = None,
     json_out: Path | None = JsonOption,
 ) -> None:
     """One workload on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link rate: throughput,
-    FCT, J, W and pJ per delivered bit side by side (docs/fabrics.md)."""
+    FCT, J, W and pJ per delivered bit side by side (docs/fabrics.md); --workload runs yours, --load sweeps
+    generated loads."""
     import sys
 
     from tqdm import tqdm
@@ -56,6 +78,25 @@ def fabrics(
     from ...core.units import parse_rate_bps, parse_size_bytes
     from ..fabrics import FabricsConfig, compare_fabrics, fabric_plan, plot_fabrics
 
+    if workload is not None or load is not None:
+        from .fabrics_workload import run_workload
+
+        run_workload(
+            workload=workload,
+            load=load,
+            sizes=sizes,
+            duration=duration,
+            racks=racks,
+            switches=switches,
+            link_rate=link_rate,
+            cost_equivalent=cost_equivalent,
+            seed=seed,
+            hosts=hosts,
+            csv_out=csv_out,
+            figure=figure,
+            json_out=json_out,
+        )
+        return
     if quick:
         racks, switches, size = 8, 4, "200KB"
     cfg = FabricsConfig(
