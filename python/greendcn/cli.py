@@ -143,7 +143,8 @@ COMMAND_HELP: dict[str, str] = {
     "fat-trees on one\nsmall workload (greendcn fabrics), then Kaymak 2016 on a k=4 fat-tree, "
     "single path vs packet spraying.",
     "fabrics": "One workload on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link "
-    "rate: throughput,\nFCT, J, W and pJ per delivered bit side by side (docs/fabrics.md).",
+    "rate: throughput,\nFCT, J, W and pJ per delivered bit side by side (docs/fabrics.md); "
+    "--workload runs yours, --load sweeps\ngenerated loads.",
     "simulate": "Simulate one scenario and print a summary per flow class; --json writes flows, links, "
     "nodes, summary.",
     "energy": "Power and energy: network power vs node count, software-router power plans.",
