@@ -67,11 +67,11 @@ def test_a_library_caller_gets_keyboard_interrupt_by_default():
 
     import greendcn.sim.engine as engine
 
-    original = engine.run_spec
-    engine.run_spec = fake_run_spec
+    original = engine.run_spec_columns  # simulate's door to the engine (per-flow results as columns)
+    engine.run_spec_columns = fake_run_spec
     try:
         with pytest.raises(KeyboardInterrupt):
             run_module.simulate({"workload": {"kind": "static", "long_flows": 1, "long_size": "1MB"}})
     finally:
-        engine.run_spec = original
+        engine.run_spec_columns = original
     assert calls

@@ -67,3 +67,18 @@ def test_adaptive_loss_detection_learns_opera_reordering_and_resends_less():
     assert runs["dupack"] > 0
     # Measured 513 -> 63 on this case; we require at least a halving.
     assert runs["adaptive"] < runs["dupack"] / 2, runs
+
+
+def test_a_flow_file_runs_each_class_on_its_transport(tmp_path):
+    # A flow file goes to the engine as column buffers (not JSON records): the class-to-transport choice, and the
+    # per-flow ECN and trim counters coming back, must survive that path as they do the JSON one.
+    path = tmp_path / "flows.csv"
+    rows = ["src,dst,size_bytes,start_s,class"]
+    rows += [f"S{i},S15,300000,0,long" for i in range(3)] + ["S4,S14,50000,0,short"]
+    path.write_text("\n".join(rows) + "\n")
+    sc = {**SMALL, "transport": {"default": "ndp", "classes": {"short": "dctcp"}}}
+    fl = simulate(sc, seed=3, flows=path, progress=False).flows
+    assert list(fl["transport"]) == ["ndp", "ndp", "ndp", "dctcp"]
+    assert fl["fct_s"].notna().all()
+    assert fl.loc[fl["transport"] == "ndp", "trims"].sum() > 0
+    assert {"ecn_marks", "trims"} <= set(fl.columns)

@@ -7,12 +7,32 @@ tuner), `lifetime` (device lifetimes from access logs); `core` holds what they s
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _moved
 from .core.errors import EngineCrash, EngineInputError, GreendcnError, InputError
-from .sim.run import SimResult, simulate
-from .sim.scenario import Scenario, load_scenario
 
 _moved.install()  # old import paths (greendcn.scenario, ...) keep working for one release
+
+# Loaded when first used, so that `import greendcn` (and every command) does not pay for pandas and the
+# simulator unless it needs them.
+_LAZY = {
+    "SimResult": ".sim.run",
+    "simulate": ".sim.run",
+    "Scenario": ".sim.scenario",
+    "load_scenario": ".sim.scenario",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

@@ -7,6 +7,11 @@ from typing import Any
 def run(
     spec_json: str, progress: Callable[[int, int | None, int, int, int], object] | None = None
 ) -> str: ...
+def run_columns(
+    spec_json: str,
+    progress: Callable[[int, int | None, int, int, int], object] | None = None,
+    flows: list[tuple[str, bytes]] | None = None,
+) -> tuple[str, list[tuple[str, str, bytes]]]: ...
 def run_circuit(
     spec_json: str, progress: Callable[[int, int | None, int, int, int], object] | None = None
 ) -> str: ...

@@ -2,13 +2,76 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
-import typer
+# Plain help text (click's) rather than typer's rich panels: loading rich's formatting cost about 0.25 s of CPU
+# on every `--help` (our measurement, BENCHMARKS.md); TYPER_USE_RICH=1 brings the panels back.
+os.environ.setdefault("TYPER_USE_RICH", "0")
 
-from .core.errors import GreendcnError
+import typer  # noqa: E402
+from typer.core import TyperCommand, TyperGroup  # noqa: E402
+
+from .core.errors import GreendcnError  # noqa: E402
+
+
+def _mount(name: str | None, module: str, attr: str) -> dict[str, Any]:
+    """The click commands one SUBAPPS entry adds to the root, as `app.add_typer` would mount them."""
+    import importlib
+
+    sub = getattr(importlib.import_module(module, __package__), attr)
+    for group, alias, alias_module, alias_attr in ALIASES:
+        if group == name and not any(c.name == alias for c in sub.registered_commands):
+            func = getattr(importlib.import_module(alias_module, __package__), alias_attr)
+            what = (func.__doc__ or "").split(":")[0]
+            sub.command(alias, help=f"Same as `greendcn {alias}`: {what[:1].lower()}{what[1:]}.")(func)
+    holder = typer.Typer()
+    if name is None:
+        holder.add_typer(sub)
+    else:
+        holder.add_typer(sub, name=name)
+    return dict(typer.main.get_group(holder).commands)
+
+
+class _Listed(TyperCommand):
+    """A command as `greendcn --help` lists it: its name and help, nothing imported."""
+
+
+class _LazyRoot(TyperGroup):
+    """The root command group: SUBAPPS' commands are listed from COMMAND_HELP and mounted on first use."""
+
+    listing = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        # a sub-app of SUBAPPS missing from COMMAND_HELP is listed too (mounted to read its help)
+        names = [*COMMAND_HELP, *(n for n, _m, _a in SUBAPPS if n and n not in COMMAND_HELP)]
+        return [*super().list_commands(ctx), *(n for n in names if n not in self.commands)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if self.listing and cmd_name in COMMAND_HELP:
+            return _Listed(name=cmd_name, help=COMMAND_HELP[cmd_name], callback=None)
+        for name, module, attr in SUBAPPS:
+            if name == cmd_name or name is None:
+                self.commands.update(
+                    {k: v for k, v in _mount(name, module, attr).items() if k not in self.commands}
+                )
+                if cmd_name in self.commands:
+                    return self.commands[cmd_name]
+        return None
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
 
 app = typer.Typer(
+    cls=_LazyRoot,
     name="greendcn",
     help="Measure, simulate and cut the energy of datacenter networks.",
     no_args_is_help=True,
@@ -72,28 +135,33 @@ ALIASES: list[tuple[str, str, str, str]] = [
 ]
 
 
-_registered = False
+# What `greendcn --help` lists, without importing any command module: each top-level command's one-line help
+# (tests/test_cli_lazy.py checks it against the modules' own). A command's module is imported only when that
+# command runs or shows its own help, so a command pays only for the libraries it uses.
+COMMAND_HELP: dict[str, str] = {
+    "demo": "Which fabric moves a workload for the fewest joules: Opera, RotorNet, SelectorNet and "
+    "fat-trees on one\nsmall workload (greendcn fabrics), then Kaymak 2016 on a k=4 fat-tree, "
+    "single path vs packet spraying.",
+    "fabrics": "One workload on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link "
+    "rate: throughput,\nFCT, J, W and pJ per delivered bit side by side (docs/fabrics.md); "
+    "--workload runs yours, --load sweeps\ngenerated loads.",
+    "simulate": "Simulate one scenario and print a summary per flow class; --json writes flows, links, "
+    "nodes, summary.",
+    "energy": "Power and energy: network power vs node count, software-router power plans.",
+    "host": "AFFCON on this machine: core layout, affinity and DVFS plans, rate control, RAPL energy.",
+    "lifetime": "Device lifetimes from access logs (McGuinness 2021 ch. 4): oldness, upgrades, embodied "
+    "carbon.",
+    "nic": "NIC receive modes (interrupt, timer, watermark, NAPI): model, tuner, cross-check.",
+    "reproduce": "Reproduce the headline experiments of the papers greendcn implements (docs/references.md).",
+    "sweep": "Sweeps from a spec file into a DuckDB results store (docs/sweeps.md).",
+    "workload": "Flow-size distributions and generated workloads (docs/workloads.md).",
+    "report": "One self-contained HTML page of a store: parameters, summary tables, interactive figures "
+    "(no network needed).",
+}
 
 
 def _register_subapps() -> None:
-    import importlib
-
-    global _registered
-    if _registered:  # main() may run several times in one process (tests)
-        return
-    _registered = True
-    groups = {}
-    for name, module, attr in SUBAPPS:
-        sub = getattr(importlib.import_module(module, __package__), attr)
-        if name is None:
-            app.add_typer(sub)
-        else:
-            app.add_typer(sub, name=name)
-            groups[name] = sub
-    for group, name, module, attr in ALIASES:
-        func = getattr(importlib.import_module(module, __package__), attr)
-        what = (func.__doc__ or "").split(":")[0]
-        groups[group].command(name, help=f"Same as `greendcn {name}`: {what[:1].lower()}{what[1:]}.")(func)
+    """Kept for callers of the eager mounting: the root group now mounts each capability on first use."""
 
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # docs/errors.md

@@ -68,11 +68,15 @@ pub fn run_json(spec_json: &str, interrupted: &mut dyn FnMut() -> bool) -> Resul
 
 /// `run_json` with a watcher (see `run_watched`).
 pub fn run_json_watched(spec_json: &str, watch: &mut dyn FnMut(&Progress) -> bool) -> Result<String, EngineError> {
+    let results = run_watched(&parse_spec(spec_json)?, watch)?;
+    Ok(serde_json::to_string(&results).expect("results always serialize"))
+}
+
+/// Parse a JSON spec; an error names the field it found wrong.
+pub fn parse_spec(spec_json: &str) -> Result<SimSpec, EngineError> {
     let de = &mut serde_json::Deserializer::from_str(spec_json);
-    let spec: SimSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+    serde_path_to_error::deserialize(de).map_err(|e| {
         let loc = error::Loc::parse(&e.path().to_string());
         EngineError::Parse { loc, msg: e.into_inner().to_string() }
-    })?;
-    let results = run_watched(&spec, watch)?;
-    Ok(serde_json::to_string(&results).expect("results always serialize"))
+    })
 }

@@ -12,7 +12,7 @@ use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, 
 use crate::rng::{mix64, Rng};
 use crate::routing::Routes;
 use crate::spec::{NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport};
-use crate::tcp::{AckAction, Segment, TcpReceiver, TcpSender};
+use crate::tcp::{AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
 
@@ -49,7 +49,10 @@ struct FlowState {
     hash_fwd: u64,
     hash_rev: u64,
     transport: Transport,
-    sender: Option<TcpSender>,
+    /// A TCP or DCTCP flow's sender while it has bytes to send; once every byte is acknowledged it is inert
+    /// (further ACKs and timers change nothing), so it is dropped and only its counters are kept, in `sent`.
+    sender: Option<Box<TcpSender>>,
+    sent: SenderStats,
     /// An NDP flow's sender (crate::ndp); `sender` is then None.
     ndp: Option<Box<NdpSender>>,
     receiver: TcpReceiver,
@@ -146,12 +149,13 @@ impl<'a> Sim<'a> {
                 hash_rev: mix64(base ^ ((f.dst as u64) << 32 | f.src as u64)),
                 transport: f.transport,
                 sender: matches!(f.transport, Transport::Tcp | Transport::Dctcp).then(|| {
-                    let mut s = TcpSender::new(f.size_bytes, &spec.tcp);
+                    let mut s = Box::new(TcpSender::new(f.size_bytes, &spec.tcp));
                     if f.transport == Transport::Dctcp {
                         s.dctcp = Some(Box::new(crate::dctcp::Dctcp::new(&spec.dctcp)));
                     }
                     s
                 }),
+                sent: SenderStats::default(),
                 ndp: (f.transport == Transport::Ndp)
                     .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
                 receiver: TcpReceiver::new(f.size_bytes),
@@ -507,6 +511,10 @@ impl<'a> Sim<'a> {
                 self.send_segments(f, &mut segs);
                 self.segs = segs;
                 self.sync_rto(f);
+                let fl = &mut self.flows[f as usize];
+                if fl.sender.as_ref().is_some_and(|s| s.done()) {
+                    fl.sent = fl.sender.take().map(|s| s.stats).unwrap_or_default();
+                }
             }
             PacketKind::Udp => {
                 self.flows[f as usize].receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
@@ -771,7 +779,7 @@ impl<'a> Sim<'a> {
                 let st = match (&s.sender, &s.ndp) {
                     (Some(x), _) => x.stats.clone(),
                     (None, Some(x)) => x.stats.clone(),
-                    (None, None) => Default::default(),
+                    (None, None) => s.sent.clone(),
                 };
                 FlowResult {
                     id: f.id,

@@ -5,8 +5,10 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
+use greendcn_engine::results::FlowResult;
+use greendcn_engine::spec::{FlowSpec, Transport};
 use greendcn_engine::{EngineError, Loc, LocItem};
 
 mod logscan;
@@ -130,6 +132,140 @@ fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult
     })
 }
 
+/// A per-flow result column: name, numpy type code, bytes per value (8 or 1) and the value of one flow.
+type FlowColumn = (&'static str, &'static str, usize, fn(&FlowResult) -> u64);
+
+/// The per-flow results as columns, in the order of docs/engine-spec.md. `fct_ps` and `finish_ps` of a flow that
+/// never finished are `u64::MAX`; `transport` is a code into `TRANSPORTS` (0 tcp, 1 udp, 2 dctcp, 3 ndp).
+const FLOW_COLUMNS: [FlowColumn; 20] = [
+    ("id", "<u8", 8, |f| f.id),
+    ("src", "<u8", 8, |f| u64::from(f.src)),
+    ("dst", "<u8", 8, |f| u64::from(f.dst)),
+    ("size_bytes", "<u8", 8, |f| f.size_bytes),
+    ("start_ps", "<u8", 8, |f| f.start_ps),
+    ("transport", "u1", 1, |f| transport_code(f.transport)),
+    ("completed", "?", 1, |f| u64::from(f.completed)),
+    ("finish_ps", "<u8", 8, |f| f.finish_ps.unwrap_or(u64::MAX)),
+    ("fct_ps", "<u8", 8, |f| f.fct_ps.unwrap_or(u64::MAX)),
+    ("bytes_received", "<u8", 8, |f| f.bytes_received),
+    ("packets_received", "<u8", 8, |f| f.packets_received),
+    ("data_packets_sent", "<u8", 8, |f| f.data_packets_sent),
+    ("retransmits", "<u8", 8, |f| f.retransmits),
+    ("spurious_retransmits", "<u8", 8, |f| f.spurious_retransmits),
+    ("ooo_packets", "<u8", 8, |f| f.ooo_packets),
+    ("fast_retransmits", "<u8", 8, |f| f.fast_retransmits),
+    ("timeouts", "<u8", 8, |f| f.timeouts),
+    ("acks_sent", "<u8", 8, |f| f.acks_sent),
+    ("ecn_marks", "<u8", 8, |f| f.ecn_marks),
+    ("trims", "<u8", 8, |f| f.trims),
+];
+
+/// The transports in the order of their one-byte codes in flow columns, both ways (`sim.engine.TRANSPORTS`).
+const TRANSPORTS: [Transport; 4] = [Transport::Tcp, Transport::Udp, Transport::Dctcp, Transport::Ndp];
+
+fn transport_code(name: &str) -> u64 {
+    TRANSPORTS.iter().position(|t| t.name() == name).map_or(u64::MAX, |i| i as u64)
+}
+
+/// The per-flow results as Python bytes, one column at a time written straight into its bytes object (no copy
+/// of the whole table beside the results).
+fn flow_columns(py: Python<'_>, flows: &[FlowResult]) -> PyResult<Py<PyList>> {
+    let list = PyList::empty(py);
+    for (name, dtype, width, get) in FLOW_COLUMNS {
+        let bytes = PyBytes::new_with(py, width * flows.len(), |buf| {
+            for (out, f) in buf.chunks_exact_mut(width).zip(flows) {
+                out.copy_from_slice(&get(f).to_le_bytes()[..width]);
+            }
+            Ok(())
+        })?;
+        list.append((name, dtype, bytes))?;
+    }
+    Ok(list.unbind())
+}
+
+/// The spec's flows from columns: (name, little-endian bytes) for `id`, `src`, `dst`, `size_bytes`, `start_ps`,
+/// `rate_bps` and `handshake_ps` (u64 each) and `transport` (one byte, a code into `TRANSPORTS`); `rate_bps`
+/// counts for UDP flows only.
+fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineError> {
+    let find = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, b)| *b);
+    let n = find("id").map_or(0, |b| b.len() / 8);
+    let u64s = |name: &str| -> Result<Vec<u64>, EngineError> {
+        let b = find(name).ok_or_else(|| EngineError::invalid("flows", format!("column {name} is missing")))?;
+        if b.len() != 8 * n {
+            return Err(EngineError::invalid("flows", format!("column {name} has {} bytes, not {}", b.len(), 8 * n)));
+        }
+        Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+    };
+    let (id, src, dst, size, start, rate, hs) = (
+        u64s("id")?,
+        u64s("src")?,
+        u64s("dst")?,
+        u64s("size_bytes")?,
+        u64s("start_ps")?,
+        u64s("rate_bps")?,
+        u64s("handshake_ps")?,
+    );
+    let codes =
+        find("transport").filter(|b| b.len() == n).ok_or_else(|| EngineError::invalid("flows", "column transport"))?;
+    let node = |v: u64, i: usize, field: &str| {
+        u32::try_from(v).map_err(|_| EngineError::invalid(&format!("flows[{i}].{field}"), "no such node"))
+    };
+    (0..n)
+        .map(|i| {
+            let transport = *TRANSPORTS
+                .get(usize::from(codes[i]))
+                .ok_or_else(|| EngineError::invalid(&format!("flows[{i}].transport"), "unknown transport code"))?;
+            let udp = transport == Transport::Udp;
+            Ok(FlowSpec {
+                id: id[i],
+                src: node(src[i], i, "src")?,
+                dst: node(dst[i], i, "dst")?,
+                size_bytes: size[i],
+                start_ps: start[i],
+                transport,
+                rate_bps: udp.then_some(rate[i]),
+                handshake_ps: hs[i],
+            })
+        })
+        .collect()
+}
+
+/// `run`, with the per-flow results handed back as columns instead of JSON: returns (the results JSON with an
+/// empty `flows` array, a list of (column name, numpy type code, bytes)), in the order of docs/engine-spec.md.
+/// A million flows then cost their bytes, not a Python object each.
+#[pyfunction]
+#[pyo3(signature = (spec_json, progress=None, flows=None))]
+fn run_columns(
+    py: Python<'_>,
+    spec_json: &str,
+    progress: Option<Py<PyAny>>,
+    flows: Option<Vec<(String, Py<PyBytes>)>>,
+) -> PyResult<(String, Py<PyList>)> {
+    let spec = spec_json.to_owned();
+    // The flows are read from the Python buffers in place, before the run (and its release of the GIL).
+    let flow_specs = match &flows {
+        Some(cols) => {
+            let views: Vec<(String, &[u8])> = cols.iter().map(|(n, b)| (n.clone(), b.as_bytes(py))).collect();
+            Some(flows_from_columns(&views).map_err(|e| spec_error(&e))?)
+        }
+        None => None,
+    };
+    drop(flows);
+    let (text, results) = guarded(py, move |interrupted| {
+        let mut watch = watcher(&progress, interrupted);
+        let mut parsed = greendcn_engine::parse_spec(&spec)?;
+        if let Some(f) = flow_specs {
+            parsed.flows = f;
+        }
+        let mut results = greendcn_engine::run_watched(&parsed, &mut watch)?;
+        drop(parsed);
+        let flows = std::mem::take(&mut results.flows);
+        let text = serde_json::to_string(&results).expect("results always serialize");
+        Ok((text, flows))
+    })?;
+    Ok((text, flow_columns(py, &results)?))
+}
+
 /// Run one circuit-fabric simulation (docs/circuit-engine.md): the same contract as `run`, with a
 /// circuit spec in and circuit results out.
 #[pyfunction]
@@ -156,6 +292,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_columns, m)?)?;
     m.add_function(wrap_pyfunction!(run_circuit, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

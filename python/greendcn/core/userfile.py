@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import InputError
 
-__all__ = ["MAX_TEXT_BYTES", "UserFileError", "check_readable", "read_text"]
+__all__ = ["MAX_TEXT_BYTES", "UserFileError", "check_readable", "read_text", "read_utf8_bytes"]
 
 # Our choice: no text input of greendcn (a scenario, a flow list of a million rows, a sweep spec) needs more;
 # larger files are refused before they are read, so a wrong path cannot fill memory.
@@ -69,6 +69,21 @@ def read_text(
 
     `what` names the input in messages ("scenario", "--flows"); `kind` says what the file should hold, for the
     hint ("a TOML scenario", "a CSV file")."""
+    data = read_utf8_bytes(path, what, max_bytes=max_bytes, allow_empty=allow_empty, kind=kind)
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_utf8_bytes(
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    max_bytes: int = MAX_TEXT_BYTES,
+    allow_empty: bool = False,
+    kind: str = "text",
+) -> bytes:
+    """The file's bytes, checked as `read_text` checks them (UTF-8, no NUL, not empty, not too large) and with a
+    byte-order mark dropped, but not decoded: for readers that parse bytes themselves (a columnar CSV reader);
+    line ends are left as they are."""
     p = check_readable(path, what)
     try:
         size = p.stat().st_size
@@ -114,7 +129,7 @@ def read_text(
         ) from None
     if not allow_empty and not text.strip():
         raise UserFileError(f"{what}: {p} is empty", hint=f"give {kind}")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return data
 
 
 def read_toml(

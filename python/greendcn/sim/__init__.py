@@ -9,7 +9,28 @@ model, the circuit engine's specs and runs), `cli` (the `simulate`, `demo` and `
 
 from __future__ import annotations
 
-from .run import SimResult, reprice, simulate
-from .scenario import Scenario, load_scenario, scenario_from_dict
+from typing import Any
+
+# Loaded when first used (pandas and the engine come with `run`): `greendcn.sim.cli` and the lighter modules
+# of this package import without them.
+_LAZY = {
+    "SimResult": ".run",
+    "reprice": ".run",
+    "simulate": ".run",
+    "Scenario": ".scenario",
+    "load_scenario": ".scenario",
+    "scenario_from_dict": ".scenario",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Scenario", "SimResult", "load_scenario", "reprice", "scenario_from_dict", "simulate"]

@@ -13,7 +13,46 @@ from typing import Any
 from .. import _native
 from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 
-__all__ = ["engine_version", "run_circuit_spec", "run_spec", "scenario_loc"]
+__all__ = [
+    "FlowBuffers",
+    "JsonText",
+    "engine_version",
+    "run_circuit_spec",
+    "run_spec",
+    "run_spec_columns",
+    "scenario_loc",
+]
+
+
+class JsonText(str):
+    """A spec value that is already JSON text (a million flows built column-wise): written into the spec as
+    it is, not encoded again."""
+
+
+# The transports by their one-byte code in the engine's flow columns (crates/py's TRANSPORTS, same order).
+TRANSPORTS = ("tcp", "udp", "dctcp", "ndp")
+
+
+class FlowBuffers:
+    """The spec's `flows` as column buffers (`FlowColumns.engine_buffers`), handed to `run_spec_columns` as
+    they are; anything that needs the spec as JSON gets them as JSON text (`json`). `transports` names the
+    transports the flows use (the engine's `dctcp` and `ndp` settings are sent only when used)."""
+
+    def __init__(
+        self, buffers: list[tuple[str, bytes]], json_text: Callable[[], str], transports: frozenset[str]
+    ) -> None:
+        self.buffers, self.json, self.transports = buffers, json_text, transports
+
+
+def spec_json(spec: dict[str, Any]) -> str:
+    """The spec as JSON text, with `JsonText` values spliced in as they are."""
+    spec = {k: (JsonText(v.json()) if isinstance(v, FlowBuffers) else v) for k, v in spec.items()}
+    text = json.dumps({k: v for k, v in spec.items() if not isinstance(v, JsonText)})
+    raw = [f"{json.dumps(k)}: {v}" for k, v in spec.items() if isinstance(v, JsonText)]
+    if not raw:
+        return text
+    return text[:-1] + (", " if text != "{}" else "") + ", ".join(raw) + "}"
+
 
 # Engine spec keys -> scenario keys, where the names differ (units live in the engine's names).
 _TCP_KEYS = {
@@ -58,6 +97,46 @@ def run_spec(spec: dict[str, Any], progress: Callable[..., object] | None = None
     return _call(_native.run, spec, progress, scenario_loc, "docs/engine-spec.md")
 
 
+def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | None = None) -> dict[str, Any]:
+    """`run_spec`, with `flows` a DataFrame of the engine's per-flow columns (docs/engine-spec.md, in its order;
+    whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow that never finished,
+    `transport` one of TRANSPORTS): built from the engine's column buffers, no Python object per flow."""
+    flows = spec.get("flows")
+    if isinstance(flows, FlowBuffers):
+        buffers = flows.buffers
+
+        def native(text: str, progress: Any) -> Any:
+            return _native.run_columns(text, progress, buffers)
+
+        spec = {**spec, "flows": []}
+    else:
+        native = _native.run_columns
+    text, columns = _call(native, spec, progress, scenario_loc, "docs/engine-spec.md", raw=True)
+    out = json.loads(text)
+    out["flows"] = _flow_frame(columns)
+    return out
+
+
+def _flow_frame(columns: list[tuple[str, str, bytes]]) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    data: dict[str, Any] = {}
+    for name, dtype, buf in columns:
+        values = np.frombuffer(buf, dtype=dtype)
+        if name == "transport":
+            from .workload.columns import text_from_codes
+
+            data[name] = text_from_codes(values, TRANSPORTS)
+        elif name in ("fct_ps", "finish_ps"):
+            data[name] = np.where(values == np.iinfo(np.uint64).max, np.nan, values.astype(np.float64))
+        elif dtype == "?":
+            data[name] = values.copy()
+        else:
+            data[name] = values.astype(np.int64)
+    return pd.DataFrame(data)
+
+
 def run_circuit_spec(
     spec: dict[str, Any], progress: Callable[..., object] | None = None, loc_map: Callable[[Loc], Loc] = tuple
 ) -> dict[str, Any]:
@@ -67,14 +146,15 @@ def run_circuit_spec(
 
 
 def _call(
-    native: Callable[..., str],
+    native: Callable[..., Any],
     spec: dict[str, Any],
     progress: Callable[..., object] | None,
     loc_map: Callable[[Loc], Loc],
     doc: str,
-) -> dict[str, Any]:
+    raw: bool = False,
+) -> Any:
     try:
-        text = native(json.dumps(spec), progress)
+        text = native(spec_json(spec), progress)
     except _native.SpecError as e:
         message, engine_loc, msg = e.args
         loc = loc_map(engine_loc)
@@ -90,7 +170,7 @@ def _call(
         raise EngineCrash(
             str(e), hint="this is a bug in greendcn; please report it with the scenario"
         ) from None
-    return json.loads(text)
+    return text if raw else json.loads(text)
 
 
 def engine_version() -> str:

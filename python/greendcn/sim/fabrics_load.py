@@ -17,7 +17,6 @@ are ours).
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, Callable
 
 from ..core.errors import InputError
@@ -70,14 +69,10 @@ def parse_loads(text: str) -> list[float]:
 
 
 def _host_names(hosts: int) -> Any:
-    """Just enough of a network for sim/workload/explicit.py to name hosts S0..S(H-1)."""
-    from .topology.graph import Network
+    """Just enough of a network for sim/workload/explicit.py to name hosts S0..S(H-1): the hosts, no links."""
+    from .topology.graph import Network, Node
 
-    names = [f"S{i}" for i in range(hosts)]
-    stub = SimpleNamespace(hosts=names, index={n: i for i, n in enumerate(names)})
-    stub.nodes = [SimpleNamespace(kind="host")] * hosts
-    stub.host_index = lambda ref, what="host": Network.host_index(stub, ref, what)
-    return stub
+    return Network([Node(f"S{i}", "host") for i in range(hosts)], [])
 
 
 def flows_of_file(path: Path, hosts: int) -> list[tuple]:

@@ -202,7 +202,7 @@ def run_energy(
         split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
     total = sum(split.values())
     split["host_share"] = split["hosts_energy_j"] / total if total > 0 else 0.0
-    bits = 8 * sum(int(f.get("bytes_received", 0)) for f in results.get("flows", []))
+    bits = 8 * _bytes_received(results)
     network = total - split["hosts_energy_j"]
     return EnergyReport(
         devices=devices,
@@ -334,8 +334,17 @@ def _interval_bits(results: dict, idx: np.ndarray, frac: np.ndarray) -> int:
     wire_all = float(sum(sum(r) for r in rows))
     if wire_all <= 0:
         return 0
-    payload = sum(int(f.get("bytes_received", 0)) for f in results.get("flows", []))
+    payload = _bytes_received(results)
     return int(round(8 * in_interval(rows, idx, frac).sum() * payload / wire_all))
+
+
+def _bytes_received(results: dict) -> int:
+    """Payload bytes the run's flows delivered; the engine's flows as records or as a DataFrame
+    (sim.engine.run_spec_columns)."""
+    flows = results.get("flows", [])
+    if hasattr(flows, "columns"):
+        return int(flows["bytes_received"].sum()) if len(flows) else 0
+    return sum(int(f.get("bytes_received", 0)) for f in flows)
 
 
 def _part(kind: str) -> str:

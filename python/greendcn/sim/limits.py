@@ -3,8 +3,10 @@ under a second, one that cannot fit this machine, with an `error:` naming the si
 
 The estimate follows today's engine (our measurements, 2-core development machine): routing is built from one
 breadth-first search per rack (attachment switch) over a nodes x racks table of 4-byte entries, then stored as
-runs per node (crates/engine/src/routing.rs); each flow costs about 6 kB across Python and the engine (a
-1-million-row flow list peaked at 5.5 GiB); the interpreter with numpy, pandas and the engine starts near 150 MB.
+runs per node (crates/engine/src/routing.rs); each flow costs at most about 1.6 kB across Python and the engine
+(a million generated flows of 1,000 bytes on a k = 8 fat-tree peaked at 1.58 GB, a million from a flow file, read
+as columns, at 1.0 GB and 100,000 at 0.30 GB); the interpreter with numpy, pandas, pyarrow and the engine starts
+near 200 MB.
 When the engine's routing changes, `estimate_run_bytes` changes with it.
 """
 
@@ -29,8 +31,8 @@ __all__ = [
     "workload_size_key",
 ]
 
-BASE_BYTES = 150 * 2**20
-BYTES_PER_FLOW = 6_000
+BASE_BYTES = 200 * 2**20
+BYTES_PER_FLOW = 1_600
 BYTES_PER_NODE_OR_LINK = 400  # Python Node/Link objects, the engine's ports and per-node counters
 ROUTE_ENTRY_BYTES = 4
 # Routing setup costs racks x (nodes + links) search steps plus nodes x racks to store the runs: about 6e7 per

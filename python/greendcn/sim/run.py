@@ -28,6 +28,7 @@ from .topology import Network, build_topology
 from .transports import flow_transport, transport_specs
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
+from .workload.columns import FlowColumns
 
 __all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate", "tcp_spec"]
 
@@ -90,7 +91,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         **net.to_spec(),
         "flows": (specs := _flow_specs(sc, net, flows)),
         "tcp": tcp_spec(sc.tcp),
-        **transport_specs(sc, {s["transport"] for s in specs}),
+        **transport_specs(sc, _transports_used(specs)),
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
         **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
@@ -174,7 +175,9 @@ def handshake_ps(net: Network, src: int, dst: int, header_bytes: int) -> int:
     return 2 * one_way
 
 
-def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str, Any]]:
+def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> Any:
+    if isinstance(flows, FlowColumns):
+        return _column_flow_specs(sc, net, flows)
     specs = [f.to_spec() for f in flows]
     for spec, f in zip(specs, flows):
         spec["transport"] = flow_transport(sc, f.transport, f.cls)
@@ -188,6 +191,38 @@ def _flow_specs(sc: Scenario, net: Network, flows: list[Flow]) -> list[dict[str,
                     cache[key] = handshake_ps(net, f.src, f.dst, header)
                 spec["handshake_ps"] = cache[key]
     return specs
+
+
+def _transports_used(specs: Any) -> set[str]:
+    from .engine import FlowBuffers
+
+    if isinstance(specs, FlowBuffers):
+        return set(specs.transports)
+    return {s["transport"] for s in specs}
+
+
+def _column_flow_specs(sc: Scenario, net: Network, flows: FlowColumns) -> Any:
+    """The spec's flows as column buffers (JSON text where a JSON spec is needed); the handshake computed once
+    per (src, dst) pair."""
+    import numpy as np
+
+    from .engine import TRANSPORTS, FlowBuffers
+
+    # Each flow's transport: UDP as the file says, else its class's (flow_transport), as code into TRANSPORTS.
+    by_class = np.array([TRANSPORTS.index(flow_transport(sc, "tcp", c)) for c in flows.classes] or [0])
+    codes = np.where(flows.udp, TRANSPORTS.index("udp"), by_class[flows.cls]).astype(np.uint8)
+    used = frozenset(TRANSPORTS[int(c)] for c in np.unique(codes))
+    hs = None
+    if sc.tcp.handshake:
+        header = sc.tcp.header_bytes + sc.topology.frame_overhead
+        pairs, back = np.unique(flows.src * len(net.nodes) + flows.dst, return_inverse=True)
+        per_pair = [
+            handshake_ps(net, int(p) // len(net.nodes), int(p) % len(net.nodes), header) for p in pairs
+        ]
+        # a handshake for TCP and DCTCP flows only, as in _flow_specs
+        opens = np.isin(codes, [TRANSPORTS.index("tcp"), TRANSPORTS.index("dctcp")])
+        hs = np.where(opens, np.asarray(per_pair, dtype=np.int64)[back], 0)
+    return FlowBuffers(flows.engine_buffers(hs, codes), lambda: flows.engine_flows_json(hs, codes), used)
 
 
 def simulate(
@@ -243,13 +278,14 @@ def simulate(
     elif isinstance(flows, (str, Path)):
         flow_list = read_flows_csv(flows, net)
     else:
-        flow_list = list(flows)
+        flow_list = flows if isinstance(flows, FlowColumns) else list(flows)
     if not flow_list:
         raise InputError("workload: no flows to simulate", hint="give at least one flow")
     _warn_if_long(sc, flow_list)
     if circuit:
         from .optical.scenario_run import simulate_circuit
 
+        flow_list = list(flow_list)
         res = simulate_circuit(sc, net, flow_list, seed, _Progress() if progress else None)
         if res.summary.get("stopped_by") == "interrupted":
             if not partial_on_interrupt:
@@ -299,7 +335,7 @@ def _run_windowed(spec: dict[str, Any], sc: Scenario, progress: Any) -> dict[str
     import re
 
     from ..core.errors import EngineInputError
-    from .engine import run_spec
+    from .engine import run_spec_columns as run_spec
     from .host_power import MAX_WINDOWS
 
     try:
@@ -353,7 +389,10 @@ def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
     """Say so when a run without a stop time will move so many packets that it may take minutes or more."""
     if sc.run.stop_time is not None:
         return
-    packets = sum(math.ceil(f.size_bytes / sc.tcp.mss) for f in flows)
+    if isinstance(flows, FlowColumns):
+        packets = int((-(-flows.size_bytes // sc.tcp.mss)).sum())
+    else:
+        packets = sum(math.ceil(f.size_bytes / sc.tcp.mss) for f in flows)
     hops = packets * 6  # at most 6 links host to host in a fat-tree; an upper bound for the warning
     if hops > 60 * _HOPS_PER_S:
         print(
@@ -365,15 +404,22 @@ def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
 
 
 def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict[str, Any]) -> SimResult:
+    from .workload.columns import text_from_codes
+
     names = [n.name for n in net.nodes]
-    cls = {f.id: f.cls for f in flows}
     fl = pd.DataFrame(out["flows"])
-    fl["src"] = fl["src"].map(lambda i: names[i])
-    fl["dst"] = fl["dst"].map(lambda i: names[i])
+    in_order = isinstance(flows, FlowColumns) and np.array_equal(fl["id"].to_numpy(), flows.id)
+    if isinstance(flows, FlowColumns):
+        cls: Any = pd.Series(flows.class_names(), index=flows.id) if not in_order else None
+    else:
+        cls = {f.id: f.cls for f in flows}
+    fl["src"] = text_from_codes(fl["src"].to_numpy(), names)
+    fl["dst"] = text_from_codes(fl["dst"].to_numpy(), names)
     fl["start_s"] = fl["start_ps"] / PS_PER_S
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S  # null (never finished) becomes NaN
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
-    fl["class"] = fl["id"].map(cls)
+    # a flow file's classes, rows in the file's order: built from their codes, not looked up per flow
+    fl["class"] = text_from_codes(flows.cls, flows.classes) if in_order else fl["id"].map(cls)  # type: ignore[union-attr]
     first = [
         "id",
         "src",
@@ -391,8 +437,8 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     fl = fl[first + [c for c in fl.columns if c not in first and not c.endswith("_ps")]]
 
     li = pd.DataFrame(out["links"])
-    li["from"] = li["from"].map(lambda i: names[i])
-    li["to"] = li["to"].map(lambda i: names[i])
+    li["from"] = text_from_codes(li["from"].to_numpy(), names)
+    li["to"] = text_from_codes(li["to"].to_numpy(), names)
     li["busy_s"] = li.pop("busy_ps") / PS_PER_S
     rates = [net.links[i].rate_bps for i in li["link"]]
     li["rate_bps"] = rates
@@ -411,11 +457,12 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     }
     res = SimResult(fl, li, no, summary, sc)
     f = out["flows"]
-    ideal = ideal_fct_packet_s(
-        sc,
-        net,
-        *(np.array([x[k] for x in f]) for k in ("src", "dst", "size_bytes")),
-        np.array([x["transport"] == "udp" for x in f], dtype=bool),
-    )
+    if hasattr(f, "columns"):  # the engine's flows as columns (engine.run_spec_columns)
+        cols = [f[k].to_numpy() for k in ("src", "dst", "size_bytes")]
+        udp = (f["transport"] == "udp").to_numpy(dtype=bool)
+    else:
+        cols = [np.array([x[k] for x in f]) for k in ("src", "dst", "size_bytes")]
+        udp = np.array([x["transport"] == "udp" for x in f], dtype=bool)
+    ideal = ideal_fct_packet_s(sc, net, *cols, udp)
     attach(res, ideal, sc.run.size_buckets)
     return res

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from ...core.clitools import JsonOption, echo_table, write_json
+from ...core.clitools import JsonOption, echo_table
 from ...core.errors import InputError
 from ._apps import app
 
@@ -122,11 +122,18 @@ def simulate_cmd(
         "--max-memory",
         help="Refuse runs estimated to need more, e.g. 4GB (default: the memory available now).",
     ),
+    parquet: Path | None = typer.Option(
+        None,
+        "--parquet",
+        help="Also write flows, links, nodes and summary as Parquet files into this folder.",
+    ),
 ) -> None:
     """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary."""
+    from ..output import check_parquet_dir, write_parquet, write_result_json
     from ..scenario import load_scenario
     from ..run import simulate
 
+    check_parquet_dir(parquet)
     from ...core.units import parse_size_bytes
 
     limit = None if max_memory is None else parse_size_bytes(max_memory, "--max-memory")
@@ -143,7 +150,8 @@ def simulate_cmd(
     warning = rto_warning(res)
     if warning:
         print(warning, file=sys.stderr)
-    write_json(json_out, res.to_json())
+    write_result_json(json_out, res)
+    write_parquet(parquet, res)
     if res.summary.get("incomplete"):
         print(
             f"interrupted at {res.summary['sim_time_s']:.6g} s simulated: the results above are incomplete "

@@ -35,6 +35,8 @@ class Network:
     nodes: list[Node]
     links: list[Link]
     index: dict[str, int] = field(default_factory=dict)
+    # Host names in host order, built once: every flow's host reference is looked up against them.
+    _hosts: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.index = {n.name: i for i, n in enumerate(self.nodes)}
@@ -42,14 +44,23 @@ class Network:
         kinds = [n.kind for n in self.nodes]
         n_hosts = kinds.count("host")
         assert kinds[:n_hosts] == ["host"] * n_hosts, "hosts must come first"
+        self._hosts = [n.name for n in self.nodes[:n_hosts]]
 
     @property
     def hosts(self) -> list[str]:
-        return [n.name for n in self.nodes if n.kind == "host"]
+        return list(self._hosts)
+
+    def host_lookup(self) -> dict[str, int]:
+        """Every way a flow may name a host, to its node index: the name ('S15') and the index as digits
+        ('15'; digits mean an index, as in `host_index`). One dictionary for a whole flow list; a reference it
+        lacks is resolved, or refused, by `host_index`."""
+        lookup = {name: i for i, name in enumerate(self._hosts)}
+        lookup.update((str(i), i) for i in range(len(self._hosts)))
+        return lookup
 
     def host_index(self, ref: str | int, what: str = "host") -> int:
         """Node index of a host named 'S15' or numbered 15 (its position among hosts)."""
-        hosts = self.hosts
+        hosts = self._hosts
         if isinstance(ref, bool):
             ref = str(ref)
         if isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit()):
