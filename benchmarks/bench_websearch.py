@@ -5,10 +5,9 @@
 The target (issue 30): web search within 20 % of the permutation, a ratio of at least 0.8. Each case runs in its
 own process (bench_engine.run_case); rates use the engine's own wall time (summary.wall_s). The machine may be
 shared, so the permutation runs before and after the web-search cases and the ratio is to the mean of its two
-rates (both are printed). Web search runs until
-its last flow completes (no run.stop_time): flows arrive over the first 100 ms and the last ones drain after. The
-full run adds scenarios/websearch-k8.toml (ECMP, 1 us links) with duration 100 ms; `--quick` (or
-GREENDCN_BENCH_QUICK=1) leaves it out."""
+rates (both are printed). Web search runs until its last flow completes (no run.stop_time): flows arrive over the
+first 100 ms and the last ones drain after. The full run adds scenarios/websearch-k8.toml (ECMP, 1 us links) with
+duration 100 ms; `--quick` (or GREENDCN_BENCH_QUICK=1) leaves it out."""
 
 from __future__ import annotations
 
