@@ -19,14 +19,18 @@ def _all_commands():
 
     from greendcn import cli
 
-    cli._register_subapps()
     root = typer.main.get_command(cli.app)
     out, todo = [], [(("greendcn",), root)]
     while todo:
         path, cmd = todo.pop()
         out.append((path, cmd))
-        for name, sub in getattr(cmd, "commands", {}).items():
-            todo.append(((*path, name), sub))
+        if hasattr(cmd, "list_commands"):  # a group (typer's click is its own copy: duck-typed)
+            # through the group's own interface, so the lazy root mounts each capability as a user's call would
+            with cmd.make_context(path[-1], [], resilient_parsing=True) as ctx:
+                for name in cmd.list_commands(ctx):
+                    sub = cmd.get_command(ctx, name)
+                    if sub is not None:
+                        todo.append(((*path, name), sub))
     return out
 
 
