@@ -382,13 +382,8 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
             ) from None
         if progress is not None:
             progress(entry["fabric"])
-    notes = list(NOTES)
-    if not cfg.price_hosts:
-        notes[1] = notes[1].split(", plus")[0] + "; hosts not priced (--no-hosts)"
-    why = selectornet_left_out(cfg.hosts)
-    if why is not None:
-        notes.append(why)
-    elif cfg.hosts & -cfg.hosts == cfg.hosts:
+    notes = comparison_notes(cfg)
+    if selectornet_left_out(cfg.hosts) is None and cfg.hosts & -cfg.hosts == cfg.hosts:
         notes.append(
             f"selectornet: {selectornet_racks(cfg.hosts)} racks of {cfg.hosts // selectornet_racks(cfg.hosts)} "
             f"hosts, not {cfg.hosts} of one: a ToR per host would price the ToRs, not the fabric (our choice)"
@@ -411,6 +406,18 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
         "fabrics": rows,
         "notes": notes,
     }
+
+
+def comparison_notes(cfg: FabricsConfig) -> list[str]:
+    """The method notes every comparison prints: NOTES, the host pricing as configured, and why SelectorNet is
+    left out when it is."""
+    notes = list(NOTES)
+    if not cfg.price_hosts:
+        notes[1] = notes[1].split(", plus")[0] + "; hosts not priced (--no-hosts)"
+    why = selectornet_left_out(cfg.hosts)
+    if why is not None:
+        notes.append(why)
+    return notes
 
 
 NOTES = [

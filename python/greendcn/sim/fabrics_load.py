@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import InputError
-from .fabrics import NOTES, FabricsConfig, fabric_plan, run_one, selectornet_left_out
+from .fabrics import FabricsConfig, comparison_notes, fabric_plan, run_one
 
 __all__ = [
     "compare_on_flows",
@@ -144,12 +144,7 @@ def compare_on_flows(
         rows.append(row)
         if progress is not None:
             progress(entry["fabric"])
-    notes = list(NOTES)
-    if not cfg.price_hosts:
-        notes[1] = notes[1].split(", plus")[0] + "; hosts not priced (--no-hosts)"
-    why = selectornet_left_out(cfg.hosts)
-    if why is not None:
-        notes.append(why)
+    notes = comparison_notes(cfg)
     return {
         "config": {
             "racks": cfg.racks,
