@@ -7,7 +7,7 @@ tuner), `lifetime` (device lifetimes from access logs); `core` holds what they s
 
 from __future__ import annotations
 
-from typing import Any
+from .core.lazy import lazy_getattr
 
 from . import _moved
 from .core.errors import EngineCrash, EngineInputError, GreendcnError, InputError
@@ -24,14 +24,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 __version__ = "0.1.0"

@@ -9,7 +9,7 @@ model, the circuit engine's specs and runs), `cli` (the `simulate`, `demo` and `
 
 from __future__ import annotations
 
-from typing import Any
+from ..core.lazy import lazy_getattr
 
 # Loaded when first used (pandas and the engine come with `run`): `greendcn.sim.cli` and the lighter modules
 # of this package import without them.
@@ -23,14 +23,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 __all__ = ["Scenario", "SimResult", "load_scenario", "reprice", "scenario_from_dict", "simulate"]

@@ -180,18 +180,7 @@ def run_energy(
         return _interval_energy(results, models, hosts, interval_ps)
     devices = []
     for name, kind, model, ks, ports in _devices(results, models):
-        e = model.energy_j(_counters(results, ks, ports, sim_s))
-        if e < 0 or not math.isfinite(e):
-            raise InputError(f"model of {name} gave energy {e}", hint="a power model must give finite E >= 0")
-        devices.append(
-            {
-                "name": name,
-                "kind": kind,
-                "model": model.describe(),
-                "energy_j": e,
-                "avg_power_w": e / sim_s if sim_s > 0 else 0.0,
-            }
-        )
+        devices.append(_device_row(name, kind, model, _counters(results, ks, ports, sim_s), sim_s))
     host_energy = None
     if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
         host_energy = hosts.price(results)
@@ -254,6 +243,22 @@ def hosts_summary(h: HostEnergy, sim_s: float) -> dict:
     return _hosts_summary(h, sim_s)
 
 
+def _device_row(
+    name: str, kind: str, model: PowerModel, counters: Counters, seconds: float
+) -> dict[str, object]:
+    """One device's ledger row: its model's energy for these counters over `seconds`, checked finite and >= 0."""
+    e = model.energy_j(counters)
+    if e < 0 or not math.isfinite(e):
+        raise InputError(f"model of {name} gave energy {e}", hint="a power model must give finite E >= 0")
+    return {
+        "name": name,
+        "kind": kind,
+        "model": model.describe(),
+        "energy_j": e,
+        "avg_power_w": e / seconds if seconds > 0 else 0.0,
+    }
+
+
 def _interval_energy(
     results: dict, models: EnergyModels, hosts: HostPricer | None, interval_ps: tuple[int, int]
 ) -> EnergyReport:
@@ -278,18 +283,7 @@ def _interval_energy(
             busy_s=sum(dirs[k]["busy_ps"] * share[k] for k in ks) * 1e-12,
             ports=ports,
         )
-        e = model.energy_j(c)
-        if e < 0 or not math.isfinite(e):
-            raise InputError(f"model of {name} gave energy {e}", hint="a power model must give finite E >= 0")
-        devices.append(
-            {
-                "name": name,
-                "kind": kind,
-                "model": model.describe(),
-                "energy_j": e,
-                "avg_power_w": e / length_s,
-            }
-        )
+        devices.append(_device_row(name, kind, model, c, length_s))
     host_energy = None
     if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
         host_energy = hosts.price(results, interval_ps=interval_ps)
