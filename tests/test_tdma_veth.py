@@ -167,13 +167,18 @@ def test_finite_demand_is_padded_to_whole_bursts():
     # the sender's rule, not by timing, so only a slot a stall skips entirely can change them.
     sched = Schedule.from_duty(1_000_000, 0.5, slots=100)
     r = run_probe(ProbeConfig(sched, burst=8, demand_pkts=10, pad_bytes=128))
-    # a stall can close a window between the two bursts, so we ask this of most slots, not all
+    # A stall on a busy machine can close a slot's window before its first or second burst (the sender checks
+    # the window once per burst), so a slot holds (10 data, 6 pad), (8, 0) or (0, 0): bursts go out whole and
+    # padding never comes without its burst's 2 data packets. That rule holds whatever the timing; how many
+    # slots get both bursts does not (0.83 on one loaded 2-core CI run), so of that we ask only a majority.
     is_pad = (r.records["flags"] & 1) == 1
     slot = r.records["slot"].astype(np.int64)
     data = np.bincount(slot[~is_pad], minlength=100)
     pads = np.bincount(slot[is_pad], minlength=100)
-    assert data.max() <= 10 and pads.max() <= 6
-    assert np.mean((data == 10) & (pads == 6)) >= 0.9
+    whole_bursts = {(0, 0), (8, 0), (10, 6)}
+    seen = set(zip(data.tolist(), pads.tolist()))
+    assert seen <= whole_bursts, f"slots with a partial burst: {sorted(seen - whole_bursts)}"
+    assert np.mean((data == 10) & (pads == 6)) >= 0.5
     assert np.all(r.records["len"][is_pad] == 128)
 
 
