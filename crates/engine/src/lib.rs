@@ -4,6 +4,7 @@
 
 pub mod circuit;
 pub mod dctcp;
+pub mod eee;
 pub mod error;
 pub mod event;
 pub mod ndp;

@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use crate::eee::Eee;
 use crate::spec::QueueLimit;
 use crate::units::SerClock;
 
@@ -66,6 +67,8 @@ pub struct Port {
     pub window_bytes: Vec<u64>,
     /// Set when a transmission started past MAX_WINDOWS windows (or their memory could not be had).
     pub windows_overflowed: bool,
+    /// Energy-Efficient Ethernet (None: the port is always active).
+    pub eee: Option<Box<Eee>>,
 }
 
 /// What happened to a packet offered to a port.
@@ -92,6 +95,7 @@ impl Port {
             counters: PortCounters::default(),
             window_bytes: Vec::new(),
             windows_overflowed: false,
+            eee: None,
         }
     }
 
@@ -191,7 +195,13 @@ impl Port {
             self.counters.drop_bytes += wire_bytes as u64;
             return Admission::Dropped;
         }
-        let start = self.busy_until.max(now);
+        let mut start = self.busy_until.max(now);
+        if let Some(eee) = self.eee.as_deref_mut() {
+            if now >= self.busy_until {
+                // The queue is empty: the port may be asleep and must wake first (crate::eee).
+                start = eee.start_after_idle(self.busy_until, now);
+            }
+        }
         let ser = self.clock.time_ps(wire_bytes as u64);
         let finish = start + ser;
         self.busy_until = finish;

@@ -42,6 +42,9 @@ pub struct LinkDirResult {
     pub drop_bytes: u64,
     pub peak_queue_packets: u64,
     pub peak_queue_bytes: u64,
+    /// Time in EEE's low-power states (only for ports with EEE on): sleep_ps, lpi_ps, wake_ps, sleeps.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub eee: Option<crate::eee::EeeCounters>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

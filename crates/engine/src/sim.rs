@@ -122,6 +122,11 @@ impl<'a> Sim<'a> {
             let (ab, ba) = ((2 * i) as u32, (2 * i + 1) as u32);
             ports.push(Port::new(l.a, l.b, i as u32, l.rate_bps, l.delay_ps, l.queue_a));
             ports.push(Port::new(l.b, l.a, i as u32, l.rate_bps, l.delay_ps, l.queue_b));
+            if let Some(eee) = spec.eee.as_ref().and_then(|e| crate::eee::Eee::for_rate(e, l.rate_bps)) {
+                let n = ports.len();
+                ports[n - 2].eee = Some(Box::new(eee.clone()));
+                ports[n - 1].eee = Some(Box::new(eee));
+            }
             out_ports[l.a as usize].push((ab, l.b));
             out_ports[l.b as usize].push((ba, l.a));
         }
@@ -821,6 +826,7 @@ impl<'a> Sim<'a> {
                 drop_bytes: p.counters.drop_bytes,
                 peak_queue_packets: p.counters.peak_queue_packets,
                 peak_queue_bytes: p.counters.peak_queue_bytes,
+                eee: p.eee.as_ref().map(|e| e.close(p.free_at(), self.now)),
             })
             .collect();
         let nodes = self

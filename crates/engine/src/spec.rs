@@ -228,6 +228,28 @@ impl Default for UdpSpec {
     }
 }
 
+/// Energy-Efficient Ethernet on every link whose rate has a PHY here (crate::eee, docs/energy-saving.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EeeSpec {
+    /// Time a port stays awake after its queue empties before it starts to sleep (0: at once).
+    #[serde(default)]
+    pub hold_off_ps: u64,
+    /// Time a port in LPI waits after the first packet arrives before it starts to wake (0: at once).
+    #[serde(default)]
+    pub coalesce_ps: u64,
+    /// Sleep (Ts) and wake (Tw) times by link rate; links of other rates have no EEE.
+    pub phys: Vec<EeePhy>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EeePhy {
+    pub rate_bps: u64,
+    pub sleep_ps: u64,
+    pub wake_ps: u64,
+}
+
 /// Everything one run needs.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -259,4 +281,7 @@ pub struct SimSpec {
     /// If set, bytes sent per link direction are also recorded in windows of this width.
     #[serde(default)]
     pub stats_window_ps: Option<u64>,
+    /// Energy-Efficient Ethernet on the links (None: off, every port always active).
+    #[serde(default)]
+    pub eee: Option<EeeSpec>,
 }

@@ -65,6 +65,7 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
         return bad("udp.payload_bytes", "must be positive");
     }
     check_transports(spec)?;
+    check_eee(spec)?;
     if spec.stats_window_ps == Some(0) {
         return bad("stats_window_ps", "must be positive");
     }
@@ -154,6 +155,33 @@ fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
                 );
             }
             _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Longest EEE time the engine takes (sleep, wake, hold-off, coalescing): 1 s, our bound, far above the
+/// standard's (microseconds) so that only a unit mistake is refused.
+const MAX_EEE_PS: u64 = 1_000_000_000_000;
+
+fn check_eee(spec: &SimSpec) -> Result<(), EngineError> {
+    let Some(e) = &spec.eee else { return Ok(()) };
+    for (name, v) in [("hold_off_ps", e.hold_off_ps), ("coalesce_ps", e.coalesce_ps)] {
+        if v > MAX_EEE_PS {
+            return bad(&format!("eee.{name}"), format!("{v} ps is longer than the engine's bound of 1 s"));
+        }
+    }
+    for (i, p) in e.phys.iter().enumerate() {
+        if p.rate_bps == 0 {
+            return bad(&format!("eee.phys[{i}].rate_bps"), "must be positive");
+        }
+        if e.phys[..i].iter().any(|q| q.rate_bps == p.rate_bps) {
+            return bad(&format!("eee.phys[{i}].rate_bps"), format!("{} bps appears twice", p.rate_bps));
+        }
+        for (name, v) in [("sleep_ps", p.sleep_ps), ("wake_ps", p.wake_ps)] {
+            if v > MAX_EEE_PS {
+                return bad(&format!("eee.phys[{i}].{name}"), format!("{v} ps is longer than the engine's bound of 1 s"));
+            }
         }
     }
     Ok(())

@@ -72,6 +72,7 @@ _TOP_KEYS: dict[str, Loc] = {
     "nodes": ("topology",),
     "links": ("topology",),
     "udp": ("udp",),
+    "eee": ("eee",),
 }
 
 

@@ -17,8 +17,10 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..power.models import Counters, PowerModel, from_switch
+from ..power.ports import PortPowerModel
 from ..power.switches import SwitchModel, get_switch
 from .host_power import fold_windows
+from .port_energy import port_breakdown, port_states
 
 if TYPE_CHECKING:
     from .host_power import HostEnergy, HostPricer
@@ -147,6 +149,7 @@ def _counters(results: dict, ks: list[int], ports: int, duration_s: float, share
         packets=sum(dirs[k]["packets_sent"] * s for k, s in zip(ks, share)),
         busy_s=sum(dirs[k]["busy_ps"] * s for k, s in zip(ks, share)) * 1e-12,
         ports=ports,
+        state_s=port_states(dirs, ks, duration_s, results["summary"]["sim_time_ps"] * 1e-12),
     )
 
 
@@ -181,6 +184,8 @@ def run_energy(
     devices = []
     for name, kind, model, ks, ports in _devices(results, models):
         devices.append(_device_row(name, kind, model, _counters(results, ks, ports, sim_s), sim_s))
+        if isinstance(model, PortPowerModel) and kind != "link":
+            devices[-1].update(port_breakdown(model, results, ks, sim_s))  # per port and state (EEE)
     host_energy = None
     if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
         host_energy = hosts.price(results)
@@ -282,6 +287,7 @@ def _interval_energy(
             packets=sum(dirs[k]["packets_sent"] * share[k] for k in ks),
             busy_s=sum(dirs[k]["busy_ps"] * share[k] for k in ks) * 1e-12,
             ports=ports,
+            state_s=port_states(dirs, ks, length_s, results["summary"]["sim_time_ps"] * 1e-12),
         )
         devices.append(_device_row(name, kind, model, c, length_s))
     host_energy = None
@@ -408,6 +414,7 @@ def _series(
             packets=packets[ks] @ share[ks],  # type: ignore[arg-type]
             busy_s=busy_s[ks] @ share[ks],  # type: ignore[arg-type]
             ports=ports,
+            state_s=port_states(dirs, ks, dur, sim_s),
         )
         parts[_part(kind)] += _energy_per_window(model, c, windows)
     host_w = None

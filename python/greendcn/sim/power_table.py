@@ -10,6 +10,9 @@ link_port_w = 0.0              # optional: W per link end; with link_pj_per_bit,
 link_pj_per_bit = 0.0
 window = "1ms"                 # optional: a power series in windows of this width (the engine's byte counts)
 
+[power.ports]                  # optional: switches priced port by port (chassis + ports by state; on
+port_share = 0.25              # by default when [eee] is on; docs/models.md, power/ports.py)
+
 [power.hosts]                  # optional: how hosts are priced (sim/host_power.py, docs/host-energy.md);
 policy = "affcon"              # omitted: every host is priced with the documented defaults, and the output
                                # says so; enabled = false leaves hosts out (seed 001's convention)
@@ -25,7 +28,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 from ..core.errors import FieldError, InputError
 from ..core.units import parse_time_ps
 from ..power.models import ConstantPower, LinearPower, from_switch
+from ..power.ports import port_model
 from ..power.switches import get_switch, load_switch_table
+from .eee import PortsConfig
 from .host_power import DEFAULT_WINDOW_PS, MAX_WINDOWS, HostPowerConfig, HostPricer
 from .ledger import DEFAULT_SWITCH, EnergyModels
 
@@ -56,6 +61,8 @@ class PowerConfig(BaseModel):
     window: Annotated[int | None, BeforeValidator(_window)] = None
     # How hosts are priced; None (no [power.hosts] table) prices them with the defaults, said in the output.
     hosts: HostPowerConfig | None = None
+    # Switches priced port by port; None: constant table power, or the port model's defaults when EEE is on.
+    ports: PortsConfig | None = None
 
     @model_validator(mode="after")
     def _one_host_model(self) -> PowerConfig:
@@ -93,9 +100,11 @@ class PowerConfig(BaseModel):
             w = max(w, -(-stop_ps // (MAX_WINDOWS - 1)))
         return w
 
-    def models(self, base_dir: str | None = None) -> EnergyModels:
+    def models(self, base_dir: str | None = None, eee: bool = False) -> EnergyModels:
         """The device models this table describes; an unknown switch id is an InputError with a hint.
-        A relative `switch_table` is read from `base_dir` (the scenario file's folder) when given."""
+        A relative `switch_table` is read from `base_dir` (the scenario file's folder) when given. Switches
+        are priced port by port with [power.ports], or with its defaults when `eee` is on and no table says
+        otherwise."""
         path = self.switch_table
         if path is not None and base_dir is not None and not Path(path).is_absolute():
             path = str(Path(base_dir) / path)
@@ -105,7 +114,11 @@ class PowerConfig(BaseModel):
                 f"power.switch: unknown switch '{self.switch}'",
                 hint=f"known switches: {', '.join(sorted(table))}; add your own with power.switch_table",
             )
-        nodes = {"switch": from_switch(get_switch(self.switch, table))}
+        entry = get_switch(self.switch, table)
+        nodes: dict = {"switch": from_switch(entry)}
+        ports = self.ports if self.ports is not None else (PortsConfig() if eee else None)
+        if ports is not None and ports.enabled:
+            nodes["switch"] = port_model(entry, **ports.model_dump(exclude={"enabled"}))
         if self.host_w is not None:
             nodes["host"] = ConstantPower(self.host_w, label="host")
         for key, watts in self.nodes.items():

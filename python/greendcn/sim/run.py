@@ -21,6 +21,7 @@ from .limits import (
     workload_flow_count,
     workload_size_key,
 )
+from .eee import eee_spec
 from .ledger import EnergyReport, run_energy
 from .metrics import attach, ideal_fct_packet_s, window_summary
 from .scenario import Scenario, load_scenario, scenario_from_dict
@@ -95,6 +96,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         "frame_overhead_bytes": sc.topology.frame_overhead,
         "stop_ps": sc.run.stop_time,
         **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
+        **({"eee": eee} if (eee := eee_spec(sc.eee, {link.rate_bps for link in net.links})) else {}),
     }
 
 
@@ -292,7 +294,8 @@ def simulate(
                 raise KeyboardInterrupt("simulation interrupted")
             res.summary["incomplete"] = True
         return res
-    models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
+    # before the run, so a bad [power] table fails at once
+    models = sc.power.models(sc.base_dir, eee=sc.eee.enabled)
     hosts = sc.power.host_pricer(sc.base_dir)
     spec = build_spec(sc, net, flow_list, seed)
     out = _run_windowed(spec, sc, _Progress() if progress else None)
@@ -324,7 +327,9 @@ def reprice(res: SimResult, overrides: list[str] | dict[str, Any]) -> EnergyRepo
             hint="simulate with the settings instead",
         )
     return run_energy(
-        res.engine_results, sc.power.models(sc.base_dir), hosts=sc.power.host_pricer(sc.base_dir)
+        res.engine_results,
+        sc.power.models(sc.base_dir, eee=sc.eee.enabled),
+        hosts=sc.power.host_pricer(sc.base_dir),
     )
 
 

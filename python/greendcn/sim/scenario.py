@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from ..core.errors import FieldError, InputError, format_loc
+from .eee import EeeConfig
 from .power_table import PowerConfig
 from ..core.userfile import read_toml
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
@@ -452,6 +453,7 @@ class Scenario(_Model):
     workload: Workload = StaticWorkload(kind="static")
     run: Run = Run()
     power: PowerConfig = PowerConfig()  # the models that price the run (greendcn.power, docs/models.md)
+    eee: EeeConfig = EeeConfig()  # Energy-Efficient Ethernet on the links (docs/energy-saving.md)
     base_dir: str | None = Field(None, exclude=True)  # folder of the file, for relative workload.file
 
     # The scenario as written (units as text), so that overrides are validated exactly like the file.
@@ -473,6 +475,12 @@ class Scenario(_Model):
                 hint=f"set routing.scheme to one of {', '.join(allowed)}",
             )
         check_transports(self)
+        if self.eee.enabled and self.topology.kind in circuit:
+            raise FieldError(
+                "eee.enabled",
+                f"Energy-Efficient Ethernet runs on packet fabrics, not on a {self.topology.kind} fabric",
+                hint="set eee.enabled = false, or topology.kind = fattree or leafspine",
+            )
         return self
 
     @property

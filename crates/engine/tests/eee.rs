@@ -1,0 +1,106 @@
+//! Energy-Efficient Ethernet end to end: wake delays that packets see, time in each state, neutrality when off.
+
+mod common;
+use common::*;
+use greendcn_engine::spec::*;
+use greendcn_engine::{run, SimResults};
+
+const G10: u64 = 10 * GBPS;
+const TS: u64 = 2_880_000; // 10GBASE-T's Ts and Tw (docs/energy-saving.md)
+const TW: u64 = 4_480_000;
+
+fn go(spec: &SimSpec) -> SimResults {
+    run(spec, &mut || false).expect("spec is valid")
+}
+
+fn eee(hold_off_ps: u64, coalesce_ps: u64) -> Option<EeeSpec> {
+    Some(EeeSpec { hold_off_ps, coalesce_ps, phys: vec![EeePhy { rate_bps: G10, sleep_ps: TS, wake_ps: TW }] })
+}
+
+/// h0 -(10G, EEE)- sw -(20G, no EEE PHY for that rate)- h1, one single-datagram UDP flow at `start`.
+fn one_packet(start: u64) -> SimSpec {
+    let nodes = vec![node("h0", NodeKind::Host), node("h1", NodeKind::Host), node("sw", NodeKind::Switch)];
+    let links = vec![link(0, 2, G10, US, None), link(1, 2, 2 * G10, US, None)];
+    let mut f = tcp(1, 0, 1000, 0);
+    f.transport = Transport::Udp;
+    f.rate_bps = Some(GBPS);
+    f.start_ps = start;
+    base(nodes, links, vec![f], Routing::Single)
+}
+
+#[test]
+fn one_packet_after_a_long_idle_is_late_by_exactly_the_wake_time() {
+    let mut spec = one_packet(MS);
+    let off = go(&spec);
+    spec.eee = eee(0, 0);
+    let on = go(&spec);
+    assert_eq!(on.flows[0].fct_ps.unwrap(), off.flows[0].fct_ps.unwrap() + TW);
+    // The sending port slept once at time 0, lay in LPI until the packet came, and woke once.
+    let p = &on.links[0];
+    let c = p.eee.expect("EEE counters on a 10G port");
+    // After sending it went to sleep again for the run's last `tail` picoseconds (cut at the run's end).
+    let tail = on.summary.sim_time_ps - (MS + TW + p.busy_ps);
+    assert_eq!((c.sleeps, c.wake_ps), (2, TW), "{c:?}");
+    assert_eq!((c.sleep_ps, c.lpi_ps), (TS + tail.min(TS), MS - TS + tail.saturating_sub(TS)), "{c:?}");
+    assert!(on.links[2].eee.is_none(), "the 20G link has no EEE PHY");
+}
+
+#[test]
+fn an_idle_port_spends_the_run_in_lpi_after_one_sleep() {
+    let mut spec = one_packet(10 * MS);
+    spec.stop_ps = Some(5 * MS);
+    spec.eee = eee(0, 0);
+    let r = go(&spec);
+    assert_eq!(r.summary.sim_time_ps, 5 * MS);
+    for l in &r.links[..2] {
+        let c = l.eee.unwrap();
+        assert_eq!((c.sleeps, c.sleep_ps, c.lpi_ps, c.wake_ps), (1, TS, 5 * MS - TS, 0), "{l:?}");
+    }
+}
+
+#[test]
+fn hold_off_and_coalescing_shift_the_wake() {
+    // A hold-off longer than the idle gap: no sleep, no delay.
+    let mut spec = one_packet(MS);
+    let off = go(&spec).flows[0].fct_ps.unwrap();
+    spec.eee = eee(2 * MS, 0);
+    assert_eq!(go(&spec).flows[0].fct_ps.unwrap(), off);
+    // Coalescing waits its delay before waking.
+    spec.eee = eee(0, 50 * US);
+    assert_eq!(go(&spec).flows[0].fct_ps.unwrap(), off + 50 * US + TW);
+}
+
+#[test]
+fn zero_times_change_no_packet_and_an_unmatched_rate_changes_nothing() {
+    // Unlimited queues: no losses, so the wake delays can only make flows slower.
+    let (nodes, links) = fattree(4, G10, US, None);
+    let flows = (0..8).map(|i| tcp((i * 5 + 3) % 16, i, 200_000, i as u64)).collect();
+    let mut spec = base(nodes, links, flows, Routing::Ecmp);
+    let off = go(&spec);
+    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 0 }] });
+    let zero = go(&spec);
+    assert_eq!(zero.flows, off.flows);
+    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, phys: vec![EeePhy { rate_bps: 1, sleep_ps: TS, wake_ps: TW }] });
+    let unmatched = go(&spec);
+    assert_eq!(unmatched.flows, off.flows);
+    assert_eq!(unmatched.links, off.links);
+    // With real times every flow still completes, later, and state times never exceed the run.
+    spec.eee = eee(0, 0);
+    let on = go(&spec);
+    assert!(on.flows.iter().all(|f| f.completed));
+    let t = on.summary.sim_time_ps;
+    for l in &on.links {
+        let c = l.eee.unwrap();
+        assert!(c.sleep_ps + c.lpi_ps + c.wake_ps + l.busy_ps <= t, "{l:?}");
+    }
+    let total = |r: &SimResults| r.flows.iter().map(|f| f.fct_ps.unwrap()).sum::<u64>();
+    assert!(total(&on) > total(&off), "{} {}", total(&on), total(&off));
+}
+
+#[test]
+fn bad_eee_times_name_the_field() {
+    let mut spec = one_packet(MS);
+    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 2_000_000_000_000 }] });
+    let e = run(&spec, &mut || false).unwrap_err();
+    assert!(e.to_string().contains("eee.phys[0].wake_ps"), "{e}");
+}

@@ -1,0 +1,67 @@
+"""Port states in the ledger: seconds per state from the engine's EEE counters, and a switch's energy split by
+port and by state (docs/energy-saving.md).
+
+The engine counts, per link direction with EEE on, the picoseconds spent going to sleep (sleep_ps), in
+low-power idle (lpi_ps) and waking (wake_ps) over the whole run; the rest of the run the port is active
+(sending, or awake and idle). A switch port's state is its transmit direction's (our choice: the engine keeps
+one direction's states; the receive side is priced at the sending node)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..power.models import Counters
+from ..power.ports import PortPowerModel
+
+__all__ = ["LOW_STATES", "port_breakdown", "port_states"]
+
+# The engine's per-direction counters of the states besides active, in ps ("off_ps" when a power manager
+# turns ports off).
+LOW_STATES = {"sleep": "sleep_ps", "lpi": "lpi_ps", "wake": "wake_ps", "off": "off_ps"}
+
+
+def port_states(dirs: list[dict], ks: list[int], duration_s: Any, sim_s: float) -> dict[str, Any]:
+    """Seconds the ports `ks` spent in each state over `duration_s`, summed over the ports; {} when the engine
+    counted no states (every port active). For an interval other than the run (an observation window, a
+    window of the power series) the run's low-power times are taken in proportion to its length (our
+    approximation: the engine counts states over the whole run only)."""
+    if not any(key in dirs[k] for k in ks for key in LOW_STATES.values()):
+        return {}
+    scale = duration_s / sim_s if sim_s > 0 else 0.0
+    out: dict[str, Any] = {}
+    low_total = 0.0
+    for state, key in LOW_STATES.items():
+        t = sum(dirs[k].get(key, 0) for k in ks) * 1e-12
+        if t:
+            out[state] = t * scale
+            low_total += t
+    out["active"] = np.maximum(len(ks) * duration_s - low_total * scale, 0.0)
+    if np.ndim(out["active"]) == 0:
+        out["active"] = float(out["active"])
+    return out
+
+
+def port_breakdown(model: PortPowerModel, results: dict, ks: list[int], sim_s: float) -> dict[str, Any]:
+    """A switch row's extra columns over the run: seconds and joules per state, and one entry per port
+    (towards which node, seconds per state, joules)."""
+    dirs, nodes = results["links"], results["nodes"]
+    total = port_states(dirs, ks, sim_s, sim_s)
+    ports = []
+    for k in ks:
+        s = port_states(dirs, [k], sim_s, sim_s) or {"active": sim_s}
+        ports.append(
+            {
+                "to": nodes[dirs[k]["to"]]["name"],
+                **{f"{state}_s": t for state, t in s.items()},
+                "energy_j": sum(model.watts(state) * t for state, t in s.items()),
+            }
+        )
+    fixed = model.energy_j(Counters(duration_s=sim_s, ports=len(ks), state_s={"active": 0.0}))
+    return {
+        "states_s": total,
+        "energy_by_state_j": {state: model.watts(state) * t for state, t in total.items()},
+        "fixed_energy_j": fixed,  # the chassis and the table's ports this switch does not use
+        "ports": ports,
+    }
