@@ -133,3 +133,21 @@ def test_cli_refuses_a_split_that_misses_the_table(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text("[eee]\nenabled = true\n[power.ports]\nchassis_w = 10.0\nport_active_w = 1.0\n")
     assert_clean_error(run_greendcn("simulate", f), "power.ports.port_active_w", "90.5")
+
+
+def test_fabrics_eee_turns_eee_on_for_the_fat_trees_only_and_saves_network_energy():
+    from greendcn.sim.fabrics import FabricsConfig, comparison_notes, fabric_plan, fabrics_workload, run_one
+
+    cfg = FabricsConfig(racks=8, circuit_switches=4, size_bytes=200_000, eee=True)
+    plan = fabric_plan(cfg)
+    assert {p["fabric"] for p in plan if "eee" in p} == {
+        p["fabric"] for p in plan if "fat-tree" in p["fabric"]
+    }
+    assert any("802.3az" in n for n in comparison_notes(cfg))
+    tree = next(p for p in plan if p["fabric"] == "fat-tree 3:1")
+    flows = fabrics_workload(cfg, plan)
+    on = run_one(tree, flows, cfg.seed)
+    off = run_one({k: v for k, v in tree.items() if k != "eee"}, flows, cfg.seed)
+    assert on["flows_completed"] == off["flows_completed"] == len(flows)
+    # Idle ports sleep: the switches draw less on average than their constant table power.
+    assert on["network_power_w"] < off["network_power_w"]

@@ -61,6 +61,7 @@ class FabricsConfig:
     price_hosts: bool = (
         True  # the workload's hosts priced on every fabric (False: the network's devices only)
     )
+    eee: bool = False  # Energy-Efficient Ethernet on the fat-trees' links (docs/energy-saving.md)
 
     def check(self) -> None:
         def bad(field: str, msg: str, hint: str) -> InputError:
@@ -167,7 +168,19 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                 loc=("cost_equivalent",),
             )
         plan.append(_tree("fat-tree k=12 (cost-equivalent)", 12, 1.5, common))
+    if cfg.eee:
+        for entry in plan:
+            if entry["topology"]["kind"] == "fattree":
+                entry["eee"] = {"enabled": True, "phy": eee_phy(cfg.link_rate_bps)}
     return plan
+
+
+def eee_phy(rate_bps: int) -> str:
+    """The 802.3az PHY whose sleep and wake times the fat-trees' links take with --eee: the one of the link
+    rate, else 10GBASE-T, the fastest in the table (our choice, said in the notes)."""
+    from .eee import PHYS
+
+    return next((name for name, p in PHYS.items() if p[0] == rate_bps), "10GBASE-T")
 
 
 def selectornet_racks(hosts: int) -> int:
@@ -245,6 +258,7 @@ def run_one(
     sc = scenario_from_dict(
         {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
         | ({"run": run} if run else {})
+        | ({"eee": entry["eee"]} if "eee" in entry else {})
     )
     # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
     fl = [Flow(i, *f) for i, f in enumerate(flows)]
@@ -402,6 +416,7 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
             "rotor_reconfig_s": cfg.rotor_reconfig_ps / 1e12,
             "seed": cfg.seed,
             "hosts_priced": cfg.price_hosts,
+            "eee": cfg.eee,
         },
         "fabrics": rows,
         "notes": notes,
@@ -417,6 +432,22 @@ def comparison_notes(cfg: FabricsConfig) -> list[str]:
     why = selectornet_left_out(cfg.hosts)
     if why is not None:
         notes.append(why)
+    if cfg.eee:
+        from .eee import PHYS
+
+        phy = eee_phy(cfg.link_rate_bps)
+        _, ts, tw = PHYS[phy]
+        own = PHYS[phy][0] == cfg.link_rate_bps
+        notes.append(
+            f"fat-trees with Energy-Efficient Ethernet (IEEE 802.3az) on every link: {phy}'s sleep "
+            f"{ts / 1e6:g} us and wake {tw / 1e6:g} us (Reviriego 2009, Table I)"
+            + (
+                ""
+                if own
+                else " at a rate it does not run at (our choice: no 802.3az PHY of this rate in the table)"
+            )
+            + "; their switches priced port by port, LPI at 10 % of a port's active power (docs/energy-saving.md)"
+        )
     return notes
 
 

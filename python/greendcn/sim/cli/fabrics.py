@@ -66,6 +66,14 @@ def fabrics(
             "draws two: NAME-slowdown.png and NAME-energy.png."
         ),
     ] = None,
+    eee: Annotated[
+        bool,
+        typer.Option(
+            "--eee",
+            help="Energy-Efficient Ethernet (IEEE 802.3az) on the fat-trees' links, their switches priced port "
+            "by port (docs/energy-saving.md).",
+        ),
+    ] = False,
     json_out: Path | None = JsonOption,
 ) -> None:
     """One workload on Opera, RotorNet, SelectorNet and fat-trees with the same hosts and link rate: throughput,
@@ -92,6 +100,7 @@ def fabrics(
             cost_equivalent=cost_equivalent,
             seed=seed,
             hosts=hosts,
+            eee=eee,
             csv_out=csv_out,
             figure=figure,
             json_out=json_out,
@@ -108,6 +117,7 @@ def fabrics(
         cost_equivalent=cost_equivalent,
         seed=seed,
         price_hosts=hosts,
+        eee=eee,
     )
     cfg.check()
     with tqdm(
