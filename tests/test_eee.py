@@ -68,6 +68,16 @@ def test_an_idle_switch_draws_its_chassis_and_lpi_power():
         assert d["energy_j"] < 90.5 * t
 
 
+def test_simulate_prints_the_switch_ports_time_in_lpi(capsys):
+    from greendcn.sim.cli.simulate import _print_summary
+
+    _print_summary(simulate(scenario({"enabled": True}, stop="5ms", start="10ms"), seed=1))
+    out = capsys.readouterr().out
+    # Every port slept at time 0 and stayed asleep: Ts of the 5 ms run going to sleep, the rest in LPI.
+    lpi = 100 * (5e-3 - TS * 1e-12) / 5e-3
+    assert f"switch ports: {lpi:.1f} % of port time in low-power idle" in out
+
+
 def test_a_fully_active_switch_sums_to_the_switch_table():
     for sid in ("sn2700", "wedge100bf65x"):
         entry = get_switch(sid)

@@ -81,6 +81,17 @@ def _print_summary(res: Any) -> None:
                     f"  {label}: {len(devs)}, mean {sum(d['avg_power_w'] for d in devs) / len(devs):.4g} W, "
                     f"most {top['avg_power_w']:.4g} W ({top['name']}); per device J and W in --json energy.devices"
                 )
+        states: dict[str, float] = {}
+        for d in e.devices:
+            for state, t in (d.get("states_s") or {}).items():
+                states[state] = states.get(state, 0.0) + t
+        if states:  # switches priced port by port (docs/energy-saving.md)
+            total = sum(states.values()) or 1.0
+            print(
+                f"  switch ports: {100 * states.get('lpi', 0.0) / total:.1f} % of port time in low-power idle, "
+                f"{100 * (states.get('sleep', 0.0) + states.get('wake', 0.0)) / total:.1f} % going to sleep "
+                "or waking; per port in --json energy.devices[].ports"
+            )
     from ..metrics import print_metrics
 
     print_metrics(res)
