@@ -78,6 +78,19 @@ def test_simulate_prints_the_switch_ports_time_in_lpi(capsys):
     assert f"switch ports: {lpi:.1f} % of port time in low-power idle" in out
 
 
+def test_with_eee_the_power_series_integrates_to_the_run_and_a_window_is_priced():
+    raw = scenario({"enabled": True})
+    raw["power"] = {"window": "100us"}
+    raw["run"] = {"window": ["0ms", "1ms"]}
+    res = simulate(raw, seed=1)
+    e = res.energy
+    series_j = sum(p * d for p, d in zip(e.series["switches_power_w"], e.series["duration_s"]))
+    assert series_j == pytest.approx(e.split["switches_energy_j"], rel=1e-9)
+    # Over the idle first millisecond the switches draw less than their table power.
+    w = res.window_energy
+    assert 0 < w.split["switches_energy_j"] < 20 * 90.5 * 1e-3
+
+
 def test_a_fully_active_switch_sums_to_the_switch_table():
     for sid in ("sn2700", "wedge100bf65x"):
         entry = get_switch(sid)
