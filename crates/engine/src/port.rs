@@ -65,8 +65,10 @@ pub struct Port {
     pub pipe: VecDeque<InFlight>,
     /// How many of the pipe's entries, counted from its front, have finished transmission.
     finished_in_pipe: usize,
-    /// Packets accepted whose transmission has not started yet (ports with lanes only; else None).
-    lanes: Option<Box<Lanes>>,
+    /// Packets accepted whose transmission has not started yet (ports with lanes only, `laned`). Kept inline,
+    /// not boxed: the lanes' lengths are then read with the port's other fields, not by one more cache miss.
+    lanes: Lanes,
+    laned: bool,
     held_bytes: u64,
     pub counters: PortCounters,
     /// Bytes whose transmission starts in each window (only when windows are on).
@@ -130,7 +132,8 @@ impl Port {
             busy_until: 0,
             pipe: VecDeque::new(),
             finished_in_pipe: 0,
-            lanes: None,
+            lanes: Lanes::default(),
+            laned: false,
             held_bytes: 0,
             counters: PortCounters::default(),
             window_bytes: Vec::new(),
@@ -140,39 +143,21 @@ impl Port {
 
     /// Give the port its lanes (headers and control ahead of data; runs with NDP). Call before any offer.
     pub fn add_lanes(&mut self) {
-        self.lanes.get_or_insert_with(Default::default);
+        self.laned = true;
     }
 
     /// Packets the port holds: accepted and not yet fully transmitted.
     fn held(&self) -> usize {
-        let queued = self.lanes.as_ref().map_or(0, |l| l.prio.len() + l.data.len());
+        let queued = if self.laned { self.lanes.prio.len() + self.lanes.data.len() } else { 0 };
         self.pipe.len() - self.finished_in_pipe + queued
     }
 
-    /// Start the lane packets whose turn came by `now` (their start, the end of the previous transmission, is
-    /// not after `now`), then forget the held packets whose transmission has finished by `now`.
+    /// Start the lane packets whose turn came by `now` (ports with lanes), then forget the held packets whose
+    /// transmission has finished by `now`.
     #[inline]
     fn advance(&mut self, now: u64) {
-        if let Some(l) = self.lanes.as_deref_mut() {
-            while self.busy_until <= now {
-                let (mut e, from_prio) = match l.prio.pop_front() {
-                    Some(e) => (e, true),
-                    None => match l.data.pop_front() {
-                        Some(e) => (e, false),
-                        None => break,
-                    },
-                };
-                let start = self.busy_until;
-                let ser = self.clock.time_ps(e.wire_bytes as u64);
-                l.queued_ps -= ser;
-                if from_prio {
-                    l.prio_ps -= ser;
-                }
-                self.busy_until = start + ser;
-                e.arrival = self.busy_until + self.delay_ps;
-                count_window(&mut self.window_bytes, &mut self.windows_overflowed, start, l.window_ps, e.wire_bytes as u64);
-                self.pipe.push_back(e);
-            }
+        if self.laned {
+            self.start_lanes(now);
         }
         while let Some(e) = self.pipe.get(self.finished_in_pipe) {
             if e.arrival - self.delay_ps > now {
@@ -183,11 +168,37 @@ impl Port {
         }
     }
 
+    /// Move into the pipe, headers first, every lane packet whose start (the end of the previous transmission)
+    /// is not after `now`, fixing its departure. Kept out of line so that ports without lanes inline the rest.
+    #[inline(never)]
+    fn start_lanes(&mut self, now: u64) {
+        let l = &mut self.lanes;
+        while self.busy_until <= now {
+            let (mut e, from_prio) = match l.prio.pop_front() {
+                Some(e) => (e, true),
+                None => match l.data.pop_front() {
+                    Some(e) => (e, false),
+                    None => break,
+                },
+            };
+            let start = self.busy_until;
+            let ser = self.clock.time_ps(e.wire_bytes as u64);
+            l.queued_ps -= ser;
+            if from_prio {
+                l.prio_ps -= ser;
+            }
+            self.busy_until = start + ser;
+            e.arrival = self.busy_until + self.delay_ps;
+            count_window(&mut self.window_bytes, &mut self.windows_overflowed, start, l.window_ps, e.wire_bytes as u64);
+            self.pipe.push_back(e);
+        }
+    }
+
     /// Packets held at `now` (the one on the wire included), and of them the high-priority ones waiting.
     #[inline]
     pub fn occupancy(&mut self, now: u64) -> (u64, u64) {
         self.advance(now);
-        (self.held() as u64, self.lanes.as_ref().map_or(0, |l| l.prio.len() as u64))
+        (self.held() as u64, self.lanes.prio.len() as u64)
     }
 
     /// Bytes held at `now` (call `occupancy` first, which brings the books up to `now`).
@@ -210,7 +221,7 @@ impl Port {
     /// Take every lane packet in turn as if no other packet came (the end of a run: the per-window byte
     /// counts then hold every accepted packet, as they do on ports without lanes).
     pub fn drain_lanes(&mut self) {
-        if self.lanes.is_some() {
+        if self.laned {
             self.advance(u64::MAX);
         }
     }
@@ -223,8 +234,8 @@ impl Port {
 
     #[inline]
     fn offer_to(&mut self, now: u64, mut entry: InFlight, window_ps: u64, prio: bool) -> Admission {
-        if let Some(l) = self.lanes.as_deref_mut() {
-            l.window_ps = window_ps;
+        if self.laned {
+            self.lanes.window_ps = window_ps;
         }
         self.advance(now);
         let wire_bytes = entry.wire_bytes;
@@ -239,28 +250,27 @@ impl Port {
             return Admission::Dropped;
         }
         let ser = self.clock.time_ps(wire_bytes as u64);
-        if self.busy_until > now {
-            if let Some(l) = self.lanes.as_deref_mut() {
-                // The serializer is busy: wait in a lane; the departure is fixed when the packet starts.
-                if prio {
-                    l.prio.push_back(entry);
-                    l.prio_ps += ser;
-                } else {
-                    l.data.push_back(entry);
-                }
-                l.queued_ps += ser;
-                // Exact for a priority packet (nothing overtakes it); for data, if nothing overtakes it.
-                let arrival = self.busy_until + if prio { l.prio_ps } else { l.queued_ps } + self.delay_ps;
-                self.held_bytes += wire_bytes as u64;
-                let held = self.held() as u64;
-                let c = &mut self.counters;
-                c.bytes_sent += wire_bytes as u64;
-                c.packets_sent += 1;
-                c.busy_ps += ser;
-                c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
-                c.peak_queue_packets = c.peak_queue_packets.max(held);
-                return Admission::Accepted { arrival, pipe_was_empty: false };
+        if self.busy_until > now && self.laned {
+            let l = &mut self.lanes;
+            // The serializer is busy: wait in a lane; the departure is fixed when the packet starts.
+            if prio {
+                l.prio.push_back(entry);
+                l.prio_ps += ser;
+            } else {
+                l.data.push_back(entry);
             }
+            l.queued_ps += ser;
+            // Exact for a priority packet (nothing overtakes it); for data, if nothing overtakes it.
+            let arrival = self.busy_until + if prio { l.prio_ps } else { l.queued_ps } + self.delay_ps;
+            self.held_bytes += wire_bytes as u64;
+            let held = self.held() as u64;
+            let c = &mut self.counters;
+            c.bytes_sent += wire_bytes as u64;
+            c.packets_sent += 1;
+            c.busy_ps += ser;
+            c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
+            c.peak_queue_packets = c.peak_queue_packets.max(held);
+            return Admission::Accepted { arrival, pipe_was_empty: false };
         }
         let start = self.busy_until.max(now);
         let finish = start + ser;
@@ -284,7 +294,7 @@ impl Port {
     /// When the serializer is free again (the lanes' packets sent too).
     #[inline]
     pub fn free_at(&self) -> u64 {
-        self.busy_until + self.lanes.as_ref().map_or(0, |l| l.queued_ps)
+        self.busy_until + self.lanes.queued_ps
     }
 
     /// Charge a packet whose transmission ends at `finish` (no earlier than `free_at()` plus its serialisation)
@@ -312,7 +322,7 @@ impl Port {
             // It finished transmission long ago; nobody offered a packet since to notice.
             self.held_bytes -= head.wire_bytes as u64;
         }
-        if self.pipe.is_empty() && self.lanes.is_some() {
+        if self.laned && self.pipe.is_empty() {
             // The next lane packet started when the popped one finished, no later than now: commit it.
             self.advance(head.arrival);
         }
