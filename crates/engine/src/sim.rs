@@ -181,6 +181,10 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+        if ndp_on {
+            // Headers and control go in a lane ahead of waiting data (crate::port::Lanes).
+            ports.iter_mut().for_each(Port::add_lanes);
+        }
         let n_pull = if ndp_on { hosts.len() } else { 0 };
         let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
         let mut events = EventQueue::default();
@@ -258,6 +262,7 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+        self.ports.iter_mut().for_each(Port::drain_lanes);
         if self.host_windows_overflowed || self.ports.iter().any(|p| p.windows_overflowed) {
             return Err(EngineError::invalid(
                 "stats_window_ps",

@@ -31,6 +31,7 @@ def run_workload(
     cost_equivalent: bool | None,
     seed: int,
     hosts: bool,
+    transport: str | None = None,
     csv_out: Path | None,
     figure: Path | None,
     json_out: Path | None,
@@ -73,6 +74,7 @@ def run_workload(
         cost_equivalent=cost_equivalent,
         seed=seed,
         price_hosts=hosts,
+        transport=transport,
     )
     cfg.check()
     steps = len(fabric_plan(cfg)) * (len(loads) if loads else 1)
