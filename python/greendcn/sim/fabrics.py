@@ -245,6 +245,7 @@ def run_one(
     sc = scenario_from_dict(
         {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
         | ({"run": run} if run else {})
+        | entry.get("scenario", {})  # further scenario tables, e.g. [elastictree]
     )
     # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
     fl = [Flow(i, *f) for i, f in enumerate(flows)]
