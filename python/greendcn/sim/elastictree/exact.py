@@ -51,22 +51,6 @@ def connected(view: FatTreeView, s: Subset) -> bool:
     return all(e in seen for e in range(len(view.edges)))
 
 
-def _may_carry(view: FatTreeView, s: Subset, d: np.ndarray, cap: float) -> bool:
-    """Cut conditions every carrying subset meets (a quick filter before the linear program): each edge's
-    traffic up and down fits its links to the aggregation switches on, each pod's traffic out and in fits its
-    links to the cores on."""
-    half, k = view.half, view.k
-    aggs = s.aggs_on.reshape(k, half)
-    edge_links = np.repeat(aggs.sum(axis=1), half)
-    if (np.maximum(d.sum(axis=1), d.sum(axis=0)) > edge_links * cap * (1 + 1e-9)).any():
-        return False
-    per_group = s.cores_on.reshape(half, half).sum(axis=1)
-    pod_links = (aggs * per_group[None, :]).sum(axis=1)
-    pods = d.reshape(k, half, k, half).sum(axis=(1, 3))
-    np.fill_diagonal(pods, 0.0)
-    return bool((np.maximum(pods.sum(axis=1), pods.sum(axis=0)) <= pod_links * cap * (1 + 1e-9)).all())
-
-
 def carries(view: FatTreeView, s: Subset, demand: np.ndarray, margin: float) -> bool:
     """Whether subnet `s` carries the edge-to-edge demand (bit/s) as a multi-commodity flow, one commodity per
     destination edge switch, every arc at most margin x rate."""
@@ -133,7 +117,9 @@ def exact_subset(view: FatTreeView, demand: np.ndarray, margin: float) -> Subset
     np.fill_diagonal(d, 0.0)
     cap = margin * view.rate_bps * (1 + 1e-9)
     subsets = _all_subsets(k)
-    # The cut conditions of _may_carry for every subset at once.
+    # Cut conditions every carrying subset meets, for every subset at once (a quick filter before the linear
+    # program): each edge's traffic up and down fits its links to the aggregation switches on, each pod's
+    # traffic out and in fits its links to the cores on.
     aggs = subsets[:, :n_a].reshape(-1, k, half)
     edge_need = np.maximum(d.sum(axis=1), d.sum(axis=0)).reshape(k, half).max(axis=1)
     ok = (aggs.sum(axis=2) * cap >= edge_need[None, :]).all(axis=1)

@@ -36,7 +36,7 @@ class EnergySavingConfig:
     circuit_switches: int = 4
     loads: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.45, 0.6)
     workloads: tuple[str, ...] = ("websearch", "datamining")
-    duration_ps: int = 10_000_000_000  # our choice: 10 ms windows, ten ElasticTree intervals
+    duration_ps: int = 50_000_000_000  # our choice: 50 ms windows, fifty ElasticTree intervals
     link_rate_bps: int = 10 * 10**9
     interval: str = "1ms"
     margin: float = 0.8
