@@ -182,3 +182,17 @@ def test_a_sleeping_switch_wakes_its_wake_time_before_its_interval():
     for c in woken:
         # off from time 0 (nothing to drain) until 2 ms less the 100 us wake-up
         assert spans[c][0] == (0, 2_000_000_000 - 100_000_000), spans[c]
+
+
+def test_the_power_series_carries_the_same_energy_as_the_devices():
+    res = simulate(_scenario(0.05, True), progress=False)
+    s = res.energy.series
+    assert s is not None
+    dur = np.asarray(s["duration_s"])
+    assert float(np.dot(s["power_w"], dur)) == pytest.approx(res.energy.total_energy_j, rel=1e-6)
+    switches = sum(d["energy_j"] for d in res.energy.devices if d["kind"] == "node:switch")
+    assert float(np.dot(s["switches_power_w"], dur)) == pytest.approx(switches, rel=1e-6)
+    asleep = [d for d in res.energy.devices if d.get("off_s", 0) > 0]
+    assert asleep and all(
+        sum(hi - lo for lo, hi in d["off_periods_s"]) == pytest.approx(d["off_s"]) for d in asleep
+    )

@@ -85,23 +85,30 @@ def apply_sleep(
     plan: Plan,
     interval_ps: tuple[int, int],
 ) -> EnergyReport:
-    """`report` (over [start, end) ps) with every switch and link priced off while off; rows gain `off_s`."""
+    """`report` (over [start, end) ps) with every switch and link priced off while off; rows gain `off_s` and
+    `off_periods_s` ([from, to] in seconds), and the run's power series (if any) drops the same energy."""
     a, b = interval_ps
     periods = off_periods(plan, results, b)
     ports = {name: p for name, _, _, _, p in _devices(results, models)}
     model_of = {name: m for name, _, m, _, _ in _devices(results, models)}
     off_w = plan.config.off_power
     length_s = (b - a) * 1e-12
+    series = report.series
     for row in report.devices:
         spans = periods.get(row["name"])
         if not spans or row["name"] not in model_of:
             row["off_s"] = 0.0
             continue
-        off_s = sum(max(0, min(hi, b) - max(lo, a)) for lo, hi in spans) * 1e-12
-        idle = model_of[row["name"]].energy_j(Counters(duration_s=off_s, ports=ports[row["name"]]))
+        inside = [(max(lo, a), min(hi, b)) for lo, hi in spans if min(hi, b) > max(lo, a)]
+        off_s = sum(hi - lo for lo, hi in inside) * 1e-12
+        model, p = model_of[row["name"]], ports[row["name"]]
+        idle = model.energy_j(Counters(duration_s=off_s, ports=p))
         row["energy_j"] = max(0.0, row["energy_j"] - idle) + off_w * off_s
         row["avg_power_w"] = row["energy_j"] / length_s if length_s > 0 else 0.0
         row["off_s"] = off_s
+        row["off_periods_s"] = [[lo * 1e-12, hi * 1e-12] for lo, hi in inside]
+        if series is not None:
+            _sleep_in_series(series, _part(row["kind"]), model, p, inside, off_w)
     split = {"hosts_energy_j": 0.0, "switches_energy_j": 0.0, "links_energy_j": 0.0}
     for d in report.devices:
         split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
@@ -113,5 +120,27 @@ def apply_sleep(
     bits = report.delivered_bits
     report.energy_per_bit_pj = total / bits * 1e12 if bits else None
     report.energy_per_bit_pj_without_hosts = (total - split["hosts_energy_j"]) / bits * 1e12 if bits else None
-    report.series = None  # the per-window series is of the network always on; the plan's table replaces it
     return report
+
+
+def _sleep_in_series(
+    series: dict[str, Any], part: str, model: Any, ports: int, spans: list, off_w: float
+) -> None:
+    """Take a device's off time out of the run's power series (windows from time 0): per window, what its model
+    draws idle over the time it was off there, less its off power."""
+    w_s = float(series["window_s"])
+    dur = np.asarray(series["duration_s"], dtype=float)
+    starts = np.arange(len(dur)) * w_s
+    ends = starts + dur
+    off = np.zeros(len(dur))
+    for lo, hi in spans:
+        off += np.clip(np.minimum(hi * 1e-12, ends) - np.maximum(lo * 1e-12, starts), 0.0, None)
+    if not off.any():
+        return
+    idle = np.array(
+        [model.energy_j(Counters(duration_s=float(x), ports=ports)) if x > 0 else 0.0 for x in off]
+    )
+    safe = np.where(dur > 0, dur, 1.0)
+    drop = np.where(dur > 0, (idle - off_w * off) / safe, 0.0)
+    for key in (f"{part}_power_w", "power_w"):
+        series[key] = (np.asarray(series[key]) - drop).tolist()
