@@ -196,3 +196,15 @@ def test_the_power_series_carries_the_same_energy_as_the_devices():
     assert asleep and all(
         sum(hi - lo for lo, hi in d["off_periods_s"]) == pytest.approx(d["off_s"]) for d in asleep
     )
+
+
+def test_the_fabric_comparison_adds_each_fat_tree_under_elastictree_on_request():
+    from greendcn.sim.fabrics import FabricsConfig, fabric_plan
+
+    plain = fabric_plan(FabricsConfig(racks=8, circuit_switches=4))
+    both = fabric_plan(FabricsConfig(racks=8, circuit_switches=4, elastictree=True))
+    trees = [p["fabric"] for p in plain if p["topology"]["kind"] == "fattree"]
+    added = both[len(plain) :]
+    assert both[: len(plain)] == plain
+    assert [p["fabric"] for p in added] == [f"{t} + ElasticTree" for t in trees]
+    assert all(p["scenario"]["elastictree"]["enabled"] for p in added)

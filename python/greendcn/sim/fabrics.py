@@ -61,6 +61,7 @@ class FabricsConfig:
     price_hosts: bool = (
         True  # the workload's hosts priced on every fabric (False: the network's devices only)
     )
+    elastictree: bool = False  # also every fat-tree under ElasticTree (docs/energy-saving.md), as its own row
 
     def check(self) -> None:
         def bad(field: str, msg: str, hint: str) -> InputError:
@@ -167,6 +168,12 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                 loc=("cost_equivalent",),
             )
         plan.append(_tree("fat-tree k=12 (cost-equivalent)", 12, 1.5, common))
+    if cfg.elastictree:
+        trees_run = [p for p in plan if p["topology"]["kind"] == "fattree"]
+        plan += [
+            p | {"fabric": f"{p['fabric']} + ElasticTree", "scenario": {"elastictree": {"enabled": True}}}
+            for p in trees_run
+        ]
     return plan
 
 

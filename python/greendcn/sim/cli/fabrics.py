@@ -39,6 +39,13 @@ def fabrics(
             "--hosts/--no-hosts", help="Price the hosts on every fabric (--no-hosts: network only)."
         ),
     ] = True,
+    elastictree: Annotated[
+        bool,
+        typer.Option(
+            "--elastictree",
+            help="Also run every fat-tree under ElasticTree (Heller 2010: switches off when the load allows).",
+        ),
+    ] = False,
     workload: Annotated[
         Path | None,
         typer.Option(
@@ -92,6 +99,7 @@ def fabrics(
             cost_equivalent=cost_equivalent,
             seed=seed,
             hosts=hosts,
+            elastictree=elastictree,
             csv_out=csv_out,
             figure=figure,
             json_out=json_out,
@@ -108,6 +116,7 @@ def fabrics(
         cost_equivalent=cost_equivalent,
         seed=seed,
         price_hosts=hosts,
+        elastictree=elastictree,
     )
     cfg.check()
     with tqdm(

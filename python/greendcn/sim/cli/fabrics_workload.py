@@ -32,6 +32,7 @@ def run_workload(
     seed: int,
     hosts: bool,
     csv_out: Path | None,
+    elastictree: bool = False,
     figure: Path | None,
     json_out: Path | None,
 ) -> None:
@@ -73,6 +74,7 @@ def run_workload(
         cost_equivalent=cost_equivalent,
         seed=seed,
         price_hosts=hosts,
+        elastictree=elastictree,
     )
     cfg.check()
     steps = len(fabric_plan(cfg)) * (len(loads) if loads else 1)
