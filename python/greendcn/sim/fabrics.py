@@ -76,6 +76,7 @@ class FabricsConfig:
         True  # the workload's hosts priced on every fabric (False: the network's devices only)
     )
     transport: str | None = None  # every flow on every fabric (None: each fabric's own, see the docstring)
+    elastictree: bool = False  # also every fat-tree under ElasticTree (docs/energy-saving.md), as its own row
 
     def check(self) -> None:
         def bad(field: str, msg: str, hint: str) -> InputError:
@@ -184,6 +185,12 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                 loc=("cost_equivalent",),
             )
         plan.append(_tree("fat-tree k=12 (cost-equivalent)", 12, 1.5, common))
+    if cfg.elastictree:
+        trees_run = [p for p in plan if p["topology"]["kind"] == "fattree"]
+        plan += [
+            p | {"fabric": f"{p['fabric']} + ElasticTree", "scenario": {"elastictree": {"enabled": True}}}
+            for p in trees_run
+        ]
     return plan
 
 
@@ -265,6 +272,7 @@ def run_one(
         {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
         | ({"run": run} if run else {})
         | ({"transport": {"default": transport}} if transport else {})
+        | entry.get("scenario", {})  # further scenario tables, e.g. [elastictree]
     )
     # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
     fl = [Flow(i, *f) for i, f in enumerate(flows)]

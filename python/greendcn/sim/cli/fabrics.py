@@ -47,6 +47,13 @@ def fabrics(
             "circuits).",
         ),
     ] = None,
+    elastictree: Annotated[
+        bool,
+        typer.Option(
+            "--elastictree",
+            help="Also run every fat-tree under ElasticTree (Heller 2010: switches off when the load allows).",
+        ),
+    ] = False,
     workload: Annotated[
         Path | None,
         typer.Option(
@@ -101,6 +108,7 @@ def fabrics(
             seed=seed,
             hosts=hosts,
             transport=transport,
+            elastictree=elastictree,
             csv_out=csv_out,
             figure=figure,
             json_out=json_out,
@@ -118,6 +126,7 @@ def fabrics(
         seed=seed,
         price_hosts=hosts,
         transport=transport,
+        elastictree=elastictree,
     )
     cfg.check()
     with tqdm(

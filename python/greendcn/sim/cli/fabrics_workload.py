@@ -33,6 +33,7 @@ def run_workload(
     hosts: bool,
     transport: str | None = None,
     csv_out: Path | None,
+    elastictree: bool = False,
     figure: Path | None,
     json_out: Path | None,
 ) -> None:
@@ -75,6 +76,7 @@ def run_workload(
         seed=seed,
         price_hosts=hosts,
         transport=transport,
+        elastictree=elastictree,
     )
     cfg.check()
     steps = len(fabric_plan(cfg)) * (len(loads) if loads else 1)
