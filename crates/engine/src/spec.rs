@@ -284,4 +284,7 @@ pub struct SimSpec {
     /// Energy-Efficient Ethernet on the links (None: off, every port always active).
     #[serde(default)]
     pub eee: Option<EeeSpec>,
+    /// Links turned off and on over time (crate::linkstate); none: every link is on for the whole run.
+    #[serde(default)]
+    pub link_schedule: Option<crate::linkstate::LinkSchedule>,
 }

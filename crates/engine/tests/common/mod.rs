@@ -35,6 +35,7 @@ pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, ro
         stop_ps: None,
         stats_window_ps: None,
         eee: None,
+        link_schedule: None,
     }
 }
 

@@ -32,7 +32,9 @@ def run_workload(
     seed: int,
     hosts: bool,
     eee: bool = False,
+    transport: str | None = None,
     csv_out: Path | None,
+    elastictree: bool = False,
     figure: Path | None,
     json_out: Path | None,
 ) -> None:
@@ -75,6 +77,8 @@ def run_workload(
         seed=seed,
         price_hosts=hosts,
         eee=eee,
+        transport=transport,
+        elastictree=elastictree,
     )
     cfg.check()
     steps = len(fabric_plan(cfg)) * (len(loads) if loads else 1)
