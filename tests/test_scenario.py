@@ -27,12 +27,37 @@ def test_units_become_picoseconds_bytes_and_bits_per_second():
     assert s.tcp.mss == 9000
 
 
-def test_defaults_are_seed003_network():
+def test_defaults_fit_a_10gbps_datacenter():
+    # docs/scenario-format.md's table of defaults: 10 Gb/s, 500 ns links, 500-packet switch and 1000-packet NIC
+    # queues, Linux's 200 ms minimum RTO, a permutation of 10 MB flows; the Kaymak 2016 files pin their own (below).
     s = scenario_from_dict({})
     assert (s.topology.kind, s.topology.k) == ("fattree", 4)
-    assert s.topology.link_rate == 10**9 and s.topology.link_delay == 25 * 10**6
-    assert s.topology.queue == {"packets": 1000}
-    assert s.workload.kind == "static" and s.workload.start_jitter == 0
+    assert s.topology.link_rate == 10**10 and s.topology.link_delay == 500_000
+    assert s.topology.queue == {"packets": 500} and s.topology.host_queue == {"packets": 1000}
+    assert s.tcp.min_rto == 200 * 10**9 and s.transport.default == "tcp"
+    assert s.workload.kind == "permutation" and s.workload.size == 10**7 and s.workload.start_jitter == 0
+    # a [workload] table without `kind` is the same default kind
+    assert scenario_from_dict({"workload": {"size": "1MB"}}).workload.kind == "permutation"
+
+
+def test_the_default_scenario_runs_without_retransmission_timeouts():
+    # The defaults must run cleanly: every flow completes and `simulate` has no timeout warning to print.
+    from greendcn.sim import simulate
+    from greendcn.sim.cli.simulate import rto_dominated_flows, rto_warning
+
+    res = simulate({}, progress=False)
+    assert len(res.flows) == 16 and res.flows["fct_s"].notna().all()
+    assert (
+        int(res.flows["timeouts"].sum()) == 0 and rto_dominated_flows(res) == 0 and rto_warning(res) is None
+    )
+    # Kaymak 2016's static incast (six flows into S15) on the same network completes without a timeout too: the
+    # 500-packet port to S15 holds their windows. In a 100-packet port they overflow it, flows wait out 200 ms
+    # timeouts, and the one warning line says how many.
+    inc = simulate({"workload": {"kind": "static"}}, progress=False)
+    assert inc.flows["fct_s"].notna().all() and rto_warning(inc) is None
+    shallow = simulate({"workload": {"kind": "static"}, "topology": {"queue": "100pkt"}}, progress=False)
+    n = rto_dominated_flows(shallow)
+    assert n >= 1 and rto_warning(shallow).startswith(f"warning: {n} of 6 flows")
 
 
 @pytest.mark.parametrize("name", ["seed003-static", "seed003-random"])
