@@ -8,6 +8,7 @@ from . import (  # noqa: F401 - each module registers its command on the apps
     demo,
     fabrics,
     reproduce_circuits,
+    reproduce_energy_saving,
     reproduce_host_energy,
     reproduce_opera,
     reproduce_rps,
