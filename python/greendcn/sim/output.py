@@ -20,14 +20,55 @@ _TABLES = ("flows", "links", "nodes")
 
 
 def json_lines(df: Any, chunk: int = 1 << 16) -> Iterator[str]:
-    """Each row of a DataFrame as JSON text, the text `json.dumps` gives its `to_jsonable` record; encoded a
-    column at a time, `chunk` rows at once (so memory stays a chunk's, whatever the table's length)."""
+    """Each row of a table (a DataFrame or `sim.tables.Columns`) as JSON text, the text `json.dumps` gives its
+    `to_jsonable` record; encoded a column at a time, `chunk` rows at once (so memory stays a chunk's, whatever
+    the table's length)."""
+    from .tables import Columns
+
     template = "{" + ", ".join(f"{json.dumps(str(c))}: %s" for c in df.columns) + "}"
+    template = template.replace("%", "%%").replace(": %%s", ": %s")
+    columns = isinstance(df, Columns)
     for first in range(0, len(df), chunk):
-        part = df.iloc[first : first + chunk]
-        encoded = [_encoded(part.iloc[:, i]) for i in range(part.shape[1])]
+        if columns:
+            rows = slice(first, first + chunk)
+            encoded = [_encoded_column(df.raw(c), rows) for c in df.columns]
+        else:
+            part = df.iloc[first : first + chunk]
+            encoded = [_encoded(part.iloc[:, i]) for i in range(part.shape[1])]
         for row in zip(*encoded):
             yield template % row
+
+
+def _encoded_column(col: Any, rows: slice) -> list[str]:
+    """`_encoded` for a numpy column or a `Text` of `sim.tables.Columns`, rows `rows`."""
+    from ..core.clitools import to_jsonable
+    from .tables import Text
+
+    if isinstance(col, Text):
+        table = np.asarray([json.dumps(n) for n in col.names] or ['""'], dtype=object)
+        return table[col.codes[rows]].tolist()
+    values = col[rows]
+    kind = values.dtype.kind
+    if kind == "b":
+        return np.where(values, "true", "false").tolist()
+    if kind in "iu":
+        return list(map(int.__repr__, values.tolist()))
+    if kind == "f":
+        text = list(map(float.__repr__, values.astype(np.float64).tolist()))
+        for i in np.flatnonzero(~np.isfinite(values)):
+            text[i] = "null"
+        return text
+    cache: dict[Any, str] = {}
+    out = []
+    for v in values.tolist():
+        key = (type(v), v) if isinstance(v, (str, int, float, bool)) or v is None else None
+        if key is None:
+            out.append(json.dumps(to_jsonable(v), allow_nan=False))
+        else:
+            if key not in cache:
+                cache[key] = json.dumps(to_jsonable(v), allow_nan=False)
+            out.append(cache[key])
+    return out
 
 
 def _encoded(col: Any) -> list[str]:
@@ -55,18 +96,17 @@ def _encoded(col: Any) -> list[str]:
 
 def _write_doc(out: IO[str], res: Any) -> None:
     """`res.to_json()`'s document, its keys in its order: the tables (flows, links, nodes) streamed a row per
-    line, everything else as `to_json` makes it (asked of a copy of the result with empty tables)."""
-    import dataclasses
+    line, everything else as `to_json` makes it (asked without the tables)."""
+    from .tables import raw_table
 
-    empty = {name: getattr(res, name).iloc[:0] for name in _TABLES}
-    doc = dataclasses.replace(res, **empty).to_json()
+    doc = res.to_json(tables=False)
     out.write("{\n")
     for i, (key, value) in enumerate(doc.items()):
         comma = "," if i < len(doc) - 1 else ""
         if key in _TABLES:
             out.write(f"  {json.dumps(key)}: [")
             sep = "\n    "
-            for line in json_lines(getattr(res, key)):
+            for line in json_lines(raw_table(res, key)):
                 out.write(sep + line)
                 sep = ",\n    "
             out.write(("]" if sep == "\n    " else "\n  ]") + comma + "\n")
@@ -112,16 +152,32 @@ def check_parquet_dir(path: str | os.PathLike[str] | None) -> None:
         raise GreendcnError(f"--parquet: cannot write into {ancestor}", hint="choose another folder")
 
 
-def summary_frame(res: Any) -> Any:
-    """The summary as a one-row table, its values as in the JSON (nested values as JSON text)."""
-    import pandas as pd
-
+def summary_row(res: Any) -> dict[str, Any]:
+    """The summary as one row, its values as in the JSON (nested values as JSON text)."""
     from ..core.clitools import to_jsonable
 
     row = {}
     for k, v in to_jsonable(res.summary).items():
         row[k] = json.dumps(v) if isinstance(v, (dict, list)) else v
-    return pd.DataFrame([row])
+    return row
+
+
+def summary_frame(res: Any) -> Any:
+    """The summary as a one-row DataFrame (`summary_row`)."""
+    import pandas as pd
+
+    return pd.DataFrame([summary_row(res)])
+
+
+def _arrow_table(table: Any) -> Any:
+    """A result table (a DataFrame or `sim.tables.Columns`) as a pyarrow Table."""
+    import pyarrow as pa
+
+    from .tables import Columns
+
+    if isinstance(table, Columns):
+        return table.to_arrow()
+    return pa.Table.from_pandas(table, preserve_index=False)
 
 
 def write_parquet(path: str | os.PathLike[str] | None, res: Any) -> list[Path]:
@@ -133,14 +189,17 @@ def write_parquet(path: str | os.PathLike[str] | None, res: Any) -> list[Path]:
     import pyarrow.parquet as pq
 
     from ..core.clitools import fail
+    from .tables import raw_table
 
     p = Path(path)
     written = []
     try:
         p.mkdir(parents=True, exist_ok=True)
         for name in PARQUET_TABLES:
-            df = summary_frame(res) if name == "summary" else getattr(res, name)
-            table = pa.Table.from_pandas(df, preserve_index=False)
+            if name == "summary":
+                table = pa.Table.from_pylist([summary_row(res)])
+            else:
+                table = _arrow_table(raw_table(res, name))
             target = p / f"{name}.parquet"
             pq.write_table(table, target)
             written.append(target)
