@@ -182,12 +182,13 @@ def _arrow_table(table: Any) -> Any:
 
 def write_parquet(path: str | os.PathLike[str] | None, res: Any) -> list[Path]:
     """Write flows.parquet, links.parquet, nodes.parquet and summary.parquet into folder `path`; the columns are
-    the JSON's (NaN stays NaN in Parquet: a float column's missing value). Returns the files written."""
+    the JSON's (a NaN, the JSON's null, is a null in Parquet). Returns the files written."""
     if path is None:
         return []
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from ..core.arrowbuf import from_values
     from ..core.clitools import fail
     from .tables import raw_table
 
@@ -197,7 +198,10 @@ def write_parquet(path: str | os.PathLike[str] | None, res: Any) -> list[Path]:
         p.mkdir(parents=True, exist_ok=True)
         for name in PARQUET_TABLES:
             if name == "summary":
-                table = pa.Table.from_pylist([summary_row(res)])
+                row = summary_row(res)
+                table = pa.Table.from_arrays(
+                    [from_values([v], large=True) for v in row.values()], names=list(row)
+                )
             else:
                 table = _arrow_table(raw_table(res, name))
             target = p / f"{name}.parquet"

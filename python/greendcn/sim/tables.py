@@ -106,20 +106,21 @@ class Columns:
         return pd.DataFrame(data, index=pd.RangeIndex(len(self)))
 
     def to_arrow(self) -> Any:
-        """A pyarrow Table of the columns (text as Arrow strings, NaN kept in float columns)."""
+        """A pyarrow Table of the columns as pyarrow makes one of `to_pandas()`'s DataFrame (text as
+        large_string, NaN as null), built from the arrays' buffers (core/arrowbuf.py: no pandas)."""
         import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from ..core.arrowbuf import from_numpy, strings
 
         arrays = []
         for v in self._data.values():
             if isinstance(v, Text):
-                d = pa.DictionaryArray.from_arrays(
-                    pa.array(np.asarray(v.codes, dtype=np.int32)), pa.array(list(v.names), pa.string())
+                arrays.append(
+                    pc.take(strings(v.names, large=True), from_numpy(np.asarray(v.codes, np.int32)))
                 )
-                arrays.append(d.cast(pa.string()))
-            elif v.dtype == object:
-                arrays.append(pa.array(v.tolist(), pa.string()))
             else:
-                arrays.append(pa.array(v))
+                arrays.append(from_numpy(v, nan_as_null=True, large=True))
         return pa.Table.from_arrays(arrays, names=self.columns)
 
 
