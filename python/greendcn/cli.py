@@ -9,6 +9,9 @@ from typing import Any
 # Plain help text (click's) rather than typer's rich panels: loading rich's formatting cost about 0.25 s of CPU
 # on every `--help` (our measurement, BENCHMARKS.md); TYPER_USE_RICH=1 brings the panels back.
 os.environ.setdefault("TYPER_USE_RICH", "0")
+# pydantic looks for plugins among every installed package's entry points when it first builds a model (tens of
+# ms); the command uses none (our choice; PYDANTIC_DISABLE_PLUGINS set in the environment is kept).
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
 
 import typer  # noqa: E402
 from typer.core import TyperCommand, TyperGroup  # noqa: E402

@@ -23,41 +23,74 @@ def json_lines(df: Any, chunk: int = 1 << 16) -> Iterator[str]:
     """Each row of a table (a DataFrame or `sim.tables.Columns`) as JSON text, the text `json.dumps` gives its
     `to_jsonable` record; encoded a column at a time, `chunk` rows at once (so memory stays a chunk's, whatever
     the table's length)."""
+    for rows in _row_blocks(df, chunk):
+        yield from rows
+
+
+def _row_blocks(df: Any, chunk: int = 1 << 16) -> Iterator[list[str]]:
+    """`json_lines`, a list of up to `chunk` rows at a time. A column whose value is the same in every row of a
+    chunk (zero retransmits, one class) is written into the row template once instead of row by row."""
     from .tables import Columns
 
-    template = "{" + ", ".join(f"{json.dumps(str(c))}: %s" for c in df.columns) + "}"
-    template = template.replace("%", "%%").replace(": %%s", ": %s")
+    names = [json.dumps(str(c)).replace("%", "%%") for c in df.columns]
     columns = isinstance(df, Columns)
     for first in range(0, len(df), chunk):
+        count = min(chunk, len(df) - first)
         if columns:
             rows = slice(first, first + chunk)
             encoded = [_encoded_column(df.raw(c), rows) for c in df.columns]
         else:
             part = df.iloc[first : first + chunk]
             encoded = [_encoded(part.iloc[:, i]) for i in range(part.shape[1])]
-        for row in zip(*encoded):
-            yield template % row
+        fields = [
+            f"{n}: %s" if isinstance(e, list) else f"{n}: {e.replace('%', '%%')}"
+            for n, e in zip(names, encoded)
+        ]
+        template = "{" + ", ".join(fields) + "}"
+        varying = [e for e in encoded if isinstance(e, list)]
+        yield [template % row for row in zip(*varying)] if varying else [template % ()] * count
 
 
-def _encoded_column(col: Any, rows: slice) -> list[str]:
-    """`_encoded` for a numpy column or a `Text` of `sim.tables.Columns`, rows `rows`."""
-    from ..core.clitools import to_jsonable
+def _encoded_column(col: Any, rows: slice) -> list[str] | str:
+    """`_encoded` for a numpy column or a `Text` of `sim.tables.Columns`, rows `rows`; one str when every row
+    has the same text. A numeric column of few distinct values is encoded once per value."""
     from .tables import Text
 
     if isinstance(col, Text):
+        codes = col.codes[rows]
         table = np.asarray([json.dumps(n) for n in col.names] or ['""'], dtype=object)
-        return table[col.codes[rows]].tolist()
+        if len(codes) and (codes == codes[0]).all():
+            return str(table[codes[0]])
+        return table[codes].tolist()
     values = col[rows]
+    if values.dtype.kind not in "biuf":
+        return _encoded_objects(values)
+    if len(values) and ((values == values[0]).all() or (values.dtype.kind == "f" and np.isnan(values).all())):
+        return _encoded_numbers(values[:1])[0]
+    if len(values) > 1024:
+        distinct, back = np.unique(values, return_inverse=True)
+        if 4 * len(distinct) <= len(values):
+            return np.asarray(_encoded_numbers(distinct), dtype=object)[back].tolist()
+    return _encoded_numbers(values)
+
+
+def _encoded_numbers(values: np.ndarray) -> list[str]:
+    """Booleans, ints and floats as the json module writes them (floats by their repr), NaN and inf as null."""
     kind = values.dtype.kind
     if kind == "b":
         return np.where(values, "true", "false").tolist()
     if kind in "iu":
         return list(map(int.__repr__, values.tolist()))
-    if kind == "f":
-        text = list(map(float.__repr__, values.astype(np.float64).tolist()))
-        for i in np.flatnonzero(~np.isfinite(values)):
-            text[i] = "null"
-        return text
+    text = list(map(float.__repr__, values.astype(np.float64).tolist()))
+    for i in np.flatnonzero(~np.isfinite(values)):
+        text[i] = "null"
+    return text
+
+
+def _encoded_objects(values: np.ndarray) -> list[str]:
+    """Any other values (text, mostly) through `to_jsonable`, each distinct value encoded once."""
+    from ..core.clitools import to_jsonable
+
     cache: dict[Any, str] = {}
     out = []
     for v in values.tolist():
@@ -106,8 +139,8 @@ def _write_doc(out: IO[str], res: Any) -> None:
         if key in _TABLES:
             out.write(f"  {json.dumps(key)}: [")
             sep = "\n    "
-            for line in json_lines(raw_table(res, key)):
-                out.write(sep + line)
+            for rows in _row_blocks(raw_table(res, key)):
+                out.write(sep + ",\n    ".join(rows))
                 sep = ",\n    "
             out.write(("]" if sep == "\n    " else "\n  ]") + comma + "\n")
         else:
