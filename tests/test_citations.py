@@ -62,6 +62,7 @@ RUNS = {
     "rotornet": ["reproduce", "rotornet", "--matrices", "2", "--packet-densities", "1"],
     "selectornet": ["reproduce", "selectornet", "--bijections", "10", "--uptimes-ms", "1,10"],
     "host-energy": ["reproduce", "host-energy", "--quick"],
+    "energy-saving": ["reproduce", "energy-saving", "--quick"],
     "fabrics": ["fabrics", "--quick"],
 }
 

@@ -80,6 +80,7 @@ RUNNABLE = {
     ("fabrics", "--quick"),
     ("simulate", "scenarios/seed003-static.toml", "--set", "power.hosts.policy=affcon"),
     ("host", "predict"),
+    ("simulate", "scenarios/elastictree-k4.toml"),
 }
 
 

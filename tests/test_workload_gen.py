@@ -114,6 +114,15 @@ def test_load_on_the_bisection_scales_the_rate_by_the_stated_bisection():
     assert len(t) == round(0.5 * bis / 8 / 100_000 * 0.01)
 
 
+def test_a_circuit_fabrics_bisection_is_capped_by_its_racks_host_links():
+    base = {"kind": "rotornet", "racks": 8, "circuit_switches": 4, "uptime": "100us", "link_rate": "10Gbps"}
+    route = {"scheme": "rotorlb"}
+    racks = scenario_from_dict({"topology": base, "routing": route}).topology
+    hosts = scenario_from_dict({"topology": {**base, "hosts_per_rack": 2}, "routing": route}).topology
+    assert bisection_bps(racks, 8) == 4 * 4 * 10**10  # four racks' four uplinks
+    assert bisection_bps(hosts, 16) == 4 * 2 * 10**10  # four racks' two hosts' links, below their uplinks
+
+
 def test_same_seed_same_flows_and_another_seed_other_flows():
     w = {"kind": "poisson", "sizes": "datamining", "load": 0.2, "duration": "5ms"}
     a, b, c = (_table(w, seed=s)[2] for s in (7, 7, 8))

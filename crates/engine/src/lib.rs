@@ -6,6 +6,7 @@ pub mod circuit;
 pub mod dctcp;
 pub mod error;
 pub mod event;
+pub mod linkstate;
 pub mod ndp;
 pub mod packet;
 pub mod port;

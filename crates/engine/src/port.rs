@@ -12,6 +12,14 @@
 //! over the pipe lazily, when a packet is offered or leaves the pipe.
 //! Pipe entries carry what a switch needs to forward (destination, size, flow hash), so forwarding a
 //! packet reads the entry it just popped instead of the packet in the pool.
+//!
+//! A port may also have lanes (`Lanes`, runs with NDP): a high-priority lane for headers and control packets
+//! and a data lane behind it. There a packet's departure is fixed only when the serializer takes it, and the
+//! lanes are drained lazily: whenever the port is touched (a packet offered, the pipe's head popped), every
+//! lane packet whose start (the end of the previous transmission) is not after `now` enters the pipe, headers
+//! first. The pipe's head is therefore always a packet whose arrival is fixed: when the pipe empties, the
+//! next lane packet started at the popped packet's finish, no later than its arrival, so it is committed at
+//! that pop. One pending event per port still suffices.
 
 use std::collections::VecDeque;
 
@@ -57,9 +65,10 @@ pub struct Port {
     pub pipe: VecDeque<InFlight>,
     /// How many of the pipe's entries, counted from its front, have finished transmission.
     finished_in_pipe: usize,
-    /// High-priority packets (NDP headers and control) waiting right behind the one being sent: the held
-    /// entries at positions finished_in_pipe + 1 .. finished_in_pipe + 1 + prio_waiting.
-    prio_waiting: usize,
+    /// Packets accepted whose transmission has not started yet (ports with lanes only, `laned`). Kept inline,
+    /// not boxed: the lanes' lengths are then read with the port's other fields, not by one more cache miss.
+    lanes: Lanes,
+    laned: bool,
     held_bytes: u64,
     pub counters: PortCounters,
     /// Bytes whose transmission starts in each window (only when windows are on).
@@ -68,10 +77,46 @@ pub struct Port {
     pub windows_overflowed: bool,
 }
 
+/// A port's two lanes: packets waiting for the serializer, which takes the priority lane's head first.
+#[derive(Debug, Default)]
+struct Lanes {
+    prio: VecDeque<InFlight>,
+    data: VecDeque<InFlight>,
+    /// Serialization time of every packet in both lanes, and in the priority lane.
+    queued_ps: u64,
+    prio_ps: u64,
+    /// The per-window byte counts' width, from the last offer (lane packets are counted when they start).
+    window_ps: u64,
+}
+
+/// Add `bytes` to the window where a transmission starting at `start` falls (`window_ps` > 0 only).
+#[inline]
+fn count_window(windows: &mut Vec<u64>, overflowed: &mut bool, start: u64, window_ps: u64, bytes: u64) {
+    if let Some(w) = start.checked_div(window_ps) {
+        if w < MAX_WINDOWS {
+            let w = w as usize;
+            if windows.len() <= w {
+                // Fallible: a run too long for its window width is refused after the run, never aborted.
+                if windows.try_reserve(w + 1 - windows.len()).is_err() {
+                    *overflowed = true;
+                } else {
+                    windows.resize(w + 1, 0);
+                }
+            }
+            if let Some(slot) = windows.get_mut(w) {
+                *slot += bytes;
+            }
+        } else {
+            *overflowed = true;
+        }
+    }
+}
+
 /// What happened to a packet offered to a port.
 pub enum Admission {
     Dropped,
-    /// Accepted; `pipe_was_empty` tells the caller to schedule the pipe's head event at `arrival`.
+    /// Accepted; `pipe_was_empty` tells the caller to schedule the pipe's head event at `arrival`. A packet
+    /// put in a lane has `pipe_was_empty` false and, as `arrival`, the one it would have if nothing overtook it.
     Accepted { arrival: u64, pipe_was_empty: bool },
 }
 
@@ -87,7 +132,8 @@ impl Port {
             busy_until: 0,
             pipe: VecDeque::new(),
             finished_in_pipe: 0,
-            prio_waiting: 0,
+            lanes: Lanes::default(),
+            laned: false,
             held_bytes: 0,
             counters: PortCounters::default(),
             window_bytes: Vec::new(),
@@ -95,22 +141,56 @@ impl Port {
         }
     }
 
-    /// Packets the port holds: accepted and not yet fully transmitted.
-    fn held(&self) -> usize {
-        self.pipe.len() - self.finished_in_pipe
+    /// Give the port its lanes (headers and control ahead of data; runs with NDP). Call before any offer.
+    pub fn add_lanes(&mut self) {
+        self.laned = true;
     }
 
-    /// Forget the held packets whose transmission has finished by `now`.
+    /// Packets the port holds: accepted and not yet fully transmitted.
+    fn held(&self) -> usize {
+        let queued = if self.laned { self.lanes.prio.len() + self.lanes.data.len() } else { 0 };
+        self.pipe.len() - self.finished_in_pipe + queued
+    }
+
+    /// Start the lane packets whose turn came by `now` (ports with lanes), then forget the held packets whose
+    /// transmission has finished by `now`.
     #[inline]
     fn advance(&mut self, now: u64) {
+        if self.laned {
+            self.start_lanes(now);
+        }
         while let Some(e) = self.pipe.get(self.finished_in_pipe) {
             if e.arrival - self.delay_ps > now {
                 break;
             }
             self.held_bytes -= e.wire_bytes as u64;
             self.finished_in_pipe += 1;
-            // The next held packet (if a priority one) is now on the wire, no longer waiting.
-            self.prio_waiting = self.prio_waiting.saturating_sub(1);
+        }
+    }
+
+    /// Move into the pipe, headers first, every lane packet whose start (the end of the previous transmission)
+    /// is not after `now`, fixing its departure. Kept out of line so that ports without lanes inline the rest.
+    #[inline(never)]
+    fn start_lanes(&mut self, now: u64) {
+        let l = &mut self.lanes;
+        while self.busy_until <= now {
+            let (mut e, from_prio) = match l.prio.pop_front() {
+                Some(e) => (e, true),
+                None => match l.data.pop_front() {
+                    Some(e) => (e, false),
+                    None => break,
+                },
+            };
+            let start = self.busy_until;
+            let ser = self.clock.time_ps(e.wire_bytes as u64);
+            l.queued_ps -= ser;
+            if from_prio {
+                l.prio_ps -= ser;
+            }
+            self.busy_until = start + ser;
+            e.arrival = self.busy_until + self.delay_ps;
+            count_window(&mut self.window_bytes, &mut self.windows_overflowed, start, l.window_ps, e.wire_bytes as u64);
+            self.pipe.push_back(e);
         }
     }
 
@@ -118,7 +198,7 @@ impl Port {
     #[inline]
     pub fn occupancy(&mut self, now: u64) -> (u64, u64) {
         self.advance(now);
-        (self.held() as u64, self.prio_waiting as u64)
+        (self.held() as u64, self.lanes.prio.len() as u64)
     }
 
     /// Bytes held at `now` (call `occupancy` first, which brings the books up to `now`).
@@ -126,59 +206,37 @@ impl Port {
         self.held_bytes
     }
 
-    /// Offer a high-priority packet (an NDP header or control packet): it goes behind the packet on the wire
-    /// and the priority packets already waiting, ahead of all waiting data, and is never dropped (our
-    /// choice: the header queue is unbounded). The data behind it leave one serialization later.
-    pub fn offer_priority(&mut self, now: u64, mut entry: InFlight, window_ps: u64) -> Admission {
-        self.advance(now);
-        let waiting_data = self.held().saturating_sub(1 + self.prio_waiting);
-        if waiting_data == 0 {
-            // Nothing to overtake: an ordinary FIFO admission (with no limit), then counted as waiting.
-            let limit = self.limit.take();
-            let a = self.offer(now, entry, window_ps);
-            self.limit = limit;
-            if self.held() > 1 {
-                self.prio_waiting += 1;
-            }
-            return a;
+    /// Offer a high-priority packet (an NDP header or control packet): it waits only for the packet on the
+    /// wire and the priority packets before it, goes ahead of all waiting data, and is never dropped (our
+    /// choice: the header lane is unbounded). A port without lanes gets them here; data it accepted before
+    /// keeps its place.
+    pub fn offer_priority(&mut self, now: u64, entry: InFlight, window_ps: u64) -> Admission {
+        self.add_lanes();
+        let limit = self.limit.take();
+        let a = self.offer_to(now, entry, window_ps, true);
+        self.limit = limit;
+        a
+    }
+
+    /// Take every lane packet in turn as if no other packet came (the end of a run: the per-window byte
+    /// counts then hold every accepted packet, as they do on ports without lanes).
+    pub fn drain_lanes(&mut self) {
+        if self.laned {
+            self.advance(u64::MAX);
         }
-        let at = self.finished_in_pipe + 1 + self.prio_waiting;
-        let wire_bytes = entry.wire_bytes;
-        let ser = self.clock.time_ps(wire_bytes as u64);
-        let start = self.pipe[at - 1].arrival - self.delay_ps;
-        entry.arrival = start + ser + self.delay_ps;
-        for e in self.pipe.range_mut(at..) {
-            e.arrival += ser;
-        }
-        self.pipe.insert(at, entry);
-        self.prio_waiting += 1;
-        self.busy_until += ser;
-        self.held_bytes += wire_bytes as u64;
-        let held = self.held() as u64;
-        let c = &mut self.counters;
-        c.bytes_sent += wire_bytes as u64;
-        c.packets_sent += 1;
-        c.busy_ps += ser;
-        c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
-        c.peak_queue_packets = c.peak_queue_packets.max(held);
-        // Per-window bytes: counted in the window where it starts; the data it delays keep their windows
-        // (our approximation, off by at most one header's serialization per overtaken packet).
-        if let Some(w) = start.checked_div(window_ps) {
-            match self.window_bytes.get_mut(w as usize) {
-                Some(slot) => *slot += wire_bytes as u64,
-                None if w < MAX_WINDOWS => {
-                    self.window_bytes.resize(w as usize + 1, 0);
-                    self.window_bytes[w as usize] += wire_bytes as u64;
-                }
-                None => self.windows_overflowed = true,
-            }
-        }
-        Admission::Accepted { arrival: entry.arrival, pipe_was_empty: false }
     }
 
     /// Offer a packet at time `now`. `window_ps` > 0 turns on per-window byte counts.
     #[inline]
-    pub fn offer(&mut self, now: u64, mut entry: InFlight, window_ps: u64) -> Admission {
+    pub fn offer(&mut self, now: u64, entry: InFlight, window_ps: u64) -> Admission {
+        self.offer_to(now, entry, window_ps, false)
+    }
+
+    #[inline]
+    fn offer_to(&mut self, now: u64, mut entry: InFlight, window_ps: u64, prio: bool) -> Admission {
+        if self.laned {
+            self.lanes.window_ps = window_ps;
+        }
         self.advance(now);
         let wire_bytes = entry.wire_bytes;
         let fits = match self.limit {
@@ -191,8 +249,30 @@ impl Port {
             self.counters.drop_bytes += wire_bytes as u64;
             return Admission::Dropped;
         }
-        let start = self.busy_until.max(now);
         let ser = self.clock.time_ps(wire_bytes as u64);
+        if self.busy_until > now && self.laned {
+            let l = &mut self.lanes;
+            // The serializer is busy: wait in a lane; the departure is fixed when the packet starts.
+            if prio {
+                l.prio.push_back(entry);
+                l.prio_ps += ser;
+            } else {
+                l.data.push_back(entry);
+            }
+            l.queued_ps += ser;
+            // Exact for a priority packet (nothing overtakes it); for data, if nothing overtakes it.
+            let arrival = self.busy_until + if prio { l.prio_ps } else { l.queued_ps } + self.delay_ps;
+            self.held_bytes += wire_bytes as u64;
+            let held = self.held() as u64;
+            let c = &mut self.counters;
+            c.bytes_sent += wire_bytes as u64;
+            c.packets_sent += 1;
+            c.busy_ps += ser;
+            c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
+            c.peak_queue_packets = c.peak_queue_packets.max(held);
+            return Admission::Accepted { arrival, pipe_was_empty: false };
+        }
+        let start = self.busy_until.max(now);
         let finish = start + ser;
         self.busy_until = finish;
         self.held_bytes += wire_bytes as u64;
@@ -201,24 +281,7 @@ impl Port {
         c.packets_sent += 1;
         c.busy_ps += ser;
         c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
-        if let Some(w) = start.checked_div(window_ps) {
-            if w < MAX_WINDOWS {
-                let w = w as usize;
-                if self.window_bytes.len() <= w {
-                    // Fallible: a run too long for its window width is refused after the run, never aborted.
-                    if self.window_bytes.try_reserve(w + 1 - self.window_bytes.len()).is_err() {
-                        self.windows_overflowed = true;
-                    } else {
-                        self.window_bytes.resize(w + 1, 0);
-                    }
-                }
-                if let Some(slot) = self.window_bytes.get_mut(w) {
-                    *slot += wire_bytes as u64;
-                }
-            } else {
-                self.windows_overflowed = true;
-            }
-        }
+        count_window(&mut self.window_bytes, &mut self.windows_overflowed, start, window_ps, wire_bytes as u64);
         entry.arrival = finish + self.delay_ps;
         let pipe_was_empty = self.pipe.is_empty();
         self.pipe.push_back(entry);
@@ -228,10 +291,10 @@ impl Port {
         Admission::Accepted { arrival: entry.arrival, pipe_was_empty }
     }
 
-    /// When the serializer is free again.
+    /// When the serializer is free again (the lanes' packets sent too).
     #[inline]
     pub fn free_at(&self) -> u64 {
-        self.busy_until
+        self.busy_until + self.lanes.queued_ps
     }
 
     /// Charge a packet whose transmission ends at `finish` (no earlier than `free_at()` plus its serialisation)
@@ -258,7 +321,10 @@ impl Port {
         } else {
             // It finished transmission long ago; nobody offered a packet since to notice.
             self.held_bytes -= head.wire_bytes as u64;
-            self.prio_waiting = self.prio_waiting.saturating_sub(1);
+        }
+        if self.laned && self.pipe.is_empty() {
+            // The next lane packet started when the popped one finished, no later than now: commit it.
+            self.advance(head.arrival);
         }
         (head, self.pipe.front().map(|e| e.arrival))
     }
@@ -308,29 +374,123 @@ mod tests {
         assert!(arrival(p.offer(30_000_000, entry(3, 3000), 0)).is_some());
     }
 
+    /// Pop the pipe's head like the engine's arrival event, checking that it is due at `at`.
+    fn pop_at(p: &mut Port, at: u64) -> (u32, Option<u64>) {
+        let (head, next) = p.pop_arrival();
+        assert_eq!(head.arrival, at);
+        (head.pkt, next)
+    }
+
     #[test]
     fn priority_packets_overtake_waiting_data_in_their_own_order() {
         // 1 Gbps, no delay: 1500 B take 12 us, 64 B take 512 ns.
         let mut p = Port::new(0, 1, 0, 1_000_000_000, 0, Some(QueueLimit::Packets(3)));
-        for i in 0..3 {
-            p.offer(0, entry(i, 1500), 0);
+        p.add_lanes();
+        assert!(matches!(p.offer(0, entry(0, 1500), 0), Admission::Accepted { pipe_was_empty: true, .. }));
+        for i in 1..3 {
+            assert!(matches!(p.offer(0, entry(i, 1500), 0), Admission::Accepted { pipe_was_empty: false, .. }));
         }
         assert!(arrival(p.offer(0, entry(9, 1500), 0)).is_none(), "data queue full");
+        // A header's arrival is exact when it is accepted: it waits for the wire and the headers before it.
         assert_eq!(arrival(p.offer_priority(0, entry(3, 64), 0)), Some(12_000_000 + 512_000));
-        assert_eq!(arrival(p.offer_priority(0, entry(4, 64), 0)), Some(12_000_000 + 1_024_000));
-        let order: Vec<(u32, u64)> = p.pipe.iter().map(|e| (e.pkt, e.arrival)).collect();
+        assert_eq!(arrival(p.offer_priority(5_000_000, entry(4, 64), 0)), Some(12_000_000 + 1_024_000));
+        assert_eq!(p.occupancy(5_000_000), (5, 2));
+        // Once the first data packet and one header have left, one header is on the wire, two data wait.
+        assert_eq!(p.occupancy(12_600_000), (3, 0));
+        assert_eq!(p.held_bytes(), 64 + 2 * 1500);
+        let mut order = Vec::new();
+        let mut next = Some(12_000_000);
+        while let Some(at) = next {
+            let (pkt, n) = pop_at(&mut p, at);
+            order.push((pkt, at));
+            next = n;
+        }
         assert_eq!(
             order,
             vec![(0, 12_000_000), (3, 12_512_000), (4, 13_024_000), (1, 25_024_000), (2, 37_024_000)]
         );
-        assert_eq!(p.occupancy(0), (5, 2));
-        // Once the first data packet and one header have left, one header waits (the other is on the wire).
-        assert_eq!(p.occupancy(12_600_000), (3, 0));
+        assert_eq!(p.counters.busy_ps, 37_024_000);
+        assert_eq!(p.counters.peak_queue_packets, 5);
+        // A port without lanes gets them at its first header; data accepted before keeps its place.
         let mut q = Port::new(0, 1, 0, 1_000_000_000, 0, None);
         q.offer(0, entry(0, 1500), 0);
-        q.offer_priority(0, entry(1, 64), 0);
-        assert_eq!(q.occupancy(1), (2, 1));
-        assert_eq!(q.occupancy(12_000_000), (1, 0));
+        q.offer(0, entry(1, 1500), 0);
+        assert_eq!(arrival(q.offer_priority(0, entry(2, 64), 0)), Some(24_512_000));
+        assert_eq!(q.occupancy(1), (3, 1));
+        assert_eq!(q.occupancy(24_000_000), (1, 0));
+    }
+
+    #[test]
+    fn lanes_follow_a_tick_by_tick_serializer_and_keep_the_pipe_in_order() {
+        // 1 Gbps: a byte takes one tick of 8 ns. Random offers, one header in three; the port is driven like
+        // the engine drives it (the pipe's head popped by its one pending event, before offers at that time).
+        let tick = 8_000;
+        let delay = 300 * tick;
+        let mut rng = crate::rng::Rng::new(7, 0);
+        let mut offers = Vec::new();
+        let mut t = 0u64;
+        for _ in 0..2_000 {
+            t += rng.below(700) as u64;
+            let prio = rng.below(3) == 0;
+            let bytes = if prio { 64 } else { 64 + rng.below(1437) as u64 };
+            offers.push((t, prio, bytes));
+        }
+        let n = offers.len();
+        // The reference: at each tick, a free serializer takes a waiting packet (headers first), then the
+        // packets offered at that tick join, one at a time, the first starting at once if the serializer is free.
+        let mut expected = vec![0u64; n];
+        let (mut free, mut k, mut started) = (0u64, 0usize, 0usize);
+        let (mut qp, mut qd) = (VecDeque::new(), VecDeque::new());
+        let mut tt = 0u64;
+        while started < n {
+            let mut take = |tt: u64, free: &mut u64, qp: &mut VecDeque<usize>, qd: &mut VecDeque<usize>| {
+                if *free <= tt {
+                    if let Some(j) = qp.pop_front().or_else(|| qd.pop_front()) {
+                        *free = tt + offers[j].2;
+                        expected[j] = *free * tick + delay;
+                        started += 1;
+                    }
+                }
+            };
+            take(tt, &mut free, &mut qp, &mut qd);
+            while k < n && offers[k].0 == tt {
+                if offers[k].1 { qp.push_back(k) } else { qd.push_back(k) }
+                k += 1;
+                take(tt, &mut free, &mut qp, &mut qd);
+            }
+            tt += 1;
+        }
+        let mut p = Port::new(0, 1, 0, 1_000_000_000, delay, None);
+        p.add_lanes();
+        let mut got = vec![0u64; n];
+        let mut next: Option<u64> = None;
+        let mut last = 0;
+        let mut pop_due = |p: &mut Port, next: &mut Option<u64>, upto: u64, got: &mut Vec<u64>| {
+            while let Some(at) = next.filter(|&a| a <= upto) {
+                let (pkt, n) = pop_at(p, at);
+                assert!(at >= last, "pipe arrivals never decrease");
+                last = at;
+                got[pkt as usize] = at;
+                *next = n;
+            }
+        };
+        for (i, &(t, prio, bytes)) in offers.iter().enumerate() {
+            pop_due(&mut p, &mut next, t * tick, &mut got);
+            let e = entry(i as u32, bytes as u32);
+            let a = if prio { p.offer_priority(t * tick, e, 0) } else { p.offer(t * tick, e, 0) };
+            let Admission::Accepted { arrival, pipe_was_empty } = a else { panic!("no limit, no drop") };
+            if prio {
+                assert_eq!(arrival, expected[i], "a header's arrival is known when it is accepted");
+            }
+            if pipe_was_empty {
+                assert!(next.is_none(), "one pending event per port");
+                next = Some(arrival);
+            }
+        }
+        pop_due(&mut p, &mut next, u64::MAX, &mut got);
+        assert_eq!(got, expected);
+        assert_eq!(p.occupancy(u64::MAX), (0, 0));
+        assert_eq!(p.held_bytes(), 0);
     }
 
     #[test]

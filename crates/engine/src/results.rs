@@ -89,4 +89,7 @@ pub struct SimResults {
     pub nodes: Vec<NodeResult>,
     pub summary: Summary,
     pub series: Option<Series>,
+    /// With a link schedule: when each link that turned off had drained (crate::linkstate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<crate::linkstate::ScheduleResult>,
 }

@@ -73,6 +73,9 @@ pub struct Sim<'a> {
     kinds: Vec<NodeKind>,
     host_index: Vec<u32>,
     routes: Routes,
+    /// Links off and on over time (None: all on); `next_change` is when its next epoch starts (u64::MAX: never).
+    linkstate: Option<Box<crate::linkstate::LinkState>>,
+    next_change: u64,
     switch_rngs: Vec<Rng>,
     node_counters: Vec<NodeCounters>,
     /// Per host index and window: [packets sent, bytes sent, packets received, bytes received] (windows on).
@@ -97,6 +100,15 @@ pub struct Sim<'a> {
     pull_next: Vec<u64>,
     pull_pending: Vec<bool>,
     pull_gap: Vec<u64>,
+}
+
+/// When a port's last packet has reached the far end (0 if it never sent one): a link turned off powers down then.
+fn drain_end(p: &Port) -> u64 {
+    if p.counters.packets_sent == 0 {
+        0
+    } else {
+        p.free_at() + p.delay_ps
+    }
 }
 
 /// Position of each host among the hosts (u32::MAX for switches), and the hosts' node ids.
@@ -127,6 +139,14 @@ impl<'a> Sim<'a> {
         }
         let (host_index, hosts) = index_hosts(&kinds);
         let routes = Routes::build(&kinds, &out_ports, &hosts);
+        let linkstate = match &spec.link_schedule {
+            None => None,
+            Some(s) => {
+                let names = |n: u32| spec.nodes[n as usize].name.clone();
+                Some(Box::new(crate::linkstate::LinkState::build(s, &kinds, &out_ports, &hosts, &names)?))
+            }
+        };
+        let next_change = linkstate.as_ref().map_or(u64::MAX, |l| l.next_change());
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
             let (sh, dh) = (host_index[f.src as usize], host_index[f.dst as usize]);
@@ -181,6 +201,10 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+        if ndp_on {
+            // Headers and control go in a lane ahead of waiting data (crate::port::Lanes).
+            ports.iter_mut().for_each(Port::add_lanes);
+        }
         let n_pull = if ndp_on { hosts.len() } else { 0 };
         let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
         let mut events = EventQueue::default();
@@ -199,6 +223,8 @@ impl<'a> Sim<'a> {
             kinds,
             host_index,
             routes,
+            linkstate,
+            next_change,
             switch_rngs,
             flows,
             flows_done: 0,
@@ -258,6 +284,7 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+        self.ports.iter_mut().for_each(Port::drain_lanes);
         if self.host_windows_overflowed || self.ports.iter().any(|p| p.windows_overflowed) {
             return Err(EngineError::invalid(
                 "stats_window_ps",
@@ -307,7 +334,13 @@ impl<'a> Sim<'a> {
 
     #[inline]
     fn pick_port(&mut self, node: u32, dst_host: u32, flow_hash: u32) -> Option<u32> {
-        let hops = self.routes.next_hops(node, dst_host);
+        if self.now >= self.next_change {
+            self.change_epoch();
+        }
+        let hops = match &self.linkstate {
+            None => self.routes.next_hops(node, dst_host),
+            Some(ls) => ls.next_hops(&self.routes, node, dst_host),
+        };
         let n = hops.len();
         if n <= 1 {
             return hops.first().copied();
@@ -322,6 +355,19 @@ impl<'a> Sim<'a> {
             Routing::Rps => self.switch_rngs[node as usize].below(n as u32) as usize,
         };
         Some(hops[i])
+    }
+
+    /// Enter the link schedule's epochs that have begun by now (checked when a packet is routed, so a run with
+    /// no schedule pays one comparison per hop).
+    #[cold]
+    fn change_epoch(&mut self) {
+        let ports = &self.ports;
+        if let Some(ls) = self.linkstate.as_mut() {
+            while self.now >= self.next_change {
+                ls.advance(&|p| drain_end(&ports[p as usize]));
+                self.next_change = ls.next_change();
+            }
+        }
     }
 
     /// Forward a packet out of `node` (a switch, or the host that made it).
@@ -768,7 +814,12 @@ impl<'a> Sim<'a> {
 
     // ---- results -----------------------------------------------------------------------------------
 
-    fn results(self, wall_s: f64, stopped_by: &'static str) -> SimResults {
+    fn results(mut self, wall_s: f64, stopped_by: &'static str) -> SimResults {
+        let schedule = self.linkstate.take().map(|mut ls| {
+            let ports = &self.ports;
+            ls.close(&|p| drain_end(&ports[p as usize]));
+            ls.result()
+        });
         let flows: Vec<FlowResult> = self
             .spec
             .flows
@@ -889,6 +940,7 @@ impl<'a> Sim<'a> {
             links,
             nodes,
             series,
+            schedule,
         }
     }
 }

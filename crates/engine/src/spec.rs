@@ -259,4 +259,7 @@ pub struct SimSpec {
     /// If set, bytes sent per link direction are also recorded in windows of this width.
     #[serde(default)]
     pub stats_window_ps: Option<u64>,
+    /// Links turned off and on over time (crate::linkstate); none: every link is on for the whole run.
+    #[serde(default)]
+    pub link_schedule: Option<crate::linkstate::LinkSchedule>,
 }

@@ -25,7 +25,11 @@ Method (docs/fabrics.md says which parts the papers state and which are ours):
   pJ/bit over delivered bits.
 - not comparable: fat-trees carry TCP (the packet engine), RotorNet, SelectorNet and Opera's bulk class
   datagrams (the circuit engine: no retransmission; a lost packet leaves its flow incomplete); Opera's
-  low-latency class (flows below its cutoff) TCP hop by hop over the current slice's expander."""
+  low-latency class (flows below its cutoff) TCP hop by hop over the current slice's expander.
+- like for like (`transport` set: tcp, dctcp or ndp): every fabric's scenario gets transport.default; a fabric
+  whose scenario check or engine refuses it, or whose flows ran another transport (as the circuit engine's
+  result says flow by flow), is left out of the rows with the reason (`left_out`), never shown as if it ran
+  it (our choice)."""
 
 from __future__ import annotations
 
@@ -38,7 +42,17 @@ import numpy as np
 
 from ..core.errors import InputError
 
-__all__ = ["FabricsConfig", "compare_fabrics", "fabric_plan", "fattree_size", "fabrics_workload"]
+__all__ = [
+    "TRANSPORTS",
+    "FabricsConfig",
+    "compare_fabrics",
+    "fabric_plan",
+    "fattree_size",
+    "fabrics_workload",
+    "run_fabric",
+]
+
+TRANSPORTS = ("tcp", "dctcp", "ndp")  # what --transport takes (docs/transports.md)
 
 MAX_HOSTS_PER_TOR = 16  # half the ports of the SN2700 ToR (32 ports), the other half its uplinks
 COST_EQUIVALENT_HOSTS = 648  # the Opera paper's 648-host comparison (public Opera simulator, not the thesis)
@@ -61,6 +75,8 @@ class FabricsConfig:
     price_hosts: bool = (
         True  # the workload's hosts priced on every fabric (False: the network's devices only)
     )
+    transport: str | None = None  # every flow on every fabric (None: each fabric's own, see the docstring)
+    elastictree: bool = False  # also every fat-tree under ElasticTree (docs/energy-saving.md), as its own row
 
     def check(self) -> None:
         def bad(field: str, msg: str, hint: str) -> InputError:
@@ -83,6 +99,8 @@ class FabricsConfig:
             raise bad("flows-per-host", f"must be >= 1, got {self.flows_per_host}", "e.g. 1")
         if self.link_rate_bps <= 0:
             raise bad("link-rate", f"must be positive, got {self.link_rate_bps}", "e.g. 10Gbps")
+        if self.transport is not None and self.transport not in TRANSPORTS:
+            raise bad("transport", f"unknown transport {self.transport!r}", "one of " + ", ".join(TRANSPORTS))
 
     @property
     def hosts(self) -> int:
@@ -167,6 +185,12 @@ def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
                 loc=("cost_equivalent",),
             )
         plan.append(_tree("fat-tree k=12 (cost-equivalent)", 12, 1.5, common))
+    if cfg.elastictree:
+        trees_run = [p for p in plan if p["topology"]["kind"] == "fattree"]
+        plan += [
+            p | {"fabric": f"{p['fabric']} + ElasticTree", "scenario": {"elastictree": {"enabled": True}}}
+            for p in trees_run
+        ]
     return plan
 
 
@@ -230,11 +254,13 @@ def run_one(
     progress: bool = False,
     hosts: int | None = None,
     run: dict[str, Any] | None = None,
+    transport: str | None = None,
 ) -> dict[str, Any]:
     """Simulate the workload on one fabric; the row of the comparison (units in the keys). `flows`: (src host,
     dst host, bytes[, start ps, class]) each. `hosts`: price the first `hosts` hosts (S0..) beside the network's
     devices; None: the network alone. `run`: the scenario's [run] table (run.window adds the energy over
-    that window, `window_*` keys)."""
+    that window, `window_*` keys). `transport`: the scenario's transport.default; the row's `transport` is
+    then what the flows ran, from the result's per-flow column."""
     from .run import simulate
     from .scenario import scenario_from_dict
     from .workload import Flow
@@ -245,6 +271,8 @@ def run_one(
     sc = scenario_from_dict(
         {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
         | ({"run": run} if run else {})
+        | ({"transport": {"default": transport}} if transport else {})
+        | entry.get("scenario", {})  # further scenario tables, e.g. [elastictree]
     )
     # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
     fl = [Flow(i, *f) for i, f in enumerate(flows)]
@@ -268,7 +296,11 @@ def run_one(
     row: dict[str, Any] = {
         "fabric": entry["fabric"],
         # Opera's flows below its cutoff run TCP on the circuit engine; other circuit traffic is datagrams
-        "transport": ("tcp" if entry["routing"] == "opera" else "datagram") if circuit else "tcp",
+        "transport": _ran(res.flows)
+        if transport
+        else ("tcp" if entry["routing"] == "opera" else "datagram")
+        if circuit
+        else "tcp",
         "routing": entry["routing"],
         "endpoints": endpoints,
         "hosts_per_endpoint": per,
@@ -293,6 +325,7 @@ def run_one(
         "network_power_w": (energy_j - hosts_j) / sim_s if sim_s > 0 else 0.0,
         "host_share": hosts_j / energy_j if energy_j > 0 else 0.0,
         "drops": int(res.summary.get("drops", 0)),
+        "stopped_by": res.summary.get("stopped_by"),
         "wall_s": float(res.summary.get("wall_s", 0.0)),
         "packet_hops": int(res.summary.get("packet_hops", 0)),
         "devices": devices,
@@ -312,6 +345,57 @@ def run_one(
             )
         ]
     return row
+
+
+def _ran(flows: Any) -> str:
+    """The transports the flows ran, from the result's per-flow `transport`: one name, or each with its count."""
+    counts = flows["transport"].astype(str).value_counts()
+    if len(counts) == 1:
+        return str(counts.index[0])
+    return " + ".join(f"{name} {n}" for name, n in counts.items())
+
+
+def _refuses_transport(e: InputError) -> bool:
+    """Whether a scenario check's or engine's refusal is about the flows' transport (its key or field)."""
+    keys = {str(k) for k in (*(e.loc or ()), *getattr(e, "engine_loc", ()))}
+    return bool(keys & {"transport", "dctcp", "ndp"})
+
+
+def run_fabric(
+    entry: dict[str, Any], flows: list[tuple], cfg: FabricsConfig, left_out: list[dict[str, str]], **kw: Any
+) -> dict[str, Any] | None:
+    """`run_one` with the configuration's transport; None when the fabric cannot run it for every flow, with
+    the reason added to `left_out` ({"fabric", "reason"})."""
+    t = cfg.transport
+    hosts = cfg.hosts if cfg.price_hosts else None
+    try:
+        row = run_one(entry, flows, cfg.seed, hosts=hosts, transport=t, **kw)
+    except InputError as e:
+        if t is None or not _refuses_transport(e):
+            raise
+        left_out.append({"fabric": entry["fabric"], "reason": str(e)})
+        return None
+    if t is not None and row["transport"] != t:
+        why = f"its flows ran {row['transport']}, not {t} (the engine's per-flow transport)"
+        left_out.append({"fabric": entry["fabric"], "reason": why})
+        return None
+    return row
+
+
+def outcome_notes(
+    rows: list[dict[str, Any]], left_out: list[dict[str, str]], transport: str | None
+) -> list[str]:
+    """One line per fabric left out (with --transport) and per fabric whose flows did not all complete."""
+    notes = [f"{x['fabric']} left out with --transport {transport}: {x['reason']}" for x in left_out]
+    for r in rows:
+        missing = r["flows"] - r["flows_completed"]
+        if missing:
+            lost = ", datagrams are not retransmitted" if "datagram" in r["transport"] else ""
+            notes.append(
+                f"{r['fabric']}: {missing} of {r['flows']} flows did not complete (run ended by "
+                f"{r.get('stopped_by') or 'completion'}, {r['drops']} packets dropped{lost})"
+            )
+    return notes
 
 
 def _short_and_window(res: Any, priced: set[str]) -> dict[str, Any]:
@@ -369,9 +453,12 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
     plan = fabric_plan(cfg)
     flows = fabrics_workload(cfg, plan)
     rows = []
+    left_out: list[dict[str, str]] = []
     for entry in plan:
         try:
-            rows.append(run_one(entry, flows, cfg.seed, hosts=cfg.hosts if cfg.price_hosts else None))
+            row = run_fabric(entry, flows, cfg, left_out)
+            if row is not None:
+                rows.append(row)
         except InputError as e:
             # name the command's option that set the scenario key, and the fabric it failed on
             option = _OPTION_OF.get(tuple(e.loc or ())[:2])
@@ -382,8 +469,9 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
             ) from None
         if progress is not None:
             progress(entry["fabric"])
-    notes = comparison_notes(cfg)
-    if selectornet_left_out(cfg.hosts) is None and cfg.hosts & -cfg.hosts == cfg.hosts:
+    notes = comparison_notes(cfg) + outcome_notes(rows, left_out, cfg.transport)
+    sel_shown = any(r["fabric"] == "selectornet" for r in rows)
+    if sel_shown and cfg.hosts & -cfg.hosts == cfg.hosts:
         notes.append(
             f"selectornet: {selectornet_racks(cfg.hosts)} racks of {cfg.hosts // selectornet_racks(cfg.hosts)} "
             f"hosts, not {cfg.hosts} of one: a ToR per host would price the ToRs, not the fabric (our choice)"
@@ -402,8 +490,10 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
             "rotor_reconfig_s": cfg.rotor_reconfig_ps / 1e12,
             "seed": cfg.seed,
             "hosts_priced": cfg.price_hosts,
+            "transport": cfg.transport,
         },
         "fabrics": rows,
+        "left_out": left_out,
         "notes": notes,
     }
 
@@ -414,6 +504,12 @@ def comparison_notes(cfg: FabricsConfig) -> list[str]:
     notes = list(NOTES)
     if not cfg.price_hosts:
         notes[1] = notes[1].split(", plus")[0] + "; hosts not priced (--no-hosts)"
+    if cfg.transport is not None:
+        t = cfg.transport
+        notes[2] = (
+            f"like for like: every flow in the table ran {t} (--transport {t}); a fabric that cannot run it "
+            "for every flow is left out with the reason below (docs/fabrics.md)"
+        )
     why = selectornet_left_out(cfg.hosts)
     if why is not None:
         notes.append(why)

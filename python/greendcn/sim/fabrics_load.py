@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import InputError
-from .fabrics import FabricsConfig, comparison_notes, fabric_plan, run_one
+from .fabrics import FabricsConfig, comparison_notes, fabric_plan, outcome_notes, run_fabric
 
 __all__ = [
     "compare_on_flows",
@@ -135,16 +135,18 @@ def compare_on_flows(
     cfg.check()
     plan = fabric_plan(cfg)
     rows = []
+    left_out: list[dict[str, str]] = []
     for entry in plan:
-        row = run_one(entry, flows, cfg.seed, hosts=cfg.hosts if cfg.price_hosts else None, run=run or {})
-        if keep_flows:
-            row["flow_list"] = row.pop("_flows")
-        else:
-            row.pop("_flows")
-        rows.append(row)
+        row = run_fabric(entry, flows, cfg, left_out, run=run or {})
+        if row is not None:
+            if keep_flows:
+                row["flow_list"] = row.pop("_flows")
+            else:
+                row.pop("_flows")
+            rows.append(row)
         if progress is not None:
             progress(entry["fabric"])
-    notes = comparison_notes(cfg)
+    notes = comparison_notes(cfg) + outcome_notes(rows, left_out, cfg.transport)
     return {
         "config": {
             "racks": cfg.racks,
@@ -155,9 +157,11 @@ def compare_on_flows(
             "link_rate_bps": cfg.link_rate_bps,
             "seed": cfg.seed,
             "hosts_priced": cfg.price_hosts,
+            "transport": cfg.transport,
             "run": run or {},
         },
         "fabrics": rows,
+        "left_out": left_out,
         "notes": notes,
     }
 
@@ -221,7 +225,8 @@ def load_sweep(
     check_sizes(sizes)
     run = {"window": ["0ps", f"{duration_ps}ps"]}
     rows: list[dict[str, Any]] = []
-    notes: list[str] = []
+    left_out: list[dict[str, Any]] = []
+    notes = comparison_notes(cfg)
     for load in loads:
         flows = generated_flows(cfg, load, sizes, duration_ps)
         if not flows:
@@ -231,7 +236,8 @@ def load_sweep(
                 loc=("load",),
             )
         out = compare_on_flows(cfg, flows, "", run=run, keep_flows=False)
-        notes = out["notes"]
+        notes += [f"load {load:g}: {n}" for n in out["notes"] if n not in notes]
+        left_out += [{"load": load} | x for x in out["left_out"]]
         for r in out["fabrics"]:
             rows.append(
                 {"load": load, "flows_offered": len(flows)} | {k: v for k, v in r.items() if k != "devices"}
@@ -250,9 +256,11 @@ def load_sweep(
             "link_rate_bps": cfg.link_rate_bps,
             "seed": cfg.seed,
             "hosts_priced": cfg.price_hosts,
+            "transport": cfg.transport,
             "window_s": [0.0, duration_ps / 1e12],
         },
         "rows": rows,
+        "left_out": left_out,
         "notes": notes,
     }
 

@@ -12,7 +12,10 @@ circuit fabrics alike. docs/metrics.md gives every definition and says which cho
   finish sooner, so slowdown >= 1 on packet fabrics.
 - Circuit fabrics: ideal FCT = W x 8 / link_rate + 2 x link_delay, as if a direct circuit to the destination
   were up for the whole flow (one uplink at the link rate, endpoint -> circuit switch -> endpoint): waiting for a
-  circuit and indirection count as slowdown (our choice).
+  circuit and indirection count as slowdown (our choice). With hosts as endpoints (topology.hosts_per_rack)
+  the host links add 2 x (L x 8 / link_rate + link_delay) between racks, L the last packet's wire bytes
+  stored and forwarded at each ToR; within a rack the ideal is host -> ToR -> host, W x 8 / link_rate +
+  L x 8 / link_rate + 2 x link_delay.
 """
 
 from __future__ import annotations
@@ -201,11 +204,26 @@ def ideal_fct_packet_s(
     return ideal_ps / PS_PER_S
 
 
-def ideal_fct_circuit_s(link_rate_bps: int, link_delay_ps: int, size: np.ndarray) -> np.ndarray:
+def ideal_fct_circuit_s(
+    link_rate_bps: int,
+    link_delay_ps: int,
+    size: np.ndarray,
+    same_rack: np.ndarray | None = None,
+) -> np.ndarray:
     """Ideal FCT (s) on a circuit fabric (module doc): the circuit engine's datagrams (1472 payload bytes, 28
-    header and 24 framing bytes each) at the link rate, plus endpoint -> circuit switch -> endpoint."""
-    wire, _ = _wire(np.asarray(size, dtype=np.int64), 1472, 28 + 24)
-    return (wire * 8 / link_rate_bps) + 2 * link_delay_ps / PS_PER_S
+    header and 24 framing bytes each) at the link rate, plus endpoint -> circuit switch -> endpoint.
+
+    With hosts as endpoints (topology.hosts_per_rack; host links at the same rate and delay), pass
+    `same_rack` (per flow: source and destination under one ToR). The flow streams out of its host and its
+    last packet is stored and forwarded at each ToR it crosses: host -> ToR -> host within a rack, host ->
+    ToR -> circuit switch -> ToR -> host between racks."""
+    wire, last = _wire(np.asarray(size, dtype=np.int64), 1472, 28 + 24)
+    d = link_delay_ps / PS_PER_S
+    stream = wire * 8 / link_rate_bps
+    if same_rack is None:
+        return stream + 2 * d
+    hop = last * 8 / link_rate_bps
+    return np.where(np.asarray(same_rack, dtype=bool), stream + hop + 2 * d, stream + 2 * hop + 4 * d)
 
 
 def _stats(values: np.ndarray, prefix: str, unit: str) -> dict[str, float | None]:

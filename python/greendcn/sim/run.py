@@ -310,6 +310,14 @@ def simulate(
     models = sc.power.models(sc.base_dir)  # before the run, so a bad [power] table fails at once
     hosts = sc.power.host_pricer(sc.base_dir)
     spec = build_spec(sc, net, flow_list, seed)
+    et_plan = None
+    if sc.elastictree.enabled:
+        from .elastictree import plan as et_plan_for
+
+        et_plan = et_plan_for(
+            net, flow_list, sc.elastictree, horizon_ps=sc.run.window[1] if sc.run.window else None
+        )
+        spec["link_schedule"] = et_plan.link_schedule()
     out = _run_windowed(spec, sc, _Progress() if progress else None)
     if out["summary"].get("stopped_by") == "interrupted":
         if not partial_on_interrupt:
@@ -317,8 +325,15 @@ def simulate(
         out["summary"]["incomplete"] = True
     res = _results(sc, net, flow_list, seed, out)
     res.energy = run_energy(out, models, hosts=hosts)
+    if et_plan is not None:
+        from .elastictree.pricing import apply_sleep
+
+        apply_sleep(res.energy, out, models, et_plan, (0, out["summary"]["sim_time_ps"]))
+        res.summary["elastictree_intervals"] = len(et_plan.subsets)
     if sc.run.window is not None:
         res.window_energy = run_energy(out, models, hosts=hosts, interval_ps=sc.run.window)
+        if et_plan is not None:
+            apply_sleep(res.window_energy, out, models, et_plan, sc.run.window)
         res.summary.update(window_summary(res.window_energy))
     res.engine_results = out
     return res

@@ -28,6 +28,7 @@ from .power_table import PowerConfig
 from ..core.userfile import read_toml
 from ..core.units import parse_queue, parse_rate_bps, parse_size_bytes, parse_time_ps
 from .transports import Dctcp, Ndp, TransportChoice, check_transports
+from .elastictree.config import ElasticTree
 
 __all__ = [
     "FlowEntry",
@@ -452,6 +453,7 @@ class Scenario(_Model):
     workload: Workload = StaticWorkload(kind="static")
     run: Run = Run()
     power: PowerConfig = PowerConfig()  # the models that price the run (greendcn.power, docs/models.md)
+    elastictree: ElasticTree = ElasticTree()  # switch and link sleeping (docs/energy-saving.md)
     base_dir: str | None = Field(None, exclude=True)  # folder of the file, for relative workload.file
 
     # The scenario as written (units as text), so that overrides are validated exactly like the file.
@@ -473,6 +475,12 @@ class Scenario(_Model):
                 hint=f"set routing.scheme to one of {', '.join(allowed)}",
             )
         check_transports(self)
+        if self.elastictree.enabled and self.topology.kind != "fattree":
+            raise FieldError(
+                "elastictree.enabled",
+                f"ElasticTree plans fat-trees; this topology is {self.topology.kind}",
+                hint='set topology.kind = "fattree" or elastictree.enabled = false',
+            )
         return self
 
     @property

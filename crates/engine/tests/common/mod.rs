@@ -34,6 +34,7 @@ pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, ro
         frame_overhead_bytes: 0,
         stop_ps: None,
         stats_window_ps: None,
+        link_schedule: None,
     }
 }
 

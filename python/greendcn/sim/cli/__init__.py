@@ -15,6 +15,7 @@ _MODULES = (
     "demo",
     "fabrics",
     "reproduce_circuits",
+    "reproduce_energy_saving",
     "reproduce_host_energy",
     "reproduce_opera",
     "reproduce_rps",

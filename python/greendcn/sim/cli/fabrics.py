@@ -39,6 +39,21 @@ def fabrics(
             "--hosts/--no-hosts", help="Price the hosts on every fabric (--no-hosts: network only)."
         ),
     ] = True,
+    transport: Annotated[
+        str | None,
+        typer.Option(
+            help="Run every flow on every fabric with this transport: tcp, dctcp or ndp; a fabric that cannot "
+            "is left out with the reason (default: each fabric its own, TCP on fat-trees, datagrams on "
+            "circuits).",
+        ),
+    ] = None,
+    elastictree: Annotated[
+        bool,
+        typer.Option(
+            "--elastictree",
+            help="Also run every fat-tree under ElasticTree (Heller 2010: switches off when the load allows).",
+        ),
+    ] = False,
     workload: Annotated[
         Path | None,
         typer.Option(
@@ -92,6 +107,8 @@ def fabrics(
             cost_equivalent=cost_equivalent,
             seed=seed,
             hosts=hosts,
+            transport=transport,
+            elastictree=elastictree,
             csv_out=csv_out,
             figure=figure,
             json_out=json_out,
@@ -108,6 +125,8 @@ def fabrics(
         cost_equivalent=cost_equivalent,
         seed=seed,
         price_hosts=hosts,
+        transport=transport,
+        elastictree=elastictree,
     )
     cfg.check()
     with tqdm(
@@ -137,7 +156,8 @@ def print_fabrics(out: dict) -> None:
     c = out["config"]
     print(
         f"{c['hosts']} hosts, each sending {c['flows_per_host']} flow(s) of {c['size_bytes'] / 1e6:g} MB to a "
-        f"host in another rack, {c['link_rate_bps'] / 1e9:g} Gb/s links, seed {c['seed']}:"
+        f"host in another rack, {c['link_rate_bps'] / 1e9:g} Gb/s links, seed {c['seed']}"
+        + (f", every flow {c['transport']}:" if c.get("transport") else ":")
     )
     rows = [
         {

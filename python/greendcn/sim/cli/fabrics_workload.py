@@ -31,7 +31,9 @@ def run_workload(
     cost_equivalent: bool | None,
     seed: int,
     hosts: bool,
+    transport: str | None = None,
     csv_out: Path | None,
+    elastictree: bool = False,
     figure: Path | None,
     json_out: Path | None,
 ) -> None:
@@ -73,6 +75,8 @@ def run_workload(
         cost_equivalent=cost_equivalent,
         seed=seed,
         price_hosts=hosts,
+        transport=transport,
+        elastictree=elastictree,
     )
     cfg.check()
     steps = len(fabric_plan(cfg)) * (len(loads) if loads else 1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ...core.units import PS_PER_S
@@ -169,6 +170,10 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     names = net.hosts
     cls = {f.id: f.cls for f in flows}
     fl = pd.DataFrame(out["flows"])
+    same_rack = None
+    if topo.hosts_per_rack:
+        rack_of = np.asarray(endpoint_racks(topo), dtype=np.int64)
+        same_rack = rack_of[fl["src"].to_numpy(dtype=np.int64)] == rack_of[fl["dst"].to_numpy(dtype=np.int64)]
     fl["src"] = fl["src"].map(lambda i: names[i])
     fl["dst"] = fl["dst"].map(lambda i: names[i])
     fl["start_s"] = fl["start_ps"] / PS_PER_S
@@ -215,7 +220,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         res.hosts = res_hosts
     attach(
         res,
-        ideal_fct_circuit_s(topo.link_rate, topo.link_delay, fl["size_bytes"].to_numpy()),
+        ideal_fct_circuit_s(topo.link_rate, topo.link_delay, fl["size_bytes"].to_numpy(), same_rack),
         sc.run.size_buckets,
     )
     nodes_in = [{"name": n, "kind": "host"} for n in names]

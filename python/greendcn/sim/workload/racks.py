@@ -42,11 +42,13 @@ def bisection_bps(topo: Any, n_hosts: int) -> int:
     """The capacity of the narrowest cut that splits the endpoints in two halves, one direction (our reading,
     docs/workloads.md): fat-tree: half the pods' core links, k^3/8 x rate (at most half the hosts' links);
     leaf-spine: floor(leaves/2) leaves' uplinks (at most their hosts' links); circuit fabrics: half the racks'
-    uplinks, floor(racks/2) x circuit_switches x rate."""
+    uplinks, floor(racks/2) x circuit_switches x rate (with hosts_per_rack, at most those racks' host links)."""
     rate = topo.link_rate
     if topo.kind == "fattree":
         return min(topo.k**3 // 8, n_hosts // 2) * rate
     if topo.kind == "leafspine":
         half = topo.leaves // 2 or 1
         return min(half * topo.spines, half * topo.hosts_per_leaf) * rate
-    return (topo.racks // 2) * topo.circuit_switches * rate
+    half = topo.racks // 2
+    per_rack = getattr(topo, "hosts_per_rack", None)
+    return (min(topo.circuit_switches, per_rack) if per_rack else topo.circuit_switches) * half * rate

@@ -1,0 +1,146 @@
+"""The ledger under ElasticTree: switches and links priced at their off power for the time they are off.
+
+A device that turns off at an interval's start is off from when its last queued packet has left (the engine's
+`schedule.drained_ps`; a switch once all its links have drained) until the interval ends, less the wake-up
+time when it is on in the next interval: the manager knows its plan and powers the device on that early, and
+pays for it. Off time is taken out of each device's energy as what its model draws idle over that time (exact
+for the constant and linear models: an off device carries no traffic), and the off power is added."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...power.models import Counters
+from ..ledger import EnergyModels, EnergyReport, _devices, _part
+from .schedule import Plan
+
+__all__ = ["apply_sleep", "off_periods"]
+
+
+def off_periods(plan: Plan, results: dict[str, Any], end_ps: int) -> dict[str, list[tuple[int, int]]]:
+    """Per device name (switch nodes and `link{l}:A-B` as the ledger names them), its off periods [from, to)
+    in picoseconds, up to `end_ps`."""
+    sched = plan.link_schedule()
+    times = sched["times_ps"]
+    drained = (results.get("schedule") or {}).get("drained_ps")
+    if drained is None:  # no engine report: off from the interval's start
+        drained = [[t] * len(o) for t, o in zip(times, sched["off_links"])]
+    nodes = results["nodes"]
+    dirs = results["links"]
+    link_name: dict[int, str] = {}
+    for d in dirs:
+        if d["link"] not in link_name:
+            link_name[d["link"]] = f"link{d['link']}:{nodes[d['from']]['name']}-{nodes[d['to']]['name']}"
+    view = plan.view
+    wake = plan.config.wake_time
+    out: dict[str, list[tuple[int, int]]] = {}
+
+    def add(name: str, start: int, stop: int) -> None:
+        stop = min(stop, end_ps)
+        if stop > start:
+            spans = out.setdefault(name, [])
+            if spans and spans[-1][1] == start:  # off in consecutive intervals: one period
+                spans[-1] = (spans[-1][0], stop)
+            else:
+                spans.append((start, stop))
+
+    n = len(times)
+    for e in range(n):
+        end = times[e + 1] if e + 1 < n else end_ps
+        drained_at = dict(zip(sched["off_links"][e], drained[e]))
+        off_next = set(sched["off_links"][e + 1]) if e + 1 < n else None
+        for link, at in drained_at.items():
+            waking = off_next is not None and link not in off_next
+            add(link_name[link], at, end - wake if waking else end)
+        s = plan.subsets[e]
+        nxt = plan.subsets[e + 1] if e + 1 < n else None
+        for layer, on, ids in (("agg", s.aggs_on, view.aggs), ("core", s.cores_on, view.cores)):
+            for i in np.flatnonzero(~on):
+                node = int(ids[i])
+                links = _switch_links(view, layer, int(i))
+                at = max([times[e]] + [drained_at.get(li, times[e]) for li in links])
+                waking = nxt is not None and bool((nxt.aggs_on if layer == "agg" else nxt.cores_on)[i])
+                add(nodes[node]["name"], at, end - wake if waking else end)
+    return out
+
+
+def _switch_links(view: Any, layer: str, i: int) -> list[int]:
+    if layer == "agg":
+        half = view.half
+        pod = i // half
+        return [int(x) for x in view.edge_agg[pod * half : pod * half + half, i % half]] + [
+            int(x) for x in view.agg_core[i]
+        ]
+    half = view.half
+    j, c = divmod(i, half)
+    return [int(view.agg_core[a, c]) for a in range(j, len(view.aggs), half)]
+
+
+def apply_sleep(
+    report: EnergyReport,
+    results: dict[str, Any],
+    models: EnergyModels,
+    plan: Plan,
+    interval_ps: tuple[int, int],
+) -> EnergyReport:
+    """`report` (over [start, end) ps) with every switch and link priced off while off; rows gain `off_s` and
+    `off_periods_s` ([from, to] in seconds), and the run's power series (if any) drops the same energy."""
+    a, b = interval_ps
+    periods = off_periods(plan, results, b)
+    ports = {name: p for name, _, _, _, p in _devices(results, models)}
+    model_of = {name: m for name, _, m, _, _ in _devices(results, models)}
+    off_w = plan.config.off_power
+    length_s = (b - a) * 1e-12
+    series = report.series
+    for row in report.devices:
+        spans = periods.get(row["name"])
+        if not spans or row["name"] not in model_of:
+            row["off_s"] = 0.0
+            continue
+        inside = [(max(lo, a), min(hi, b)) for lo, hi in spans if min(hi, b) > max(lo, a)]
+        off_s = sum(hi - lo for lo, hi in inside) * 1e-12
+        model, p = model_of[row["name"]], ports[row["name"]]
+        idle = model.energy_j(Counters(duration_s=off_s, ports=p))
+        row["energy_j"] = max(0.0, row["energy_j"] - idle) + off_w * off_s
+        row["avg_power_w"] = row["energy_j"] / length_s if length_s > 0 else 0.0
+        row["off_s"] = off_s
+        row["off_periods_s"] = [[lo * 1e-12, hi * 1e-12] for lo, hi in inside]
+        if series is not None:
+            _sleep_in_series(series, _part(row["kind"]), model, p, inside, off_w)
+    split = {"hosts_energy_j": 0.0, "switches_energy_j": 0.0, "links_energy_j": 0.0}
+    for d in report.devices:
+        split[_part(d["kind"]) + "_energy_j"] += d["energy_j"]
+    total = sum(split.values())
+    split["host_share"] = split["hosts_energy_j"] / total if total > 0 else 0.0
+    report.split = split
+    report.total_energy_j = total
+    report.avg_power_w = total / length_s if length_s > 0 else 0.0
+    bits = report.delivered_bits
+    report.energy_per_bit_pj = total / bits * 1e12 if bits else None
+    report.energy_per_bit_pj_without_hosts = (total - split["hosts_energy_j"]) / bits * 1e12 if bits else None
+    return report
+
+
+def _sleep_in_series(
+    series: dict[str, Any], part: str, model: Any, ports: int, spans: list, off_w: float
+) -> None:
+    """Take a device's off time out of the run's power series (windows from time 0): per window, what its model
+    draws idle over the time it was off there, less its off power."""
+    w_s = float(series["window_s"])
+    dur = np.asarray(series["duration_s"], dtype=float)
+    starts = np.arange(len(dur)) * w_s
+    ends = starts + dur
+    off = np.zeros(len(dur))
+    for lo, hi in spans:
+        off += np.clip(np.minimum(hi * 1e-12, ends) - np.maximum(lo * 1e-12, starts), 0.0, None)
+    if not off.any():
+        return
+    idle = np.array(
+        [model.energy_j(Counters(duration_s=float(x), ports=ports)) if x > 0 else 0.0 for x in off]
+    )
+    safe = np.where(dur > 0, dur, 1.0)
+    drop = np.where(dur > 0, (idle - off_w * off) / safe, 0.0)
+    for key in (f"{part}_power_w", "power_w"):
+        series[key] = (np.asarray(series[key]) - drop).tolist()
