@@ -1,6 +1,7 @@
 """Many flows end to end, whole `greendcn` processes (interpreter start-up included): 100,000 and 1,000,000 flows of
 1,000 bytes on a k = 8 fat-tree read from a CSV file (benchmarks/flowfile.py writes it), the first with `--json`,
-the second with `--parquet`; `greendcn --help`; and a one-flow `simulate` (scenarios/bench-one-flow.toml at k = 4).
+the second with `--parquet`; a million generated flows (`workload.kind = "count"`, 1,000 bytes, 1 % load) on the same
+fabric with `--parquet`; `greendcn --help`; and a one-flow `simulate` (scenarios/bench-one-flow.toml at k = 4).
 
 Per case: wall and CPU seconds, peak memory of the process (ru_maxrss), and for simulations the engine's own wall
 time (summary.wall_s), against the targets of the work that set them (100,000 flows: under 2 s and 400 MB; a
@@ -23,6 +24,10 @@ from flowfile import write_flow_file  # noqa: E402
 
 K8 = ROOT / "scenarios" / "bench-k8-permutation.toml"
 ONE = ROOT / "scenarios" / "bench-one-flow.toml"
+GENERATED = [
+    *("--set", "workload.kind=count", "--set", "workload.count=1000000"),
+    *("--set", "workload.load=0.01", "--set", "workload.size=1000B"),
+]
 GREENDCN = [sys.executable, "-m", "greendcn.cli"]
 
 
@@ -49,13 +54,18 @@ def main() -> None:
         for n, out, target in [
             (100_000, "--json", "wall < 2 s, peak < 400 MB"),
             (1_000_000, "--parquet", ""),
+            (-1_000_000, "--parquet", ""),  # generated, not read from a file
         ]:
-            if quick and n > 100_000:
+            if quick and abs(n) > 100_000:
                 continue
-            flows = t / f"flows{n}.csv"
-            write_flow_file(n, str(flows))
             dest = t / f"out{n}"
-            figures = timed([*GREENDCN, "simulate", str(K8), "--flows", str(flows), out, str(dest)])
+            if n > 0:
+                flows = t / f"flows{n}.csv"
+                write_flow_file(n, str(flows))
+                workload = ["--flows", str(flows)]
+            else:
+                workload = GENERATED
+            figures = timed([*GREENDCN, "simulate", str(K8), *workload, out, str(dest)])
             if out == "--json":
                 engine = json.loads(dest.read_text())["summary"]["wall_s"]
             else:
@@ -64,7 +74,8 @@ def main() -> None:
                 engine = float(pd.read_parquet(dest / "summary.parquet")["wall_s"].iloc[0])
             figures["engine_wall_s"] = engine
             target = target or f"wall < 2 x engine + 1 s = {2 * engine + 1:.1f} s, peak < 2000 MB"
-            rows.append((f"{n:,} flows x 1,000 B, k=8, {out}", figures, target))
+            what = f"{n:,} flows" if n > 0 else f"{-n:,} generated flows"
+            rows.append((f"{what} x 1,000 B, k=8, {out}", figures, target))
     for name, f, target in rows:
         engine = f" engine {f['engine_wall_s']:.2f} s," if "engine_wall_s" in f else ""
         print(

@@ -1,15 +1,20 @@
 """The root command mounts each capability's commands on first use: `greendcn --help` lists them all from
-COMMAND_HELP without importing pandas, numpy or any command module, and each command still runs."""
+COMMAND_HELP without importing pandas, numpy or any command module, and each command still runs; a small
+`simulate` imports no pandas (its tables stay numpy columns until asked for as DataFrames)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import typer
 from conftest import run_greendcn
 
 from greendcn import cli
+
+ONE = Path(__file__).resolve().parent.parent / "scenarios" / "bench-one-flow.toml"
 
 
 def test_the_listed_help_is_each_commands_own():
@@ -44,3 +49,46 @@ def test_a_sub_apps_help_and_an_unknown_command_still_work():
     assert out.returncode == 0 and "Usage: greendcn energy" in out.stdout, out.stderr
     bad = run_greendcn("simulat")
     assert bad.returncode == 2 and "error:" in bad.stderr and "simulat" in bad.stderr, bad.stderr
+
+
+def test_a_one_flow_simulate_with_json_imports_no_pandas(tmp_path):
+    # The run's tables are numpy columns until someone asks for a DataFrame; the power and NIC packages load
+    # only the modules the ledger uses.
+    out = tmp_path / "one.json"
+    code = (
+        "import sys\n"
+        "from greendcn.cli import main\n"
+        f"main(['simulate', {str(ONE)!r}, '--set', 'topology.k=4', '--json', {str(out)!r}])\n"
+        "heavy = [m for m in ('pandas', 'pyarrow', 'scipy', 'pymoo', 'greendcn.power.optimizer',"
+        " 'greendcn.power.router_fit', 'greendcn.nic.tuner', 'greendcn.sim.cli.demo') if m in sys.modules]\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "HEAVY []" in done.stderr, done.stderr
+    doc = json.loads(out.read_text())
+    assert [f["src"] for f in doc["flows"]] == ["S0"] and doc["flows"][0]["fct_s"] > 0
+
+
+def test_the_result_tables_are_still_dataframes():
+    import pandas as pd
+
+    from greendcn.sim import simulate
+
+    res = simulate(ONE, overrides=["topology.k=4"], progress=False)
+    assert isinstance(res.flows, pd.DataFrame) and isinstance(res.fct_table, pd.DataFrame)
+    assert res.flows["src"].tolist() == ["S0"] and res.links["utilization"].max() > 0
+    res.flows["note"] = "mine"  # a change made to the DataFrame stays
+    assert res.flows["note"].tolist() == ["mine"]
+
+
+def test_power_and_nic_names_load_on_first_use():
+    code = (
+        "import sys, greendcn.power, greendcn.nic\n"
+        "assert 'greendcn.power.optimizer' not in sys.modules and 'greendcn.nic.tuner' not in sys.modules\n"
+        "import greendcn.nic.crosscheck\n"  # the module of the same name does not hide the function
+        "from greendcn.nic import crosscheck\n"
+        "from greendcn.power import optimize\n"
+        "print(callable(crosscheck), 'greendcn.power.optimizer' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True"], done.stderr

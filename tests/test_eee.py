@@ -1,6 +1,7 @@
 """Energy-Efficient Ethernet and the port power model through `simulate`: wake delays, LPI energy, the
 switch table's totals kept, and bad input refused with the key named."""
 
+import numpy as np
 import pytest
 
 from greendcn.core.errors import InputError
@@ -44,7 +45,7 @@ def scenario(eee: dict | None = None, stop: str | None = None, start: str = "1ms
 def test_one_packet_after_a_long_idle_is_late_by_exactly_one_wake_time_per_hop():
     off = simulate(scenario(), seed=1)
     on = simulate(scenario({"enabled": True}), seed=1)
-    fct = lambda r: int(r.engine_results["flows"]["fct_ps"].iloc[0])  # noqa: E731
+    fct = lambda r: int(np.asarray(r.engine_results["flows"]["fct_ps"])[0])  # noqa: E731
     # Two hops (S0 -> edge, edge -> S1), each port asleep since time 0: each adds exactly Tw.
     assert fct(on) == fct(off) + 2 * TW
 

@@ -27,27 +27,28 @@ def test_a_one_packet_flow_on_the_idle_network_has_slowdown_one(handshake):
     r = simulate(one_flow("1000B", handshake=handshake), progress=False)
     assert r.flows["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9)
     assert r.flows["slowdown"].iloc[0] >= 1.0 - 1e-12
-    # by hand: 1052 wire bytes at 1 Gbps on each of 6 links (8.416 us) plus 6 x 25 us, and with the
-    # handshake a round trip of 52-byte packets (6 x (0.416 + 25) us, twice)
-    ideal = 6 * (1052 * 8 / 1e9 + 25e-6) + (2 * 6 * (52 * 8 / 1e9 + 25e-6) if handshake else 0.0)
+    # by hand, on the default 10 Gb/s links of 500 ns: 1052 wire bytes on each of 6 links (0.8416 us) plus
+    # 6 x 0.5 us, and with the handshake a round trip of 52-byte packets (6 x (0.0416 + 0.5) us, twice)
+    ideal = 6 * (1052 * 8 / 1e10 + 0.5e-6) + (2 * 6 * (52 * 8 / 1e10 + 0.5e-6) if handshake else 0.0)
     assert r.flows["ideal_fct_s"].iloc[0] == pytest.approx(ideal, rel=1e-12)
 
 
 def test_a_udp_flow_at_the_link_rate_has_slowdown_one():
-    # 1 MB in 680 datagrams sent back to back at 1 Gbps over S0 -> E0 -> S1: the ideal is exact here (the
-    # last, shorter datagram waits at the switch for the full one before it); whole picoseconds again.
-    flow = {"src": "S0", "dst": "S1", "size": "1MB", "transport": "udp", "rate": "1Gbps"}
+    # 1 MB in 680 datagrams sent back to back at the default 10 Gbps over S0 -> E0 -> S1: the ideal is exact
+    # here (the last, shorter datagram waits at the switch for the full one before it); whole picoseconds again.
+    flow = {"src": "S0", "dst": "S1", "size": "1MB", "transport": "udp", "rate": "10Gbps"}
     r = simulate({"workload": {"kind": "flows", "flows": [flow]}}, progress=False)
-    # by hand: (1,000,000 + 680 x 28) bytes at 1 Gbps, 2 x 25 us, and one 1500-byte datagram at the switch
-    ideal = (1_000_000 + 680 * 28) * 8 / 1e9 + 2 * 25e-6 + 1500 * 8 / 1e9
+    # by hand: (1,000,000 + 680 x 28) bytes at 10 Gbps, 2 x 0.5 us, and one 1500-byte datagram at the switch
+    ideal = (1_000_000 + 680 * 28) * 8 / 1e10 + 2 * 0.5e-6 + 1500 * 8 / 1e10
     assert r.flows["ideal_fct_s"].iloc[0] == pytest.approx(ideal, rel=1e-12)
     assert r.flows["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9)
 
 
 def test_a_long_flow_alone_on_the_idle_network_is_within_one_percent_of_ideal():
-    # 10 MB at 1 Gbps takes ~83 ms at line rate; TCP's slow start (initial window 10, up to 2 segments per
-    # ACK) costs a few round trips of 0.3 ms before the window covers the path's bandwidth-delay product: a
-    # few tenths of a percent. 1 % is the stated tolerance: above it, the ideal or the engine is wrong.
+    # 10 MB at the default 10 Gbps takes ~8.3 ms at line rate; TCP's slow start (initial window 10, up to 2
+    # segments per ACK) costs at most a few round trips of about 8 us (six 0.5 us links each way plus
+    # serialization) before the window covers the path's bandwidth-delay product: well under a percent.
+    # 1 % is the stated tolerance: above it, the ideal or the engine is wrong.
     r = simulate(one_flow("10MB"), progress=False)
     s = r.flows["slowdown"].iloc[0]
     assert 1.0 <= s < 1.01

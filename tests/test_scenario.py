@@ -1,6 +1,7 @@
-"""Scenario files: units are parsed, defaults are seed 003's network, overrides re-validate, bad input names
-its field in one error with a hint."""
+"""Scenario files: units are parsed, defaults fit a 10 Gb/s datacenter and the shipped scenarios pin their own
+network, overrides re-validate, bad input names its field in one error with a hint."""
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from greendcn.sim.reproduce.rps import seed003_scenario
 from greendcn.sim.scenario import load_scenario, parse_set, scenario_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
 
 
 def test_units_become_picoseconds_bytes_and_bits_per_second():
@@ -27,12 +29,37 @@ def test_units_become_picoseconds_bytes_and_bits_per_second():
     assert s.tcp.mss == 9000
 
 
-def test_defaults_are_seed003_network():
+def test_defaults_fit_a_10gbps_datacenter():
+    # docs/scenario-format.md's table of defaults: 10 Gb/s, 500 ns links, 500-packet switch and 1000-packet NIC
+    # queues, Linux's 200 ms minimum RTO, a permutation of 10 MB flows; the Kaymak 2016 files pin their own (below).
     s = scenario_from_dict({})
     assert (s.topology.kind, s.topology.k) == ("fattree", 4)
-    assert s.topology.link_rate == 10**9 and s.topology.link_delay == 25 * 10**6
-    assert s.topology.queue == {"packets": 1000}
-    assert s.workload.kind == "static" and s.workload.start_jitter == 0
+    assert s.topology.link_rate == 10**10 and s.topology.link_delay == 500_000
+    assert s.topology.queue == {"packets": 500} and s.topology.host_queue == {"packets": 1000}
+    assert s.tcp.min_rto == 200 * 10**9 and s.transport.default == "tcp"
+    assert s.workload.kind == "permutation" and s.workload.size == 10**7 and s.workload.start_jitter == 0
+    # a [workload] table without `kind` is the same default kind
+    assert scenario_from_dict({"workload": {"size": "1MB"}}).workload.kind == "permutation"
+
+
+def test_the_default_scenario_runs_without_retransmission_timeouts():
+    # The defaults must run cleanly: every flow completes and `simulate` has no timeout warning to print.
+    from greendcn.sim import simulate
+    from greendcn.sim.cli.simulate import rto_dominated_flows, rto_warning
+
+    res = simulate({}, progress=False)
+    assert len(res.flows) == 16 and res.flows["fct_s"].notna().all()
+    assert (
+        int(res.flows["timeouts"].sum()) == 0 and rto_dominated_flows(res) == 0 and rto_warning(res) is None
+    )
+    # Kaymak 2016's static incast (six flows into S15) on the same network completes without a timeout too: the
+    # 500-packet port to S15 holds their windows. In a 100-packet port they overflow it, flows wait out 200 ms
+    # timeouts, and the one warning line says how many.
+    inc = simulate({"workload": {"kind": "static"}}, progress=False)
+    assert inc.flows["fct_s"].notna().all() and rto_warning(inc) is None
+    shallow = simulate({"workload": {"kind": "static"}, "topology": {"queue": "100pkt"}}, progress=False)
+    n = rto_dominated_flows(shallow)
+    assert n >= 1 and rto_warning(shallow).startswith(f"warning: {n} of 6 flows")
 
 
 @pytest.mark.parametrize("name", ["seed003-static", "seed003-random"])
@@ -142,3 +169,19 @@ def test_one_segment_per_ack_slows_slow_start_and_a_handshake_adds_one_round_tri
     # S0 -> S15 crosses 6 links of 25 us; a 52-byte header takes 0.416 us at 1 Gbps: 2 x 6 x 25.416 us
     assert fct["handshake"] - fct["plain"] == pytest.approx(2 * 6 * (25e-6 + 416e-12 * 1000), rel=1e-6)
     assert fct["one_per_ack"] > fct["plain"] + 100e-6  # at least one more round trip of slow start
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_scenario_loads_and_pins_its_network(path):
+    # The scenario defaults may change (they did, to a 10 Gb/s datacenter's); the shipped scenarios, and the
+    # papers' settings they reproduce, must not move with them (docs/scenario-format.md).
+    raw = tomllib.loads(path.read_text())
+    if "sweep" in raw:
+        return  # a sweep spec: its scenarios are the files it names, checked here themselves
+    load_scenario(path)
+    topo = raw["topology"]
+    needed = {"kind", "link_rate", "link_delay"}
+    if topo["kind"] in ("fattree", "leafspine") or "hosts_per_rack" in topo:
+        needed |= {"queue", "host_queue"}  # only packet ports and hosts' NICs have these queues
+    assert needed <= set(topo), f"{path.name} leaves {sorted(needed - set(topo))} to the defaults"
+    assert "kind" in raw["workload"]

@@ -113,3 +113,30 @@ def test_flows_from_parquet_run_as_from_csv_and_a_corrupted_one_is_one_error_lin
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(pq.read_bytes()[: pq.stat().st_size // 2])
     assert_clean_error(run_greendcn("simulate", STATIC, "--flows", broken), "broken.parquet")
+
+
+def test_table_rows_as_json_match_the_records_for_repeated_constant_and_missing_values():
+    import numpy as np
+
+    from greendcn.sim.output import json_lines
+    from greendcn.sim.tables import Columns, Text
+
+    n = 3000  # more rows than the distinct-value encoding's threshold, in two chunks of the writer
+    rng = np.random.default_rng(1)
+    t = Columns(
+        {
+            "id": np.arange(n),
+            "zero": np.zeros(n, dtype=np.int64),
+            "few": rng.integers(0, 5, n) * 1_000_003,
+            "x": np.where(rng.random(n) < 0.1, np.nan, rng.random(n) * 1e-4),
+            "nan": np.full(n, np.nan),
+            "ok": rng.random(n) < 0.5,
+            "host": Text(rng.integers(0, 3, n), ["S0", "S1", 'q"uote']),
+            "100%": np.full(n, 0.1),
+        }
+    )
+    want = [
+        json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()})
+        for r in t.to_dict()
+    ]
+    assert list(json_lines(t, chunk=2048)) == want

@@ -230,10 +230,11 @@ def test_one_way_delay_s0_to_s15_in_the_engine_is_150us_plus_serialization():
     # (29 bytes on the wire with its 28 header bytes) crosses the 6 links store-and-forward: 6 x (25 us + 232 ns).
     res = simulate(
         {
+            "topology": {"link_rate": "1Gbps", "link_delay": "25us"},  # Kaymak 2016's, not the defaults
             "workload": {
                 "kind": "flows",
                 "flows": [{"src": "S0", "dst": "S15", "size": "1B", "transport": "udp", "rate": "1Gbps"}],
-            }
+            },
         }
     )
     assert res.flows.iloc[0]["fct_s"] == pytest.approx(6 * (25e-6 + 29 * 8 / 1e9), rel=0, abs=1e-12)

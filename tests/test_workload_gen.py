@@ -503,3 +503,34 @@ def test_websearch_30_percent_on_opera_648_hosts_hits_load_and_sizes():
     assert t.total_bytes * 8 / (0.05 * 648 * 10e9) == pytest.approx(0.3, rel=0.03)
     assert load_distribution("websearch").ks_distance(t.size_bytes) <= 0.02
     assert not (t.src == t.dst).any() and t.dst.max() <= 647 and len(np.unique(t.src)) > 600
+
+
+def test_a_generated_workload_reaches_the_engine_as_columns_with_the_flow_lists_results():
+    from greendcn.sim import simulate
+    from greendcn.sim.workload.columns import FlowColumns
+
+    doc = {
+        "topology": {"kind": "fattree", "k": 4},
+        "tcp": {"handshake": True},
+        "transport": {"classes": {"ws": "dctcp"}},
+        "workload": {
+            "kind": "mix",
+            "components": [
+                {"kind": "poisson", "size": "50KB", "load": 0.2, "duration": "1ms", "class": "ws"},
+                {"kind": "count", "count": 20, "load": 0.1, "size": "20KB", "class": "small"},
+            ],
+        },
+    }
+    sc = scenario_from_dict(doc)
+    net = build_topology(sc.topology)
+    flows = build_workload(sc, net, 3)
+    assert isinstance(flows, FlowColumns) and len(flows) > 20
+    as_list = build_table(sc, net, 3).to_flows()
+    assert list(flows) == as_list  # the same flows, read one by one
+    by_columns = simulate(sc, seed=3, progress=False)
+    by_list = simulate(sc, seed=3, flows=as_list, progress=False)
+    a, b = by_columns.flows, by_list.flows
+    assert set(a["class"]) == {"ws", "small"} and set(a["transport"]) == {"dctcp", "tcp"}
+    assert a.equals(b)
+    assert by_columns.links.equals(by_list.links)
+    assert by_columns.energy.total_energy_j == by_list.energy.total_energy_j

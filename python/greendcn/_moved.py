@@ -8,7 +8,6 @@ Remove this file, and its installation in `greendcn/__init__.py`, in the release
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.util
 import sys
 import warnings
@@ -53,8 +52,10 @@ def new_name(old: str) -> str | None:
     return None
 
 
-class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolves an old path to the module already imported (or importable) under its new name."""
+class _MovedFinder:
+    """Resolves an old path to the module already imported (or importable) under its new name. A meta path
+    finder and loader by their methods (find_spec; create_module, exec_module): importlib.abc's base classes
+    would import importlib.resources and its dependencies on every start."""
 
     def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
         target_name = new_name(fullname)

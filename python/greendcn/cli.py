@@ -9,6 +9,9 @@ from typing import Any
 # Plain help text (click's) rather than typer's rich panels: loading rich's formatting cost about 0.25 s of CPU
 # on every `--help` (our measurement, BENCHMARKS.md); TYPER_USE_RICH=1 brings the panels back.
 os.environ.setdefault("TYPER_USE_RICH", "0")
+# pydantic looks for plugins among every installed package's entry points when it first builds a model (tens of
+# ms); the command uses none (our choice; PYDANTIC_DISABLE_PLUGINS set in the environment is kept).
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
 
 import typer  # noqa: E402
 from typer.core import TyperCommand, TyperGroup  # noqa: E402
@@ -34,6 +37,15 @@ def _mount(name: str | None, module: str, attr: str) -> dict[str, Any]:
     return dict(typer.main.get_group(holder).commands)
 
 
+def _mount_single(name: str, module: str, attr: str) -> Any:
+    """The click command of one function (a SINGLE entry), its module imported alone."""
+    import importlib
+
+    holder = typer.Typer(add_completion=False)
+    holder.command(name)(getattr(importlib.import_module(module, __package__), attr))
+    return typer.main.get_command(holder)
+
+
 class _Listed(TyperCommand):
     """A command as `greendcn --help` lists it: its name and help, nothing imported."""
 
@@ -53,6 +65,9 @@ class _LazyRoot(TyperGroup):
             return self.commands[cmd_name]
         if self.listing and cmd_name in COMMAND_HELP:
             return _Listed(name=cmd_name, help=COMMAND_HELP[cmd_name], callback=None)
+        if cmd_name in SINGLE:
+            self.commands[cmd_name] = _mount_single(cmd_name, *SINGLE[cmd_name])
+            return self.commands[cmd_name]
         for name, module, attr in SUBAPPS:
             if name == cmd_name or name is None:
                 self.commands.update(
@@ -126,6 +141,12 @@ SUBAPPS: list[tuple[str | None, str, str]] = [
     ("workload", ".sim.workload.cli", "app"),
     (None, ".sweep.cli", "report_app"),
 ]
+
+# Top-level commands mounted alone when run, without the other commands of their SUBAPPS entry: (module,
+# function). `simulate` is the command small runs start with, so it does not import demo's or reproduce's modules.
+SINGLE: dict[str, tuple[str, str]] = {
+    "simulate": (".sim.cli.simulate", "simulate_cmd"),
+}
 
 # Commands also reachable under a second group, for users who look for them there: (group, command name,
 # module, attribute). `greendcn fabrics` runs the simulator, so its code lives in sim/; it stays reachable

@@ -1,5 +1,6 @@
 //! DCTCP and NDP end to end: DCTCP holds a shared bottleneck's queue near K where NewReno fills it; NDP
-//! finishes a 32-to-1 incast by trimming, without a timeout; bad transport settings are refused by name.
+//! finishes a 32-to-1 incast by trimming, without a timeout, and its control overtakes queued data (the
+//! port's header lane); bad transport settings are refused by name.
 
 mod common;
 use common::*;
@@ -112,4 +113,48 @@ fn transport_settings_out_of_range_are_refused_by_key() {
     );
     let e = bad.unwrap_err().to_string();
     assert!(e.contains("quic"), "{e}");
+}
+
+#[test]
+fn ndp_control_overtakes_a_full_window_queued_at_its_hosts_nic() {
+    // h0 and h1 send 400 packets to each other at once through one switch, all in their initial windows:
+    // each NIC holds about 400 data packets (480 us of wire time) when the other's first packets arrive.
+    // Their ACKs go ahead of that data (they wait only for the packet on the wire), so neither sender goes
+    // 100 us without hearing from its receiver; behind the data they would wait up to 480 us and both
+    // senders' 100 us timers would fire.
+    let nodes = vec![node("h0", NodeKind::Host), node("h1", NodeKind::Host), node("sw", NodeKind::Switch)];
+    let links = (0..2).map(|h| link(h, 2, 10 * GBPS, US, Some(QueueLimit::Packets(1000)))).collect();
+    let size = 400 * 1448;
+    let flows = vec![flow(1, 0, size, 0, Transport::Ndp), flow(0, 1, size, 1, Transport::Ndp)];
+    let mut s = base(nodes, links, flows, Routing::Single);
+    s.ndp.initial_window = 400;
+    s.ndp.queue = QueueLimit::Packets(1000); // no trimming: the queues hold whole windows
+    s.tcp.min_rto_ps = 100 * US;
+    let r = go(&s);
+    let wire = 400.0 * 1500.0 * 8.0 / 1e10; // 400 full frames on one 10 Gb/s link: 480 us
+    for f in &r.flows {
+        assert!(f.completed && f.trims == 0, "{f:?}");
+        assert_eq!((f.timeouts, f.retransmits), (0, 0), "{f:?}");
+        let fct = f.fct_ps.unwrap() as f64 * 1e-12;
+        // the data's wire time plus the other flow's ACKs and pulls sharing the NIC (800 frames of 64 bytes,
+        // 41 us), a second hop's store and forward and 2 us of propagation, with 5 us to spare
+        assert!(fct < wire + 50e-6, "{fct} vs {wire}");
+    }
+}
+
+#[test]
+fn a_stopped_ndp_run_counts_every_accepted_byte_in_the_link_windows() {
+    // Stopped while the switch's port to h0 still holds data and headers in its lanes: the per-window link
+    // bytes still add up to each port's bytes sent, as on ports without lanes.
+    let mut s = incast(Transport::Ndp, 200_000);
+    s.stop_ps = Some(100 * US);
+    s.stats_window_ps = Some(10 * US);
+    let r = go(&s);
+    assert!(r.flows.iter().any(|f| !f.completed));
+    let series = r.series.as_ref().expect("windows on");
+    for (l, w) in r.links.iter().zip(&series.link_bytes) {
+        assert_eq!(w.iter().sum::<u64>(), l.bytes_sent, "{l:?}");
+    }
+    let port = r.links.iter().find(|l| l.from == 33 && l.to == 0).unwrap();
+    assert!(port.bytes_sent > 0);
 }

@@ -4,33 +4,60 @@ is the simulator's ledger (`greendcn.sim.ledger`)."""
 
 from __future__ import annotations
 
-from .models import ConstantPower, Counters, LinearPower, PowerModel, RouterPower, StatePower, from_switch
-from .network import (
-    FatTree,
-    OpticalDesign,
-    compare,
-    default_architectures,
-    fat_tree_counts,
-    fat_tree_max_hosts,
-    network_power,
-    node_counts,
-)
-from .optimizer import Plan, default_plan, max_capacity_pps, optimize, optimize_exact, optimize_per_core
-from .router import (
-    PUBLISHED_CHI,
-    RouterPlatform,
-    chi,
-    core_capacity_pps,
-    example_platform,
-    load_platform,
-    p_idle,
-    phi,
-    phi_multicore,
-    throughput_multicore,
-    time_average_power,
-)
-from .router_fit import FitResult, fit_chi, fit_gamma, fit_router, read_samples
-from .switches import SwitchModel, get_switch, load_switch_table, shipped_switches
+from ..core.lazy import lazy_getattr
+
+# Each name is imported from its module when first used (core/lazy.py), so the simulator's ledger, which needs
+# only the device models, does not pay for the router model's fitting, the optimizer and their libraries.
+_LAZY = {
+    "ConstantPower": ".models",
+    "Counters": ".models",
+    "LinearPower": ".models",
+    "PowerModel": ".models",
+    "RouterPower": ".models",
+    "StatePower": ".models",
+    "from_switch": ".models",
+    "FatTree": ".network",
+    "OpticalDesign": ".network",
+    "compare": ".network",
+    "default_architectures": ".network",
+    "fat_tree_counts": ".network",
+    "fat_tree_max_hosts": ".network",
+    "network_power": ".network",
+    "node_counts": ".network",
+    "Plan": ".optimizer",
+    "default_plan": ".optimizer",
+    "max_capacity_pps": ".optimizer",
+    "optimize": ".optimizer",
+    "optimize_exact": ".optimizer",
+    "optimize_per_core": ".optimizer",
+    "PUBLISHED_CHI": ".router",
+    "RouterPlatform": ".router",
+    "chi": ".router",
+    "core_capacity_pps": ".router",
+    "example_platform": ".router",
+    "load_platform": ".router",
+    "p_idle": ".router",
+    "phi": ".router",
+    "phi_multicore": ".router",
+    "throughput_multicore": ".router",
+    "time_average_power": ".router",
+    "FitResult": ".router_fit",
+    "fit_chi": ".router_fit",
+    "fit_gamma": ".router_fit",
+    "fit_router": ".router_fit",
+    "read_samples": ".router_fit",
+    "SwitchModel": ".switches",
+    "get_switch": ".switches",
+    "load_switch_table": ".switches",
+    "shipped_switches": ".switches",
+}
+
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     # router model (seed 004)

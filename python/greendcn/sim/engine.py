@@ -99,9 +99,10 @@ def run_spec(spec: dict[str, Any], progress: Callable[..., object] | None = None
 
 
 def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | None = None) -> dict[str, Any]:
-    """`run_spec`, with `flows` a DataFrame of the engine's per-flow columns (docs/engine-spec.md, in its order;
-    whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow that never finished,
-    `transport` one of TRANSPORTS): built from the engine's column buffers, no Python object per flow."""
+    """`run_spec`, with `flows` a `sim.tables.Columns` of the engine's per-flow columns (docs/engine-spec.md, in
+    its order; whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow that never
+    finished, `transport` codes into TRANSPORTS): built from the engine's column buffers, no Python object per
+    flow and no pandas."""
     flows = spec.get("flows")
     if isinstance(flows, FlowBuffers):
         buffers = flows.buffers
@@ -114,28 +115,27 @@ def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | Non
         native = _native.run_columns
     text, columns = _call(native, spec, progress, scenario_loc, "docs/engine-spec.md", raw=True)
     out = json.loads(text)
-    out["flows"] = _flow_frame(columns)
+    out["flows"] = _flow_columns(columns)
     return out
 
 
-def _flow_frame(columns: list[tuple[str, str, bytes]]) -> Any:
+def _flow_columns(columns: list[tuple[str, str, bytes]]) -> Any:
     import numpy as np
-    import pandas as pd
+
+    from .tables import Columns, Text
 
     data: dict[str, Any] = {}
     for name, dtype, buf in columns:
         values = np.frombuffer(buf, dtype=dtype)
         if name == "transport":
-            from .workload.columns import text_from_codes
-
-            data[name] = text_from_codes(values, TRANSPORTS)
+            data[name] = Text(values, TRANSPORTS)
         elif name in ("fct_ps", "finish_ps"):
             data[name] = np.where(values == np.iinfo(np.uint64).max, np.nan, values.astype(np.float64))
         elif dtype == "?":
             data[name] = values.copy()
         else:
             data[name] = values.astype(np.int64)
-    return pd.DataFrame(data)
+    return Columns(data)
 
 
 def run_circuit_spec(

@@ -121,7 +121,14 @@ def fattree_size(hosts: int, oversubscription: float) -> int:
 def fabric_plan(cfg: FabricsConfig) -> list[dict[str, Any]]:
     """The fabrics to run: name, scenario topology and routing, and how hosts map onto its endpoints."""
     h, n, u = cfg.hosts, cfg.racks, cfg.circuit_switches
-    common = {"link_rate": f"{cfg.link_rate_bps}bps", "link_delay": f"{cfg.link_delay_ps}ps"}
+    # 1000-packet NIC and switch queues: our choice for this comparison, pinned so it does not move with the
+    # scenario defaults (docs/fabrics.md)
+    common = {
+        "link_rate": f"{cfg.link_rate_bps}bps",
+        "link_delay": f"{cfg.link_delay_ps}ps",
+        "queue": "1000pkt",
+        "host_queue": "1000pkt",
+    }
     plan: list[dict[str, Any]] = [
         {
             "fabric": "opera",

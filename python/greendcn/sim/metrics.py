@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..core.units import PS_PER_S
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_SIZE_BUCKETS",
@@ -232,15 +234,44 @@ def _stats(values: np.ndarray, prefix: str, unit: str) -> dict[str, float | None
     return out
 
 
-def _row(group: str, name: str, g: pd.DataFrame) -> dict[str, Any]:
+def _row(group: str, name: str, fct: np.ndarray, slowdown: np.ndarray) -> dict[str, Any]:
     return {
         "group": group,
         "name": name,
-        "flows": len(g),
-        "completed": int(g["fct_s"].notna().sum()),
-        **_stats(g["fct_s"].to_numpy(dtype=float), "fct", "_s"),
-        **_stats(g["slowdown"].to_numpy(dtype=float), "slowdown", ""),
+        "flows": len(fct),
+        "completed": int((~np.isnan(fct)).sum()),
+        **_stats(fct, "fct", "_s"),
+        **_stats(slowdown, "slowdown", ""),
     }
+
+
+def _class_groups(classes: Any) -> list[tuple[str, np.ndarray]]:
+    """(class, rows) per class present, in sorted order: a `Text` column by its codes, any other by value."""
+    from .tables import Text
+
+    if isinstance(classes, Text):
+        present = np.unique(classes.codes)
+        groups = [(classes.names[c], classes.codes == c) for c in present.tolist()]
+    else:
+        values = np.asarray(classes, dtype=object)
+        groups = [(v, values == v) for v in {v for v in values.tolist() if isinstance(v, str)}]
+    return sorted(groups, key=lambda g: g[0])
+
+
+def flow_rows(flows: Any, edges: tuple[int, ...] | list[int] = DEFAULT_SIZE_BUCKETS) -> list[dict[str, Any]]:
+    """`flow_table`'s rows, of a DataFrame or of `sim.tables.Columns`."""
+    from .tables import Columns, column
+
+    fct = np.asarray(column(flows, "fct_s"), dtype=float)
+    slowdown = np.asarray(column(flows, "slowdown"), dtype=float)
+    rows = [_row("all", "all", fct, slowdown)]
+    bucket = np.searchsorted(np.asarray(edges, dtype=np.int64), column(flows, "size_bytes"), side="right")
+    for i, label in enumerate(bucket_labels(edges)):
+        rows.append(_row("size", label, fct[bucket == i], slowdown[bucket == i]))
+    classes = flows.raw("class") if isinstance(flows, Columns) else column(flows, "class")
+    for cls, rows_of in _class_groups(classes):
+        rows.append(_row("class", str(cls), fct[rows_of], slowdown[rows_of]))
+    return rows
 
 
 def flow_table(
@@ -249,13 +280,9 @@ def flow_table(
     """FCT (s) and slowdown by size bucket and by class: one row for all flows (group "all"), one per bucket
     (group "size", empty buckets included) and one per class (group "class"). Percentiles are over completed
     flows, numpy's linear interpolation between order statistics."""
-    rows = [_row("all", "all", flows)]
-    bucket = np.searchsorted(np.asarray(edges, dtype=np.int64), flows["size_bytes"].to_numpy(), side="right")
-    for i, label in enumerate(bucket_labels(edges)):
-        rows.append(_row("size", label, flows[bucket == i]))
-    for cls, g in flows.groupby("class", sort=True):
-        rows.append(_row("class", str(cls), g))
-    return pd.DataFrame(rows)
+    import pandas as pd
+
+    return pd.DataFrame(flow_rows(flows, edges))
 
 
 def _key(text: str) -> str:
@@ -283,12 +310,16 @@ def summary_keys(table: pd.DataFrame) -> dict[str, float | int | None]:
 def attach(res: Any, ideal_s: np.ndarray, edges: tuple[int, ...] | list[int] = DEFAULT_SIZE_BUCKETS) -> None:
     """Add to a SimResult: per flow `ideal_fct_s` and `slowdown` (NaN for a flow that did not finish), the
     bucket and class table (`fct_table`), and its flat keys in the summary."""
-    fl = res.flows
-    fl["ideal_fct_s"] = np.asarray(ideal_s, dtype=float)
-    fl["slowdown"] = fl["fct_s"] / fl["ideal_fct_s"]
-    res.fct_table = flow_table(fl, edges)
+    from .tables import column, from_records, raw_table
+
+    fl = raw_table(res, "flows")
+    ideal = np.asarray(ideal_s, dtype=float)
+    fl["ideal_fct_s"] = ideal
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fl["slowdown"] = np.asarray(column(fl, "fct_s"), dtype=float) / ideal
+    res.fct_table = from_records(flow_rows(fl, edges))
     res.summary["size_buckets_bytes"] = [int(e) for e in edges]
-    res.summary.update(summary_keys(res.fct_table))
+    res.summary.update(summary_keys(raw_table(res, "fct_table")))
 
 
 def window_summary(e: Any) -> dict[str, Any]:
@@ -325,7 +356,9 @@ def print_metrics(res: Any) -> None:
             f"{w.total_energy_j:.4g} J, average {w.avg_power_w:.4g} W, {per_bit} (run.window; devices draw "
             "power over the whole window, busy or idle)"
         )
-    table = getattr(res, "fct_table", None)
+    from .tables import raw_table
+
+    table = raw_table(res, "fct_table")
     if table is None or table.empty:
         return
     print("FCT and slowdown (FCT / ideal FCT on the idle network, docs/metrics.md), completed flows:")

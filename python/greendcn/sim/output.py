@@ -20,14 +20,88 @@ _TABLES = ("flows", "links", "nodes")
 
 
 def json_lines(df: Any, chunk: int = 1 << 16) -> Iterator[str]:
-    """Each row of a DataFrame as JSON text, the text `json.dumps` gives its `to_jsonable` record; encoded a
-    column at a time, `chunk` rows at once (so memory stays a chunk's, whatever the table's length)."""
-    template = "{" + ", ".join(f"{json.dumps(str(c))}: %s" for c in df.columns) + "}"
+    """Each row of a table (a DataFrame or `sim.tables.Columns`) as JSON text, the text `json.dumps` gives its
+    `to_jsonable` record; encoded a column at a time, `chunk` rows at once (so memory stays a chunk's, whatever
+    the table's length)."""
+    for rows in _row_blocks(df, chunk):
+        yield from rows
+
+
+def _row_blocks(df: Any, chunk: int = 1 << 16) -> Iterator[list[str]]:
+    """`json_lines`, a list of up to `chunk` rows at a time. A column whose value is the same in every row of a
+    chunk (zero retransmits, one class) is written into the row template once instead of row by row."""
+    from .tables import Columns
+
+    names = [json.dumps(str(c)).replace("%", "%%") for c in df.columns]
+    columns = isinstance(df, Columns)
     for first in range(0, len(df), chunk):
-        part = df.iloc[first : first + chunk]
-        encoded = [_encoded(part.iloc[:, i]) for i in range(part.shape[1])]
-        for row in zip(*encoded):
-            yield template % row
+        count = min(chunk, len(df) - first)
+        if columns:
+            rows = slice(first, first + chunk)
+            encoded = [_encoded_column(df.raw(c), rows) for c in df.columns]
+        else:
+            part = df.iloc[first : first + chunk]
+            encoded = [_encoded(part.iloc[:, i]) for i in range(part.shape[1])]
+        fields = [
+            f"{n}: %s" if isinstance(e, list) else f"{n}: {e.replace('%', '%%')}"
+            for n, e in zip(names, encoded)
+        ]
+        template = "{" + ", ".join(fields) + "}"
+        varying = [e for e in encoded if isinstance(e, list)]
+        yield [template % row for row in zip(*varying)] if varying else [template % ()] * count
+
+
+def _encoded_column(col: Any, rows: slice) -> list[str] | str:
+    """`_encoded` for a numpy column or a `Text` of `sim.tables.Columns`, rows `rows`; one str when every row
+    has the same text. A numeric column of few distinct values is encoded once per value."""
+    from .tables import Text
+
+    if isinstance(col, Text):
+        codes = col.codes[rows]
+        table = np.asarray([json.dumps(n) for n in col.names] or ['""'], dtype=object)
+        if len(codes) and (codes == codes[0]).all():
+            return str(table[codes[0]])
+        return table[codes].tolist()
+    values = col[rows]
+    if values.dtype.kind not in "biuf":
+        return _encoded_objects(values)
+    if len(values) and ((values == values[0]).all() or (values.dtype.kind == "f" and np.isnan(values).all())):
+        return _encoded_numbers(values[:1])[0]
+    if len(values) > 1024:
+        distinct, back = np.unique(values, return_inverse=True)
+        if 4 * len(distinct) <= len(values):
+            return np.asarray(_encoded_numbers(distinct), dtype=object)[back].tolist()
+    return _encoded_numbers(values)
+
+
+def _encoded_numbers(values: np.ndarray) -> list[str]:
+    """Booleans, ints and floats as the json module writes them (floats by their repr), NaN and inf as null."""
+    kind = values.dtype.kind
+    if kind == "b":
+        return np.where(values, "true", "false").tolist()
+    if kind in "iu":
+        return list(map(int.__repr__, values.tolist()))
+    text = list(map(float.__repr__, values.astype(np.float64).tolist()))
+    for i in np.flatnonzero(~np.isfinite(values)):
+        text[i] = "null"
+    return text
+
+
+def _encoded_objects(values: np.ndarray) -> list[str]:
+    """Any other values (text, mostly) through `to_jsonable`, each distinct value encoded once."""
+    from ..core.clitools import to_jsonable
+
+    cache: dict[Any, str] = {}
+    out = []
+    for v in values.tolist():
+        key = (type(v), v) if isinstance(v, (str, int, float, bool)) or v is None else None
+        if key is None:
+            out.append(json.dumps(to_jsonable(v), allow_nan=False))
+        else:
+            if key not in cache:
+                cache[key] = json.dumps(to_jsonable(v), allow_nan=False)
+            out.append(cache[key])
+    return out
 
 
 def _encoded(col: Any) -> list[str]:
@@ -55,19 +129,18 @@ def _encoded(col: Any) -> list[str]:
 
 def _write_doc(out: IO[str], res: Any) -> None:
     """`res.to_json()`'s document, its keys in its order: the tables (flows, links, nodes) streamed a row per
-    line, everything else as `to_json` makes it (asked of a copy of the result with empty tables)."""
-    import dataclasses
+    line, everything else as `to_json` makes it (asked without the tables)."""
+    from .tables import raw_table
 
-    empty = {name: getattr(res, name).iloc[:0] for name in _TABLES}
-    doc = dataclasses.replace(res, **empty).to_json()
+    doc = res.to_json(tables=False)
     out.write("{\n")
     for i, (key, value) in enumerate(doc.items()):
         comma = "," if i < len(doc) - 1 else ""
         if key in _TABLES:
             out.write(f"  {json.dumps(key)}: [")
             sep = "\n    "
-            for line in json_lines(getattr(res, key)):
-                out.write(sep + line)
+            for rows in _row_blocks(raw_table(res, key)):
+                out.write(sep + ",\n    ".join(rows))
                 sep = ",\n    "
             out.write(("]" if sep == "\n    " else "\n  ]") + comma + "\n")
         else:
@@ -112,35 +185,58 @@ def check_parquet_dir(path: str | os.PathLike[str] | None) -> None:
         raise GreendcnError(f"--parquet: cannot write into {ancestor}", hint="choose another folder")
 
 
-def summary_frame(res: Any) -> Any:
-    """The summary as a one-row table, its values as in the JSON (nested values as JSON text)."""
-    import pandas as pd
-
+def summary_row(res: Any) -> dict[str, Any]:
+    """The summary as one row, its values as in the JSON (nested values as JSON text)."""
     from ..core.clitools import to_jsonable
 
     row = {}
     for k, v in to_jsonable(res.summary).items():
         row[k] = json.dumps(v) if isinstance(v, (dict, list)) else v
-    return pd.DataFrame([row])
+    return row
+
+
+def summary_frame(res: Any) -> Any:
+    """The summary as a one-row DataFrame (`summary_row`)."""
+    import pandas as pd
+
+    return pd.DataFrame([summary_row(res)])
+
+
+def _arrow_table(table: Any) -> Any:
+    """A result table (a DataFrame or `sim.tables.Columns`) as a pyarrow Table."""
+    import pyarrow as pa
+
+    from .tables import Columns
+
+    if isinstance(table, Columns):
+        return table.to_arrow()
+    return pa.Table.from_pandas(table, preserve_index=False)
 
 
 def write_parquet(path: str | os.PathLike[str] | None, res: Any) -> list[Path]:
     """Write flows.parquet, links.parquet, nodes.parquet and summary.parquet into folder `path`; the columns are
-    the JSON's (NaN stays NaN in Parquet: a float column's missing value). Returns the files written."""
+    the JSON's (a NaN, the JSON's null, is a null in Parquet). Returns the files written."""
     if path is None:
         return []
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from ..core.arrowbuf import from_values
     from ..core.clitools import fail
+    from .tables import raw_table
 
     p = Path(path)
     written = []
     try:
         p.mkdir(parents=True, exist_ok=True)
         for name in PARQUET_TABLES:
-            df = summary_frame(res) if name == "summary" else getattr(res, name)
-            table = pa.Table.from_pandas(df, preserve_index=False)
+            if name == "summary":
+                row = summary_row(res)
+                table = pa.Table.from_arrays(
+                    [from_values([v], large=True) for v in row.values()], names=list(row)
+                )
+            else:
+                table = _arrow_table(raw_table(res, name))
             target = p / f"{name}.parquet"
             pq.write_table(table, target)
             written.append(target)

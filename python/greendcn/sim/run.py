@@ -1,5 +1,5 @@
-"""Run one scenario through the engine and return its results as DataFrames (seconds here, picoseconds only
-inside the engine spec)."""
+"""Run one scenario through the engine and return its results as tables (seconds here, picoseconds only inside
+the engine spec): built as numpy columns (sim/tables.py), read as DataFrames by whoever asks for one."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..core.errors import InputError
 from .limits import (
@@ -29,7 +28,11 @@ from .topology import Network, build_topology
 from .transports import flow_transport, transport_specs
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
+from .tables import TableField, raw_table
 from .workload.columns import FlowColumns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate", "tcp_spec"]
 
@@ -38,11 +41,14 @@ __all__ = ["SimResult", "as_scenario", "build_spec", "reprice", "simulate", "tcp
 class SimResult:
     """Per-flow, per-link-direction and per-node tables, a one-run summary (dict), and the run's energy
     priced by the scenario's [power] table (greendcn.power.run_energy); with run.window, the energy over that
-    window too; FCT and slowdown by size bucket and class in `fct_table` (sim/metrics.py)."""
+    window too; FCT and slowdown by size bucket and class in `fct_table` (sim/metrics.py).
 
-    flows: pd.DataFrame
-    links: pd.DataFrame
-    nodes: pd.DataFrame
+    The tables are DataFrames to whoever reads them; a run keeps them as numpy columns (`sim.tables.Columns`)
+    until then, so printing a summary or writing --json or --parquet needs no pandas."""
+
+    flows: pd.DataFrame = TableField()  # type: ignore[assignment]
+    links: pd.DataFrame = TableField()  # type: ignore[assignment]
+    nodes: pd.DataFrame = TableField()  # type: ignore[assignment]
     summary: dict[str, Any]
     scenario: Scenario = field(repr=False)
     energy: EnergyReport | None = field(default=None, repr=False)
@@ -50,27 +56,36 @@ class SimResult:
     # under other power settings without simulating it again (`reprice`).
     engine_results: dict[str, Any] | None = field(default=None, repr=False)
     # FCT and slowdown by size bucket and by class (sim/metrics.py, docs/metrics.md).
-    fct_table: pd.DataFrame | None = field(default=None, repr=False)
+    fct_table: pd.DataFrame | None = TableField(optional=True)  # type: ignore[assignment]
     # The energy over run.window, when the scenario gives one (the `energy` above is over the run).
     window_energy: EnergyReport | None = field(default=None, repr=False)
     # Circuit fabrics with topology.hosts_per_rack: one row per host's link to its ToR (scenario_run.py).
-    hosts: pd.DataFrame | None = field(default=None, repr=False)
+    hosts: pd.DataFrame | None = TableField(optional=True)  # type: ignore[assignment]
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy."""
+    def __repr__(self) -> str:
+        return f"SimResult(flows={self.flows!r}, links={self.links!r}, nodes={self.nodes!r}, summary={self.summary!r})"
+
+    def to_json(self, tables: bool = True) -> dict[str, Any]:
+        """The JSON document of `greendcn simulate --json`: flows, links, nodes, summary, energy. With
+        `tables=False`, flows, links and nodes are empty lists (sim/output.py streams them in their place)."""
         from ..core.clitools import to_jsonable
+
+        hosts = raw_table(self, "hosts")
+
+        def table(name: str) -> Any:
+            return raw_table(self, name) if tables else []
 
         return to_jsonable(
             {
-                "flows": self.flows,
-                "links": self.links,
-                "nodes": self.nodes,
+                "flows": table("flows"),
+                "links": table("links"),
+                "nodes": table("nodes"),
                 "summary": self.summary,
                 "scenario": self.scenario.raw,
                 "energy": None if self.energy is None else self.energy.to_dict(),
                 "window_energy": None if self.window_energy is None else self.window_energy.to_dict(),
-                "fct_table": self.fct_table,
-                **({"hosts": self.hosts} if self.hosts is not None else {}),
+                "fct_table": raw_table(self, "fct_table"),
+                **({"hosts": hosts} if hosts is not None else {}),
             }
         )
 
@@ -424,49 +439,38 @@ def _warn_if_long(sc: Scenario, flows: list[Flow]) -> None:
 
 
 def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict[str, Any]) -> SimResult:
-    from .workload.columns import text_from_codes
+    from .engine import TRANSPORTS
+    from .tables import Columns, Text, from_records
 
     names = [n.name for n in net.nodes]
-    fl = pd.DataFrame(out["flows"])
-    in_order = isinstance(flows, FlowColumns) and np.array_equal(fl["id"].to_numpy(), flows.id)
-    if isinstance(flows, FlowColumns):
-        cls: Any = pd.Series(flows.class_names(), index=flows.id) if not in_order else None
-    else:
-        cls = {f.id: f.cls for f in flows}
-    fl["src"] = text_from_codes(fl["src"].to_numpy(), names)
-    fl["dst"] = text_from_codes(fl["dst"].to_numpy(), names)
-    fl["start_s"] = fl["start_ps"] / PS_PER_S
-    fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S  # null (never finished) becomes NaN
-    fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
-    # a flow file's classes, rows in the file's order: built from their codes, not looked up per flow
-    fl["class"] = text_from_codes(flows.cls, flows.classes) if in_order else fl["id"].map(cls)  # type: ignore[union-attr]
-    first = [
-        "id",
-        "src",
-        "dst",
-        "size_bytes",
-        "start_s",
-        "fct_s",
-        "throughput_bps",
-        "retransmits",
-        "spurious_retransmits",
-        "ooo_packets",
-        "packets_received",
-        "class",
-    ]
-    fl = fl[first + [c for c in fl.columns if c not in first and not c.endswith("_ps")]]
+    f = out["flows"]
+    if not isinstance(f, Columns):  # the engine's flows as JSON records (engine.run_spec)
+        f = from_records(f)
+        f["transport"] = Text([TRANSPORTS.index(t) for t in f["transport"]], TRANSPORTS)
+    ids = f["id"]
+    fl = Columns({"id": ids, "src": Text(f["src"], names), "dst": Text(f["dst"], names)})
+    fl["size_bytes"] = f["size_bytes"]
+    fl["start_s"] = f["start_ps"] / PS_PER_S
+    fl["fct_s"] = f["fct_ps"].astype("float64") / PS_PER_S  # NaN: never finished
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fl["throughput_bps"] = 8 * f["size_bytes"] / fl["fct_s"]
+    for name in ("retransmits", "spurious_retransmits", "ooo_packets", "packets_received"):
+        fl[name] = f[name]
+    fl["class"] = _class_column(flows, ids)
+    for name in f.columns:
+        if name not in fl and not name.endswith("_ps"):
+            fl[name] = f.raw(name)
 
-    li = pd.DataFrame(out["links"])
-    li["from"] = text_from_codes(li["from"].to_numpy(), names)
-    li["to"] = text_from_codes(li["to"].to_numpy(), names)
+    li = from_records(out["links"])
+    li["from"] = Text(li["from"], names)
+    li["to"] = Text(li["to"], names)
     li["busy_s"] = li.pop("busy_ps") / PS_PER_S
-    rates = [net.links[i].rate_bps for i in li["link"]]
-    li["rate_bps"] = rates
+    li["rate_bps"] = np.array([net.links[i].rate_bps for i in li["link"].tolist()], dtype=np.int64)
 
-    no = pd.DataFrame(out["nodes"])
+    no = from_records(out["nodes"])
     s = dict(out["summary"])
     sim_time_s = s.pop("sim_time_ps") / PS_PER_S
-    li["utilization"] = li["busy_s"] / sim_time_s if sim_time_s > 0 else 0.0
+    li["utilization"] = li["busy_s"] / sim_time_s if sim_time_s > 0 else np.zeros(len(li))
     summary = {
         "scenario": sc.name,
         "seed": seed,
@@ -476,13 +480,24 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
         "flows": len(flows),
     }
     res = SimResult(fl, li, no, summary, sc)
-    f = out["flows"]
-    if hasattr(f, "columns"):  # the engine's flows as columns (engine.run_spec_columns)
-        cols = [f[k].to_numpy() for k in ("src", "dst", "size_bytes")]
-        udp = (f["transport"] == "udp").to_numpy(dtype=bool)
-    else:
-        cols = [np.array([x[k] for x in f]) for k in ("src", "dst", "size_bytes")]
-        udp = np.array([x["transport"] == "udp" for x in f], dtype=bool)
-    ideal = ideal_fct_packet_s(sc, net, *cols, udp)
+    udp = f.raw("transport").codes == TRANSPORTS.index("udp")
+    ideal = ideal_fct_packet_s(sc, net, f["src"], f["dst"], f["size_bytes"], udp)
     attach(res, ideal, sc.run.size_buckets)
     return res
+
+
+def _class_column(flows: Any, ids: np.ndarray) -> Any:
+    """Each result row's flow class (rows by flow id), as codes into the class names: a flow file's classes
+    taken from their codes, a `Flow` list's looked up by id."""
+    from .tables import Text
+
+    if isinstance(flows, FlowColumns):
+        if np.array_equal(ids, flows.id):
+            return Text(flows.cls, flows.classes)
+        order = np.argsort(flows.id, kind="stable")
+        at = order[np.searchsorted(flows.id, ids, sorter=order)]
+        return Text(flows.cls[at], flows.classes)
+    by_id = {f.id: f.cls for f in flows}
+    names: dict[str, int] = {}
+    codes = [names.setdefault(by_id[i], len(names)) for i in ids.tolist()]
+    return Text(np.asarray(codes, dtype=np.int64), names)

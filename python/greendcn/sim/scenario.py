@@ -1,9 +1,10 @@
 """A simulation scenario: the pydantic models of a scenario TOML file, `--set` overrides, and loading.
 
 Quantities are written with units ("1Gbps", "25us", "1000pkt", "128KB") and parsed once, here, into
-picoseconds, bytes and bits per second. Defaults reproduce seed 003's network (k=4 fat-tree, 1 Gbps, 25 us,
-1000-packet drop-tail queues; seed 003 Table 1, lines 62-72) with our TCP choices; docs/scenario-format.md
-lists every key and says which values are the paper's and which are ours."""
+picoseconds, bytes and bits per second. The defaults fit a 10 Gb/s datacenter (a k=4 fat-tree under a
+permutation of 10 MB TCP flows); scenarios that reproduce seed 003 (Kaymak 2016: 1 Gbps, 25 us, 1000-packet
+queues, Table 1, lines 62-72) pin that paper's values. docs/scenario-format.md lists every key and gives each
+default's source."""
 
 from __future__ import annotations
 
@@ -85,10 +86,15 @@ class Topology(_Model):
     leaves: int = Field(4, ge=1)
     spines: int = Field(2, ge=1)
     hosts_per_leaf: int = Field(4, ge=1)
-    link_rate: RateBps = "1Gbps"  # type: ignore[assignment]
-    link_delay: TimePs = "25us"  # type: ignore[assignment]
-    queue: QueueLimit = "1000pkt"  # type: ignore[assignment]
-    host_queue: QueueLimit = "1000pkt"  # type: ignore[assignment]
+    # Network defaults of a 10 Gb/s datacenter, each one's source in docs/scenario-format.md's table; the seed 003
+    # scenarios pin Kaymak 2016's 1 Gbps, 25 us and 1000 packets. 10 Gb/s: the rate DCTCP's K = 65 is set for
+    # (Alizadeh et al. 2010, section 3.4), the public Opera simulator's, the thesis's testbed NICs (seed 001 line 677).
+    link_rate: RateBps = "10Gbps"  # type: ignore[assignment]
+    link_delay: TimePs = "500ns"  # type: ignore[assignment]  # our choice: 100 m of fibre at about 5 ns/m
+    # Our choice: 500 x 1500 B = 750 KB per port, between the even share of a 4 MB shared-buffer 10 Gb/s switch
+    # (24 ports, 167 KB; DCTCP paper Table 1) and the most one busy port may take of the shared buffer.
+    queue: QueueLimit = "500pkt"  # type: ignore[assignment]
+    host_queue: QueueLimit = "1000pkt"  # type: ignore[assignment]  # Linux's default txqueuelen
     frame_overhead: ByteCount = 0
     # Circuit fabrics (rotornet, selectornet; docs/circuit-engine.md). Defaults are our choices: 8 racks (the
     # thesis's RotorNet testbed, seed 001 line 831), one switch, a 1 ms uptime, the testbed switch's 150 us
@@ -304,7 +310,7 @@ class RandomWorkload(_WorkloadBase):
 class PermutationWorkload(_WorkloadBase):
     """Every host sends one flow to a distinct other host (a random derangement)."""
 
-    kind: Literal["permutation"]
+    kind: Literal["permutation"] = "permutation"
     size: SizeBytes = "10MB"  # type: ignore[assignment]
     flow_class: str = "long"
 
@@ -395,8 +401,8 @@ GENERATED_KINDS = ("poisson", "count", "all_at_once")
 
 
 def _workload_kind(value: Any) -> Any:
-    # A workload without `kind` is seed 003's static scenario (our default).
-    kind = value.get("kind", "static") if isinstance(value, dict) else getattr(value, "kind", None)
+    # A workload without `kind` is a permutation (our default, as the scenario's default workload).
+    kind = value.get("kind", "permutation") if isinstance(value, dict) else getattr(value, "kind", None)
     return "generated" if kind in GENERATED_KINDS else kind
 
 
@@ -451,7 +457,8 @@ class Scenario(_Model):
     transport: TransportChoice = TransportChoice()
     dctcp: Dctcp = Dctcp()
     ndp: Ndp = Ndp()
-    workload: Workload = StaticWorkload(kind="static")
+    # Our default: every host sends one 10 MB flow to a distinct other host (docs/scenario-format.md)
+    workload: Workload = PermutationWorkload(kind="permutation")
     run: Run = Run()
     power: PowerConfig = PowerConfig()  # the models that price the run (greendcn.power, docs/models.md)
     eee: EeeConfig = EeeConfig()  # Energy-Efficient Ethernet on the links (docs/energy-saving.md)

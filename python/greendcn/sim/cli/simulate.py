@@ -17,23 +17,43 @@ __all__ = ["simulate_cmd"]
 
 
 def _class_rows(res: Any) -> list[dict[str, Any]]:
+    import numpy as np
+
+    from ..metrics import _class_groups
+    from ..tables import Columns, column, raw_table
+
+    fl = raw_table(res, "flows")
+    fct = np.asarray(column(fl, "fct_s"), dtype=float)
+    tput = np.asarray(column(fl, "throughput_bps"), dtype=float)
+    received, retx, spurious, ooo = (
+        column(fl, c) for c in ("packets_received", "retransmits", "spurious_retransmits", "ooo_packets")
+    )
     rows = []
-    for cls, g in res.flows.groupby("class", sort=True):
-        rec = g["packets_received"].sum()
+    for cls, g in _class_groups(fl.raw("class") if isinstance(fl, Columns) else column(fl, "class")):
+        rec = received[g].sum()
+        done = ~np.isnan(fct[g])
         rows.append(
             {
                 "class": cls,
-                "flows": len(g),
-                "completed": int(g["fct_s"].notna().sum()),
-                "mean_fct_ms": g["fct_s"].mean() * 1e3,
-                "max_fct_ms": g["fct_s"].max() * 1e3,
-                "mean_Mbps": g["throughput_bps"].mean() / 1e6,
-                "retx": int(g["retransmits"].sum()),
-                "spurious": int(g["spurious_retransmits"].sum()),
-                "ooo_%": 100.0 * g["ooo_packets"].sum() / rec if rec else math.nan,
+                "flows": int(g.sum()),
+                "completed": int(done.sum()),
+                "mean_fct_ms": _mean(fct[g]) * 1e3,
+                "max_fct_ms": (fct[g][done].max() if done.any() else math.nan) * 1e3,
+                "mean_Mbps": _mean(tput[g]) / 1e6,
+                "retx": int(retx[g].sum()),
+                "spurious": int(spurious[g].sum()),
+                "ooo_%": 100.0 * ooo[g].sum() / rec if rec else math.nan,
             }
         )
     return rows
+
+
+def _mean(values: Any) -> float:
+    """The mean of the values that are not NaN (NaN when there are none), as pandas takes it."""
+    import numpy as np
+
+    kept = values[~np.isnan(values)]
+    return float(kept.mean()) if len(kept) else math.nan
 
 
 def _print_summary(res: Any) -> None:
@@ -48,11 +68,7 @@ def _print_summary(res: Any) -> None:
         print(f"transport: {s['transport']}")
     if "opera_routing" in s:
         print(f"opera: {s['opera_routing']}")
-    busiest = res.links.nlargest(3, "utilization")
-    print(
-        "busiest link directions: "
-        + ", ".join(f"{r['from']}->{r['to']} {100 * r['utilization']:.0f} %" for _, r in busiest.iterrows())
-    )
+    print("busiest link directions: " + ", ".join(_busiest(res)))
     e = res.energy
     if e is not None:
         per_bit = "n/a" if e.energy_per_bit_pj is None else f"{e.energy_per_bit_pj:.4g} pJ per delivered bit"
@@ -97,14 +113,33 @@ def _print_summary(res: Any) -> None:
     print_metrics(res)
 
 
+def _busiest(res: Any, n: int = 3) -> list[str]:
+    """The `n` most utilised link directions (ties in table order), as `from->to U %`."""
+    import numpy as np
+
+    from ..tables import column, raw_table
+
+    li = raw_table(res, "links")
+    util = np.asarray(column(li, "utilization"), dtype=float)
+    top = np.argsort(-util, kind="stable")[:n].tolist()
+    src, dst = column(li, "from"), column(li, "to")
+    return [f"{src[i]}->{dst[i]} {100 * util[i]:.0f} %" for i in top]
+
+
 def rto_dominated_flows(res: Any) -> int:
     """Flows whose retransmission timeouts (each at least tcp.min_rto) make up half their completion time or more."""
-    fl = res.flows
+    import numpy as np
+
+    from ..tables import column, raw_table
+
+    fl = raw_table(res, "flows")
     if "timeouts" not in fl.columns or not len(fl):
         return 0
     min_rto_s = res.scenario.tcp.min_rto / 1e12
-    waited = fl["timeouts"] * min_rto_s
-    return int(((fl["timeouts"] > 0) & (waited >= 0.5 * fl["fct_s"].fillna(float("inf")))).sum())
+    timeouts = column(fl, "timeouts")
+    fct = np.asarray(column(fl, "fct_s"), dtype=float)
+    waited = timeouts * min_rto_s
+    return int(((timeouts > 0) & (waited >= 0.5 * np.where(np.isnan(fct), np.inf, fct))).sum())
 
 
 def rto_warning(res: Any) -> str | None:
@@ -113,8 +148,10 @@ def rto_warning(res: Any) -> str | None:
     if not n:
         return None
     min_rto = res.scenario.tcp.min_rto / 1e12
+    from ..tables import raw_table
+
     return (
-        f"warning: {n} of {len(res.flows)} flows spent at least half their completion time waiting for "
+        f"warning: {n} of {len(raw_table(res, 'flows'))} flows spent at least half their completion time waiting for "
         f"retransmission timeouts (tcp.min_rto = {min_rto * 1e3:g} ms); a smaller tcp.min_rto suits fast links "
         "(docs/scenario-format.md)"
     )

@@ -36,12 +36,14 @@ def build_table(scenario, net, seed: int):  # type: ignore[no-untyped-def]
 
 
 def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-untyped-def]
-    """The flows of `scenario.workload` on network `net`; every random choice comes from `seed`."""
+    """The flows of `scenario.workload` on network `net`; every random choice comes from `seed`. Generated
+    workloads and a flow file alone come as `FlowColumns` (a list of `Flow` to read, numpy columns to the
+    engine), the others as a list of `Flow`."""
     from ...core.errors import InputError
 
     w = scenario.workload
     if is_generated(w):
-        flows = build_table(scenario, net, seed).to_flows()
+        flows = build_table(scenario, net, seed).to_columns()
         if not flows:
             raise InputError(
                 "workload: it produces no flows",

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.arrowbuf import strings, to_numpy
 from ...core.errors import InputError
 from ...core.units import PS_PER_S
 from ...core.userfile import read_utf8_bytes
@@ -227,7 +228,7 @@ def _hosts(column: Any, net: Any, field: str, bad: _FirstBad) -> np.ndarray:
     `net.host_index`, with its message, at its first row."""
     encoded = column.combine_chunks().dictionary_encode()
     refs = encoded.dictionary.to_pylist()
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    codes = to_numpy(encoded.indices)
     lookup = net.host_lookup()
     nodes = np.empty(len(refs), dtype=np.int64)
     order = 0 if field == "src" else 1
@@ -253,8 +254,8 @@ def _numbers(
     import pyarrow.compute as pc
 
     try:
-        size = pc.cast(size_col, pa.int64()).to_numpy()
-        start = pc.cast(start_col, pa.float64()).to_numpy()
+        size = to_numpy(pc.cast(size_col, pa.int64()))
+        start = to_numpy(pc.cast(start_col, pa.float64()))
         return size, start, start_col
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
@@ -300,15 +301,15 @@ def _check_values(size: np.ndarray, start: np.ndarray, raw_start: Any, bad: _Fir
 def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.ndarray, np.ndarray]:
     """The optional transport (tcp, the default, or udp) and rate_bps columns: a UDP flow needs a positive
     whole rate in bits per second; a TCP flow takes none."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if transport is None:
         udp = np.zeros(n, dtype=bool)
     else:
         kind = pc.utf8_lower(transport)
-        udp = pc.equal(kind, "udp").to_numpy(zero_copy_only=False)
-        other = np.flatnonzero(~udp & ~pc.is_in(kind, pa.array(["tcp", ""])).to_numpy(zero_copy_only=False))
+        # value sets, not Python scalars: pyarrow turns a scalar argument into Arrow by way of pandas
+        udp = to_numpy(pc.is_in(kind, value_set=strings(["udp"])))
+        other = np.flatnonzero(~udp & ~to_numpy(pc.is_in(kind, strings(["tcp", ""]))))
         if len(other):
             k = int(other[0])
             bad.note(
@@ -325,7 +326,7 @@ def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.nd
                 "rate_bps is the sending rate in bits per second on the wire, e.g. 500000000",
             )
         return udp, rates
-    given = pc.not_equal(rate, "").to_numpy(zero_copy_only=False)
+    given = to_numpy(pc.utf8_length(rate)) > 0
     tcp_with_rate = np.flatnonzero(given & ~udp)
     if len(tcp_with_rate):
         k = int(tcp_with_rate[0])
@@ -365,4 +366,4 @@ def _classes(column: Any) -> tuple[np.ndarray, tuple[str, ...]]:
     names = ["flow" if c == "" else c for c in encoded.dictionary.to_pylist()]
     unique = tuple(dict.fromkeys(names))
     remap = np.array([unique.index(c) for c in names], dtype=np.int32)
-    return remap[encoded.indices.to_numpy(zero_copy_only=False)], unique
+    return remap[to_numpy(encoded.indices)], unique

@@ -1,15 +1,20 @@
 """A flow set as numpy columns (src, dst, size_bytes, start_ps, class, transport): what the generators make,
-what `workload generate` writes, and what converts to the `Flow` list the run path takes today."""
+what `workload generate` writes, and what `simulate` hands the engine as column buffers (`to_columns`, no
+Python object per flow); `to_flows` gives the `Flow` list to code that wants one."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...core.units import PS_PER_S
 from .flow import Flow
+
+if TYPE_CHECKING:
+    from .columns import FlowColumns
 
 __all__ = ["TRANSPORTS", "FlowTable"]
 
@@ -89,6 +94,24 @@ class FlowTable:
 
     def class_names(self) -> np.ndarray:
         return np.asarray(self.classes, dtype=object)[self.cls]
+
+    def to_columns(self, first_id: int = 0) -> FlowColumns:
+        """The run path's flows as columns (sim/workload/columns.py), the same flows as `to_flows`: ids
+        first_id + row; generated UDP flows carry no rate (0, as a `Flow`'s None)."""
+        from .columns import FlowColumns
+
+        n = len(self)
+        return FlowColumns(
+            id=np.arange(first_id, first_id + n, dtype=np.int64),
+            src=self.src.astype(np.int64),
+            dst=self.dst.astype(np.int64),
+            size_bytes=self.size_bytes.astype(np.int64),
+            start_ps=self.start_ps.astype(np.int64),
+            cls=self.cls.astype(np.int64),
+            classes=tuple(self.classes),
+            udp=self.transport == TRANSPORTS.index("udp"),
+            rate_bps=np.zeros(n, dtype=np.int64),
+        )
 
     def to_flows(self, first_id: int = 0) -> list[Flow]:
         """The run path's `Flow` list; flow ids are first_id + row."""
