@@ -375,6 +375,47 @@ fn opera_low_latency_tcp_acknowledges_over_the_slices_and_recovers_lost_segments
     assert!(f["retransmits"].as_u64().unwrap() > 0 && f["completed"].as_bool().unwrap(), "{f}");
 }
 
+/// NDP on Opera's low-latency class: three sources send to endpoint 3 at once (1 -> 3 relays through 2 in
+/// slice 0), each a full initial window of 12 packets into uplink data queues of 8 packets. Data meeting a full
+/// queue is trimmed to its header (counted), the receiver NACKs it and pulls, and the sender resends it: every
+/// flow completes without a timeout, and each trim is resent once.
+#[test]
+fn opera_low_latency_ndp_trims_on_a_full_uplink_queue_and_finishes_without_timeouts() {
+    let flows = json!([
+        {"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+        {"id": 2, "src": 1, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+        {"id": 3, "src": 2, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+    ]);
+    let mut spec = opera_spec(1_000_000_000_000, flows);
+    spec["ndp"] = json!({"queue": {"packets": 8}, "header_bytes": 64, "initial_window": 12});
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    let mut trims = 0;
+    for f in r["flows"].as_array().unwrap() {
+        assert_eq!(f["transport"], "ndp");
+        assert!(f["completed"].as_bool().unwrap(), "{f}");
+        assert_eq!(u(f, &["timeouts"]), 0, "{f}");
+        assert_eq!(u(f, &["retransmits"]), u(f, &["trims"]), "{f}");
+        assert_eq!(u(f, &["spurious_retransmits"]), 0, "{f}");
+        trims += u(f, &["trims"]);
+    }
+    assert!(trims >= 3 * 4, "each source's window overflows its 8-packet queue: {}", r["flows"]);
+    // the runs ends with its last ACK, long before the 200 ms last-resort timer
+    assert!(u(&r, &["summary", "sim_time_ps"]) < 1_000_000_000, "{}", r["summary"]);
+    // the same flows as datagrams are never trimmed
+    let mut spec = opera_spec(1_000_000_000_000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000}]));
+    spec["ndp"] = json!({"queue": {"packets": 8}});
+    assert_eq!(u(&run(&spec).unwrap()["flows"][0], &["trims"]), 0);
+}
+
+#[test]
+fn a_transport_the_circuit_engine_cannot_run_is_refused_naming_it() {
+    let spec = opera_spec(1000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "dctcp"}]));
+    let spec: Result<CircuitSpec, _> = serde_json::from_value(spec);
+    let err = spec.expect_err("dctcp is not a circuit transport yet").to_string();
+    assert!(err.contains("dctcp"), "{err}");
+}
+
 /// The fast paths against the reference path (every arrival an event, every slot opened), which must give the
 /// same results, bit for bit. Datagrams are delivered when their last hop is handed over, not by an arrival
 /// event, and receivers must still see each flow's packets in arrival order: runs where packets of one flow

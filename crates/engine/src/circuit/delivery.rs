@@ -64,10 +64,13 @@ impl CircuitSim<'_> {
         let sw = port % self.s;
         let pk = self.pkts[id as usize];
         match pk.kind {
-            Kind::Data | Kind::Ack if pk.dst == to && self.hosts.is_some() => self.down_to_host(id),
+            Kind::Offer | Kind::Accept => self.arrival_elsewhere(id, to, sw),
+            _ if pk.dst == to && self.hosts.is_some() => self.down_to_host(id),
             Kind::Data if pk.dst == to => self.data_at_destination(id, to),
             Kind::Ack if pk.dst == to => self.ack_at_source(id),
-            Kind::Data | Kind::Ack if pk.ll => {
+            Kind::Header if pk.dst == to => self.header_at_destination(id),
+            Kind::NdpAck | Kind::NdpNack | Kind::NdpPull if pk.dst == to => self.ndp_control_at_source(id),
+            _ if pk.ll => {
                 self.pkts[id as usize].hop = pk.hop.saturating_add(1);
                 self.route_low_latency(to, id);
             }
@@ -93,6 +96,8 @@ impl CircuitSim<'_> {
         fl.receiver.on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
         if fl.sender.is_some() {
             self.acknowledge(pk.flow);
+        } else if fl.ndp.is_some() {
+            self.ndp_receive(pk.flow, pk.seq, true);
         }
     }
 
@@ -101,7 +106,9 @@ impl CircuitSim<'_> {
         let pk = self.pkts[id as usize];
         match pk.kind {
             Kind::Data => self.hold_at_relay(id, to),
-            Kind::Ack => unreachable!("an ACK always travels the low-latency class"),
+            Kind::Ack | Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull => {
+                unreachable!("acknowledgements, headers and pulls always travel the low-latency class")
+            }
             Kind::Offer => self.offer_arrived(id, to, sw),
             Kind::Accept => self.accept_arrived(id, to, sw),
         }

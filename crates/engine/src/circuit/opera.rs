@@ -3,6 +3,7 @@
 //! right after control messages.
 
 use super::{CPacket, CircuitSim, Kind};
+use crate::spec::QueueLimit;
 
 impl CircuitSim<'_> {
     /// The switch whose circuit from `at` leads towards `dst` in the current slice (None: no path).
@@ -22,12 +23,37 @@ impl CircuitSim<'_> {
                 let port = at * self.s + sw;
                 // The circuit this packet is queued for: it keeps it while that circuit lasts.
                 self.pkts[id as usize].msg = self.ports[port as usize].peer.unwrap_or(u32::MAX);
-                self.ports[port as usize].ll.push_back(id);
+                let pk = self.pkts[id as usize];
+                if pk.kind.ndp_priority() {
+                    self.ports[port as usize].ll_hi.push_back(id);
+                } else if pk.kind == Kind::Data && self.flows[pk.flow as usize].ndp.is_some() && self.ll_full(port, pk.wire_bytes) {
+                    // NDP data meeting a full data queue is trimmed to its header, which goes ahead of the data
+                    // (Handley et al. 2017, section 3.1; the public Opera simulator trims at its ToRs' 8-packet
+                    // queues).
+                    let p = &mut self.pkts[id as usize];
+                    p.kind = Kind::Header;
+                    p.wire_bytes = self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
+                    self.flows[pk.flow as usize].trims += 1;
+                    self.ports[port as usize].ll_hi.push_back(id);
+                } else {
+                    self.ports[port as usize].ll.push_back(id);
+                }
                 self.wake(port);
             }
             None => {
                 self.release(id);
                 self.no_path += 1;
+            }
+        }
+    }
+
+    /// Is `port`'s low-latency data queue full for a packet of `wire` bytes (the spec's `ndp.queue`)?
+    fn ll_full(&self, port: u32, wire: u32) -> bool {
+        let q = &self.ports[port as usize].ll;
+        match self.spec.ndp.queue {
+            QueueLimit::Packets(n) => q.len() as u64 >= n,
+            QueueLimit::Bytes(b) => {
+                q.iter().map(|&i| self.pkts[i as usize].wire_bytes as u64).sum::<u64>() + wire as u64 > b
             }
         }
     }
@@ -38,11 +64,12 @@ impl CircuitSim<'_> {
     pub(super) fn new_slice(&mut self) {
         for port in 0..self.n * self.s {
             let ps = &self.ports[port as usize];
-            if ps.ll.is_empty() || (ps.peer.is_some() && self.now < ps.win_end) {
+            if (ps.ll.is_empty() && ps.ll_hi.is_empty()) || (ps.peer.is_some() && self.now < ps.win_end) {
                 continue;
             }
             let at = port / self.s;
-            for id in std::mem::take(&mut self.ports[port as usize].ll) {
+            let hi = std::mem::take(&mut self.ports[port as usize].ll_hi);
+            for id in hi.into_iter().chain(std::mem::take(&mut self.ports[port as usize].ll)) {
                 self.reroutes += 1;
                 self.route_low_latency(at, id);
             }
@@ -56,19 +83,29 @@ impl CircuitSim<'_> {
     /// flows whose current path starts here. Returns whether the port is busy with it (sent or must wait).
     pub(super) fn low_latency_next(&mut self, port: u32, peer: u32) -> bool {
         let (e, sw) = (port / self.s, port % self.s);
-        while let Some(&id) = self.ports[port as usize].ll.front() {
-            if Some(self.pkts[id as usize].msg) != self.ports[port as usize].peer {
-                // The circuit it was queued for is gone: re-route on the current slice's path.
-                self.ports[port as usize].ll.pop_front();
-                self.reroutes += 1;
-                self.route_low_latency(e, id);
-                continue;
+        // NDP's headers and control first, then the data queue.
+        for hi in [true, false] {
+            fn queue(ps: &mut super::PortState, hi: bool) -> &mut std::collections::VecDeque<u32> {
+                if hi {
+                    &mut ps.ll_hi
+                } else {
+                    &mut ps.ll
+                }
             }
-            if self.fits(port, self.pkts[id as usize].wire_bytes) {
-                self.ports[port as usize].ll.pop_front();
-                self.transmit(port, peer, self.pkts[id as usize], Some(id));
+            while let Some(&id) = queue(&mut self.ports[port as usize], hi).front() {
+                if Some(self.pkts[id as usize].msg) != self.ports[port as usize].peer {
+                    // The circuit it was queued for is gone: re-route on the current slice's path.
+                    queue(&mut self.ports[port as usize], hi).pop_front();
+                    self.reroutes += 1;
+                    self.route_low_latency(e, id);
+                    continue;
+                }
+                if self.fits(port, self.pkts[id as usize].wire_bytes) {
+                    queue(&mut self.ports[port as usize], hi).pop_front();
+                    self.transmit(port, peer, self.pkts[id as usize], Some(id));
+                }
+                return true;
             }
-            return true;
         }
         let flows = &self.ll_src[e as usize];
         let count = flows.len();

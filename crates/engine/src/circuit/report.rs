@@ -11,7 +11,8 @@ impl CircuitSim<'_> {
             .flows
             .iter()
             .zip(self.flows.iter().zip(&self.hot))
-            .map(|(f, (s, h))| CircuitFlowResult {
+            .map(|(f, (s, h))| (f, s, h, s.sender.as_ref().map(|t| &t.stats).or(s.ndp.as_ref().map(|n| &n.stats))))
+            .map(|(f, s, h, stats)| CircuitFlowResult {
                 id: f.id,
                 src: f.src,
                 dst: f.dst,
@@ -25,14 +26,18 @@ impl CircuitSim<'_> {
                 bytes_received: s.receiver.bytes_received(),
                 packets_received: s.receiver.stats.packets_received,
                 ooo_packets: s.receiver.stats.ooo_packets,
-                transport: if s.sender.is_some() { "tcp" } else { "datagram" },
-                retransmits: s.sender.as_ref().map_or(0, |t| t.stats.retransmits),
-                timeouts: s.sender.as_ref().map_or(0, |t| t.stats.timeouts),
-                fast_retransmits: s.sender.as_ref().map_or(0, |t| t.stats.fast_retransmits),
+                transport: match (&s.sender, &s.ndp) {
+                    (Some(_), _) => "tcp",
+                    (None, Some(_)) => "ndp",
+                    (None, None) => "datagram",
+                },
+                retransmits: stats.map_or(0, |t| t.retransmits),
+                timeouts: stats.map_or(0, |t| t.timeouts),
+                fast_retransmits: stats.map_or(0, |t| t.fast_retransmits),
                 spurious_retransmits: s.receiver.stats.spurious_retransmits,
                 acks_sent: s.receiver.stats.acks_sent,
                 ecn_marks: s.receiver.stats.ecn_marks,
-                trims: 0,
+                trims: s.trims,
             })
             .collect::<Vec<_>>();
         let ports = self

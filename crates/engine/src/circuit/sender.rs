@@ -262,7 +262,7 @@ impl CircuitSim<'_> {
                 && self.hosts.is_none()
                 && pk.kind == Kind::Data
                 && pk.dst == peer
-                && (!pk.ll || self.flows[pk.flow as usize].sender.is_none())
+                && (!pk.ll || !self.flows[pk.flow as usize].reliable())
                 && self.spec.stop_ps.is_none_or(|stop| arrival <= stop)
             {
                 self.retire(slot);

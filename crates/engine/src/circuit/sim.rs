@@ -21,6 +21,7 @@ use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::rng::Rng;
 use crate::spec::TcpSpec;
+use crate::ndp::{NdpSender, PullPacer};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::units::SerClock;
 
@@ -50,6 +51,20 @@ enum Kind {
     Ack,
     Offer,
     Accept,
+    /// NDP on Opera's low-latency class: a data packet trimmed to its header at a full uplink queue, and the
+    /// receiver's ACK, NACK and pull back to the source. All four travel at high priority.
+    Header,
+    NdpAck,
+    NdpNack,
+    NdpPull,
+}
+
+impl Kind {
+    /// NDP's high-priority packets: trimmed headers and the receiver's control.
+    #[inline]
+    pub(crate) fn ndp_priority(self) -> bool {
+        matches!(self, Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -114,6 +129,8 @@ struct PortState {
     /// Opera: low-latency packets waiting for this uplink (relayed ones and those made here).
     ll: VecDeque<u32>,
     ll_rr: usize,
+    /// NDP: trimmed headers and NDP control waiting for this uplink, served before `ll`.
+    ll_hi: VecDeque<u32>,
     /// RotorLB phase 3: bytes the peer accepted, per final destination, for this slot.
     relay_budget: Vec<(u32, u64)>,
     pipe: VecDeque<(u64, u32, u32)>,
@@ -149,8 +166,25 @@ struct FlowState {
     /// TCP flows (Opera's low-latency class with transport "tcp"): the NewReno sender and its timer. Boxed:
     /// most flows are datagrams, and a delivery reads this record, so it should be small.
     sender: Option<Box<TcpSender>>,
+    /// NDP flows (Opera's low-latency class with transport "ndp"): the packet engine's NDP sender.
+    ndp: Option<Box<NdpSender>>,
+    /// Data packets of this flow trimmed to their header at an uplink (NDP).
+    trims: u64,
     rto_pending: Option<u64>,
     receiver: TcpReceiver,
+}
+
+impl FlowState {
+    /// A flow with a sender that acts on what comes back (TCP or NDP), not a datagram flow.
+    #[inline]
+    fn reliable(&self) -> bool {
+        self.sender.is_some() || self.ndp.is_some()
+    }
+
+    /// When the flow's retransmission timer (TCP) or last-resort timer (NDP) is due, if armed.
+    fn rto_deadline(&self) -> Option<u64> {
+        self.sender.as_ref().map_or_else(|| self.ndp.as_ref().and_then(|n| n.rto_deadline), |s| s.rto_deadline)
+    }
 }
 
 /// Lists of flow indices by key (source x destination, or source x first offset), stored flat: one lookup
@@ -252,6 +286,8 @@ pub struct CircuitSim<'a> {
     win_tx: Vec<Vec<u64>>,
     windows_overflowed: bool,
     tcp: TcpSpec,
+    /// NDP receivers' pull pacers, per host (or endpoint without hosts); empty when no flow runs NDP.
+    pacers: Vec<PullPacer>,
     now: u64,
     events_done: u64,
     hops: u64,
@@ -306,7 +342,7 @@ impl<'a> CircuitSim<'a> {
         let mut ll_src = vec![Vec::new(); n as usize];
         for (i, f) in spec.flows.iter().enumerate() {
             let (src, dst) = ends[i];
-            if intra[i] || (low_latency[i] && f.transport == CircuitTransport::Tcp) {
+            if intra[i] || (low_latency[i] && f.transport != CircuitTransport::Datagram) {
                 // TCP flows hand their segments to the low-latency queues themselves (FlowStart, ACKs, RTOs);
                 // flows within a rack go host -> ToR -> host (`hostsend`)
             } else if low_latency[i] {
@@ -350,8 +386,8 @@ impl<'a> CircuitSim<'a> {
         // Flows that start by an event, and those starts in time order (see `quiet_until`).
         let mut starts = Vec::new();
         for (i, f) in spec.flows.iter().enumerate() {
-            let tcp = low_latency[i] && f.transport == CircuitTransport::Tcp;
-            if f.start_ps > 0 || tcp || intra[i] {
+            let reliable = low_latency[i] && f.transport != CircuitTransport::Datagram;
+            if f.start_ps > 0 || reliable || intra[i] {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
                 starts.push(f.start_ps);
             }
@@ -361,6 +397,7 @@ impl<'a> CircuitSim<'a> {
             events.push(o.origin_ps + o.slice_ps, EventKind::OperaSlice, 0);
         }
         let ports = (0..n * s).map(|_| PortState::default()).collect();
+        let pacers = Self::pacers(spec, &low_latency);
         let rngs = (0..n * s).map(|p| Rng::new(spec.seed, 0xC1C0 + p as u64)).collect();
         let flows = spec
             .flows
@@ -369,6 +406,9 @@ impl<'a> CircuitSim<'a> {
             .map(|(f, &ll)| FlowState {
                 pending: Vec::new(),
                 sender: (ll && f.transport == CircuitTransport::Tcp).then(|| Box::new(TcpSender::new(f.size_bytes, &spec.tcp))),
+                ndp: (ll && f.transport == CircuitTransport::Ndp)
+                    .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
+                trims: 0,
                 rto_pending: None,
                 receiver: TcpReceiver::new(f.size_bytes),
             })
@@ -422,6 +462,7 @@ impl<'a> CircuitSim<'a> {
             win_tx: vec![Vec::new(); n as usize],
             windows_overflowed: false,
             tcp: spec.tcp.clone(),
+            pacers,
             now: 0,
             events_done: 0,
             hops: 0,
@@ -452,6 +493,23 @@ impl<'a> CircuitSim<'a> {
     pub fn reference_path(mut self) -> Self {
         self.fast = false;
         self
+    }
+
+    /// One NDP pull pacer per receiver (host, or endpoint without hosts) when some flow runs NDP; pulls are
+    /// paced at one full packet per receiver link time (the host's link, or an uplink's rate without hosts:
+    /// our choice, as the public Opera simulator paces at the host's link rate).
+    fn pacers(spec: &CircuitSpec, low_latency: &[bool]) -> Vec<PullPacer> {
+        let ndp = spec.flows.iter().zip(low_latency).any(|(f, &ll)| ll && f.transport == CircuitTransport::Ndp);
+        if !ndp {
+            return Vec::new();
+        }
+        let full = (spec.tcp.mss + spec.tcp.header_bytes + spec.packet.frame_overhead_bytes) as u64;
+        let (count, rate) = match &spec.hosts {
+            Some(h) => (spec.endpoints * h.per_endpoint, h.rate_bps),
+            None => (spec.endpoints, spec.link_rate_bps),
+        };
+        let gap = SerClock::new(rate).time_ps(full);
+        (0..count).map(|_| PullPacer::new(gap)).collect()
     }
 
     /// When the fabric next gets work, if it has none now: every packet alive is on a circuit (none queued,
@@ -511,7 +569,7 @@ impl<'a> CircuitSim<'a> {
                 if fl.rto_pending != Some(ev.time) {
                     continue; // superseded
                 }
-                if fl.sender.as_ref().is_none_or(|t| t.rto_deadline.is_none()) {
+                if fl.rto_deadline().is_none() {
                     // disarmed (everything acknowledged): not an event of the run, the clock stays
                     fl.rto_pending = None;
                     continue;
@@ -570,10 +628,11 @@ impl<'a> CircuitSim<'a> {
                         self.events.push(t, EventKind::OperaSlice, 0);
                     }
                 }
-                EventKind::FlowStart if self.flows[ev.arg as usize].sender.is_some() => {
+                EventKind::FlowStart if self.flows[ev.arg as usize].reliable() => {
                     self.started += 1;
-                    self.tcp_start(ev.arg);
+                    self.transport_start(ev.arg);
                 }
+                EventKind::NdpPull => self.ndp_pull(ev.arg),
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::FlowStart if self.intra[ev.arg as usize] => {
                     self.started += 1;
