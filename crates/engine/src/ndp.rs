@@ -1,7 +1,8 @@
 //! NDP's sender (Handley et al., SIGCOMM 2017, section 3): a full initial window at the start, then one packet
 //! per pull from the receiver, a NACKed packet (its header came back trimmed) before any new one. A timer is
-//! the last resort when neither ACK, NACK nor pull arrives. Switch trimming and the receiver's pull pacer live
-//! in `sim.rs`; the receiver's byte accounting is `tcp::TcpReceiver`'s.
+//! the last resort when neither ACK, NACK nor pull arrives. The receiver's pull pacer (`PullPacer`) is here too,
+//! shared by both engines; switch trimming lives in `sim.rs` (packet engine) and `circuit/opera.rs`; the
+//! receiver's byte accounting is `tcp::TcpReceiver`'s.
 
 use std::collections::VecDeque;
 

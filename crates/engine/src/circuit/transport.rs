@@ -146,12 +146,10 @@ impl CircuitSim<'_> {
 
     /// Receiver `x`'s pacer sends the next pull it owes.
     pub(super) fn ndp_pull(&mut self, x: u32) {
-        let (f, next) = self.pacers[x as usize].fire(self.now);
+        let (Some(f), next) = self.pacers[x as usize].fire(self.now) else { return };
+        self.ndp_send_control(f, Kind::NdpPull, 0);
         if let Some(t) = next {
             self.events.push(t, EventKind::NdpPull, x);
-        }
-        if let Some(f) = f {
-            self.ndp_send_control(f, Kind::NdpPull, 0);
         }
     }
 
