@@ -94,3 +94,19 @@ def test_ndp_runs_on_operas_low_latency_class_and_bulk_stays_datagrams():
     assert short["trims"].sum() > 0
     assert (short["retransmits"] == short["trims"]).all()
     assert (long_["trims"] == 0).all()
+
+
+def test_dctcp_runs_on_operas_low_latency_class():
+    res = simulate(
+        OPERA_MIXED,
+        overrides=[
+            "transport.classes.short=dctcp",
+            "workload.long_size=1MB",
+            "topology.cutoff=500KB",
+            "dctcp.k=2",
+        ],
+        progress=False,
+    )
+    short = res.flows[res.flows["class"] == "short"]
+    assert set(short["transport"]) == {"dctcp"} and short["fct_s"].notna().all()
+    assert short["ecn_marks"].sum() > 0  # K = 2 packets on the uplinks' low-latency queues

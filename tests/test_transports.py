@@ -40,9 +40,8 @@ def test_a_class_chooses_its_transport_and_the_rest_keep_the_default():
         (
             [
                 "transport.default=dctcp",
-                "topology.kind=opera",
-                "topology.circuit_switches=4",
-                "routing.scheme=opera",
+                "topology.kind=rotornet",
+                "routing.scheme=rotorlb",
             ],
             "transport.default",
         ),

@@ -408,12 +408,39 @@ fn opera_low_latency_ndp_trims_on_a_full_uplink_queue_and_finishes_without_timeo
     assert_eq!(u(&run(&spec).unwrap()["flows"][0], &["trims"]), 0);
 }
 
+/// DCTCP on Opera's low-latency class: three flows from one endpoint start their windows into one uplink's
+/// low-latency queue; data meeting K = 2 packets there is marked, the receiver echoes each mark, the senders
+/// cut their windows, and every flow completes. The same flows over TCP see no mark.
 #[test]
-fn a_transport_the_circuit_engine_cannot_run_is_refused_naming_it() {
-    let spec = opera_spec(1000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "dctcp"}]));
+fn opera_low_latency_dctcp_marks_at_k_on_the_uplink_queue() {
+    let flows = |t: &str| {
+        json!([
+            {"id": 1, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": t},
+            {"id": 2, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": t},
+            {"id": 3, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": t},
+        ])
+    };
+    let mut spec = opera_spec(1_000_000_000_000, flows("dctcp"));
+    spec["dctcp"] = json!({"k_packets": 2});
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    for f in r["flows"].as_array().unwrap() {
+        assert_eq!(f["transport"], "dctcp");
+        assert!(f["completed"].as_bool().unwrap(), "{f}");
+        assert!(u(f, &["ecn_marks"]) > 0, "{f}");
+    }
+    let mut spec = opera_spec(1_000_000_000_000, flows("tcp"));
+    spec["dctcp"] = json!({"k_packets": 2});
+    let r = run(&spec).unwrap();
+    assert!(r["flows"].as_array().unwrap().iter().all(|f| u(f, &["ecn_marks"]) == 0 && f["transport"] == "tcp"));
+}
+
+#[test]
+fn a_transport_the_circuit_engine_does_not_know_is_refused_naming_it() {
+    let spec = opera_spec(1000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "quic"}]));
     let spec: Result<CircuitSpec, _> = serde_json::from_value(spec);
-    let err = spec.expect_err("dctcp is not a circuit transport yet").to_string();
-    assert!(err.contains("dctcp"), "{err}");
+    let err = spec.expect_err("quic is no transport").to_string();
+    assert!(err.contains("quic"), "{err}");
 }
 
 /// The fast paths against the reference path (every arrival an event, every slot opened), which must give the

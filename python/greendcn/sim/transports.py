@@ -67,24 +67,25 @@ def used_transports(sc: Any) -> set[str]:
 
 def check_transports(sc: Any) -> None:
     """Refuse settings no run could use, naming the key: DCTCP's K not below the switch queue, an NDP queue
-    too small for a packet, DCTCP on a circuit fabric or NDP on one other than Opera's low-latency class (not
-    built yet)."""
+    too small for a packet, DCTCP or NDP on a circuit fabric other than Opera's low-latency class (not built
+    yet)."""
     used = used_transports(sc)
     special = sorted(used & {"dctcp", "ndp"})
     if not special:
         return
     topo = sc.topology
     if topo.kind in CIRCUIT_KINDS:
-        # The circuit engine runs NDP on Opera's low-latency class only; DCTCP not yet (docs/transports.md).
-        ndp_ok = topo.kind == "opera" and sc.routing.scheme == "opera"
-        bad = [t for t in special if t == "dctcp" or not ndp_ok]
+        # The circuit engine runs DCTCP and NDP on Opera's low-latency class only (docs/transports.md).
+        ll_class = topo.kind == "opera" and sc.routing.scheme == "opera"
+        bad = [] if ll_class else special
         if bad:
             raise FieldError(
                 _transport_key(sc, bad[0]),
-                f"{bad[0]} does not run on a {topo.kind} fabric yet"
-                + (" with routing.scheme = 'opera'" if bad[0] == "ndp" and topo.kind == "opera" else ""),
-                hint="use tcp (or udp) there; ndp runs on Opera's low-latency class (topology.kind = 'opera', "
-                "routing.scheme = 'opera'); dctcp on topology.kind = 'fattree' or 'leafspine'",
+                f"{bad[0]} does not run on a {topo.kind} fabric"
+                + (f" with routing.scheme = {sc.routing.scheme!r}" if topo.kind == "opera" else "")
+                + " yet",
+                hint="use tcp (or udp) there; dctcp and ndp run on packet fabrics and on Opera's low-latency "
+                "class (topology.kind = 'opera', routing.scheme = 'opera')",
             )
     full = sc.tcp.mss + sc.tcp.header_bytes + topo.frame_overhead
     if "dctcp" in used and topo.queue is not None:

@@ -93,6 +93,9 @@ impl CircuitSim<'_> {
         }
         let tcp = &self.tcp;
         let fl = &mut self.flows[pk.flow as usize];
+        if fl.sender.as_ref().is_some_and(|s| s.dctcp.is_some()) {
+            fl.receiver.note_ce(pk.ce);
+        }
         fl.receiver.on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
         if fl.sender.is_some() {
             self.acknowledge(pk.flow);

@@ -132,6 +132,7 @@ impl CircuitSim<'_> {
             hop: 1,
             ll: false,
             retx: false,
+            ce: false,
         };
         let id = self.slot_for(pk);
         self.emit(src, id);

@@ -36,6 +36,14 @@ impl CircuitSim<'_> {
                     self.flows[pk.flow as usize].trims += 1;
                     self.ports[port as usize].ll_hi.push_back(id);
                 } else {
+                    if pk.kind == Kind::Data
+                        && self.flows[pk.flow as usize].sender.as_ref().is_some_and(|s| s.dctcp.is_some())
+                        && self.ports[port as usize].ll.len() as u64 >= self.spec.dctcp.k_packets
+                    {
+                        // DCTCP: data meeting K or more packets in the queue is marked (Alizadeh et al. 2010,
+                        // section 3.1), as at the packet engine's switches.
+                        self.pkts[id as usize].ce = true;
+                    }
                     self.ports[port as usize].ll.push_back(id);
                 }
                 self.wake(port);
@@ -143,6 +151,7 @@ impl CircuitSim<'_> {
             hop: 1,
             ll: true,
             retx: false,
+            ce: false,
         };
         self.ports[port as usize].ll_rr = (i + 1) % count;
         self.transmit(port, peer, pk, None);

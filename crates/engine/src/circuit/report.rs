@@ -27,6 +27,7 @@ impl CircuitSim<'_> {
                 packets_received: s.receiver.stats.packets_received,
                 ooo_packets: s.receiver.stats.ooo_packets,
                 transport: match (&s.sender, &s.ndp) {
+                    (Some(t), _) if t.dctcp.is_some() => "dctcp",
                     (Some(_), _) => "tcp",
                     (None, Some(_)) => "ndp",
                     (None, None) => "datagram",

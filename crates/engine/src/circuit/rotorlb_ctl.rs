@@ -46,6 +46,7 @@ impl CircuitSim<'_> {
             hop: 0,
             ll: false,
             retx: false,
+            ce: false,
         });
         self.ports[port as usize].control.push_back(id);
         self.wake(port);

@@ -115,6 +115,7 @@ impl CircuitSim<'_> {
                     hop: h.hop,
                     ll: false,
                     retx: false,
+                    ce: false,
                 };
                 self.transmit(port, peer, pk, None);
             }
@@ -181,6 +182,7 @@ impl CircuitSim<'_> {
                 hop: 1,
                 ll: false,
                 retx: false,
+                ce: false,
             };
             if routing == CircuitRouting::Selector {
                 let len_list = self.first_hop.get(list).len();

@@ -86,6 +86,8 @@ pub(crate) struct CPacket {
     ll: bool,
     /// A TCP segment sent again.
     retx: bool,
+    /// DCTCP: a data packet marked Congestion Experienced at an uplink; an ACK echoing such a mark (ECN-Echo).
+    ce: bool,
 }
 
 /// A relayed datagram held at a relay for its next hop: only what it needs to leave again (32 bytes, not the
@@ -405,7 +407,13 @@ impl<'a> CircuitSim<'a> {
             .zip(&low_latency)
             .map(|(f, &ll)| FlowState {
                 pending: Vec::new(),
-                sender: (ll && f.transport == CircuitTransport::Tcp).then(|| Box::new(TcpSender::new(f.size_bytes, &spec.tcp))),
+                sender: (ll && matches!(f.transport, CircuitTransport::Tcp | CircuitTransport::Dctcp)).then(|| {
+                    let mut s = TcpSender::new(f.size_bytes, &spec.tcp);
+                    if f.transport == CircuitTransport::Dctcp {
+                        s.dctcp = Some(Box::new(crate::dctcp::Dctcp::new(&spec.dctcp)));
+                    }
+                    Box::new(s)
+                }),
                 ndp: (ll && f.transport == CircuitTransport::Ndp)
                     .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
                 trims: 0,

@@ -114,6 +114,9 @@ pub enum CircuitTransport {
     Tcp,
     /// NDP (crate::ndp) on Opera's low-latency class: trimming at the ToR uplinks' low-latency queues.
     Ndp,
+    /// DCTCP (TCP NewReno with crate::dctcp's ECN response) on Opera's low-latency class: marking at K on the
+    /// ToR uplinks' low-latency queues.
+    Dctcp,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -201,6 +204,10 @@ pub struct CircuitSpec {
     /// low-latency data queue, beyond which NDP data is trimmed to its header.
     #[serde(default)]
     pub ndp: crate::spec::NdpSpec,
+    /// DCTCP settings of DCTCP flows (Opera's low-latency class with transport "dctcp"): `k_packets` is the
+    /// marking threshold on each uplink's low-latency data queue.
+    #[serde(default)]
+    pub dctcp: crate::spec::DctcpSpec,
     /// Hosts behind the endpoints; absent: the endpoints themselves are the flows' sources and destinations.
     #[serde(default)]
     pub hosts: Option<HostsSpec>,

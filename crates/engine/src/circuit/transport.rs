@@ -25,6 +25,7 @@ impl CircuitSim<'_> {
     /// low-latency class back to the source.
     pub(super) fn acknowledge(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
+        let ece = fl.receiver.ece;
         let (ack, echo) = fl.receiver.take_ack();
         let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
         let src = self.ends[f as usize].0;
@@ -41,6 +42,7 @@ impl CircuitSim<'_> {
             hop: 1,
             ll: true,
             retx: false,
+            ce: ece,
         });
         self.emit(self.spec.flows[f as usize].dst, ack_id);
     }
@@ -55,7 +57,11 @@ impl CircuitSim<'_> {
         let mut segs = Vec::new();
         if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
             let was_done = s.done();
-            s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
+            if s.dctcp.is_some() {
+                s.on_ack_ecn(now, pk.seq, pk.ts, pk.ce, &tcp, &self.spec.dctcp, &mut segs);
+            } else {
+                s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
+            }
             if s.done() && !was_done {
                 self.unsent -= 1;
             }
@@ -85,6 +91,7 @@ impl CircuitSim<'_> {
                 hop: 1,
                 ll: true,
                 retx: seg.retx,
+                ce: false,
             });
             self.emit(src, id);
         }
@@ -169,6 +176,7 @@ impl CircuitSim<'_> {
             hop: 1,
             ll: true,
             retx: false,
+            ce: false,
         });
         self.emit(self.spec.flows[f as usize].dst, id);
     }

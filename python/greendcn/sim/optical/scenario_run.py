@@ -151,10 +151,10 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
                 "dst": f.dst,
                 "size_bytes": f.size_bytes,
                 "start_ps": f.start_ps,
-                # Opera's low-latency class runs TCP or NDP when the workload asks for it (bulk stays datagrams)
+                # Opera's low-latency class runs TCP, DCTCP or NDP as the workload asks (bulk stays datagrams)
                 **(
                     {"transport": t}
-                    if tcp_ll and (t := flow_transport(sc, f.transport, f.cls)) in ("tcp", "ndp")
+                    if tcp_ll and (t := flow_transport(sc, f.transport, f.cls)) in ("tcp", "dctcp", "ndp")
                     else {}
                 ),
             }
@@ -167,7 +167,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
-        ndp=transport_specs(sc, used_transports(sc)).get("ndp") if tcp_ll else None,
+        **(transport_specs(sc, used_transports(sc)) if tcp_ll else {}),
         hosts=_hosts_spec(topo),
         window_ps=observation_window_ps(sc, window),
     )
