@@ -519,7 +519,21 @@ fn fast_paths_match_the_reference_path() {
             {"id": 3, "src": 2, "dst": 0, "size_bytes": 20_000_000, "start_ps": 9_000_000_000u64},
         ]),
     );
+    // NDP and DCTCP low-latency flows beside datagrams and bulk, slices moving their paths
+    let mut opera_transports = opera_spec(
+        100_000_000,
+        json!([
+            {"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+            {"id": 2, "src": 1, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+            {"id": 3, "src": 2, "dst": 3, "size_bytes": 200_000, "transport": "dctcp"},
+            {"id": 4, "src": 2, "dst": 0, "size_bytes": 150_000},
+            {"id": 5, "src": 0, "dst": 2, "size_bytes": 20_000_000},
+        ]),
+    );
+    opera_transports["ndp"] = json!({"queue": {"packets": 4}, "initial_window": 12});
+    opera_transports["dctcp"] = json!({"k_packets": 2});
     let cases = [
+        ("opera transports", opera_transports),
         ("rotorlb", rotorlb),
         ("cut", cut),
         ("direct", direct),
