@@ -68,3 +68,45 @@ def test_a_packet_switched_scheme_is_refused_on_a_circuit_fabric_in_the_api():
     with pytest.raises(InputError) as e:
         simulate(SCENARIO, overrides=["routing.scheme=ecmp"], progress=False)
     assert e.value.loc == ("routing", "scheme")
+
+
+OPERA_MIXED = Path(__file__).resolve().parent.parent / "scenarios" / "opera-mixed.toml"
+
+
+def test_ndp_runs_on_operas_low_latency_class_and_bulk_stays_datagrams():
+    # The short flows' class runs NDP: each finishes, counted in the columns the packet engine reports; the
+    # long (bulk) flows stay RotorLB datagrams (1 MB above a 500 KB cutoff here, to keep the run short).
+    res = simulate(
+        OPERA_MIXED,
+        overrides=[
+            "transport.classes.short=ndp",
+            "workload.long_size=1MB",
+            "topology.cutoff=500KB",
+            "ndp.queue=2pkt",
+        ],
+        progress=False,
+    )
+    fl = res.flows
+    short, long_ = fl[fl["class"] == "short"], fl[fl["class"] == "long"]
+    assert set(short["transport"]) == {"ndp"} and set(long_["transport"]) == {"datagram"}
+    assert short["fct_s"].notna().all() and (short["timeouts"] == 0).all()
+    # a 2-packet data queue trims the initial windows; each trimmed packet is resent once
+    assert short["trims"].sum() > 0
+    assert (short["retransmits"] == short["trims"]).all()
+    assert (long_["trims"] == 0).all()
+
+
+def test_dctcp_runs_on_operas_low_latency_class():
+    res = simulate(
+        OPERA_MIXED,
+        overrides=[
+            "transport.classes.short=dctcp",
+            "workload.long_size=1MB",
+            "topology.cutoff=500KB",
+            "dctcp.k=2",
+        ],
+        progress=False,
+    )
+    short = res.flows[res.flows["class"] == "short"]
+    assert set(short["transport"]) == {"dctcp"} and short["fct_s"].notna().all()
+    assert short["ecn_marks"].sum() > 0  # K = 2 packets on the uplinks' low-latency queues

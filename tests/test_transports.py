@@ -35,6 +35,23 @@ def test_a_class_chooses_its_transport_and_the_rest_keep_the_default():
         (["transport.default=ndp", "ndp.queue=40B"], "ndp.queue"),
         (
             ["transport.classes.short=ndp", "topology.kind=rotornet", "routing.scheme=rotorlb"],
+            "transport.classes.short",
+        ),
+        (
+            [
+                "transport.default=dctcp",
+                "topology.kind=rotornet",
+                "routing.scheme=rotorlb",
+            ],
+            "transport.default",
+        ),
+        (
+            [
+                "transport.default=ndp",
+                "topology.kind=opera",
+                "topology.circuit_switches=4",
+                "routing.scheme=rotorlb",
+            ],
             "transport.default",
         ),
     ],

@@ -1,7 +1,8 @@
 //! NDP's sender (Handley et al., SIGCOMM 2017, section 3): a full initial window at the start, then one packet
 //! per pull from the receiver, a NACKed packet (its header came back trimmed) before any new one. A timer is
-//! the last resort when neither ACK, NACK nor pull arrives. Switch trimming and the receiver's pull pacer live
-//! in `sim.rs`; the receiver's byte accounting is `tcp::TcpReceiver`'s.
+//! the last resort when neither ACK, NACK nor pull arrives. The receiver's pull pacer (`PullPacer`) is here too,
+//! shared by both engines; switch trimming lives in `sim.rs` (packet engine) and `circuit/opera.rs`; the
+//! receiver's byte accounting is `tcp::TcpReceiver`'s.
 
 use std::collections::VecDeque;
 
@@ -137,6 +138,44 @@ impl NdpSender {
     }
 }
 
+/// A receiver's pull pacer (Handley et al. 2017, section 3.2): the flows owed a pull, in order, sent one at a
+/// time with a gap of one full packet at the receiver's link rate. The run owns the event; the pacer says when.
+#[derive(Debug, Clone, Default)]
+pub struct PullPacer {
+    owed: VecDeque<u32>,
+    next: u64,
+    pending: bool,
+    gap: u64,
+}
+
+impl PullPacer {
+    pub fn new(gap_ps: u64) -> Self {
+        PullPacer { gap: gap_ps.max(1), ..Default::default() }
+    }
+
+    /// Flow `f` is owed a pull: returns when the pacer's event must fire, if none is pending.
+    pub fn owe(&mut self, f: u32, now: u64) -> Option<u64> {
+        self.owed.push_back(f);
+        if self.pending {
+            return None;
+        }
+        self.pending = true;
+        Some(now.max(self.next))
+    }
+
+    /// The pacer's event fired: the flow to pull now, and when the next event must fire (more are owed).
+    pub fn fire(&mut self, now: u64) -> (Option<u32>, Option<u64>) {
+        self.pending = false;
+        let Some(f) = self.owed.pop_front() else { return (None, None) };
+        self.next = now + self.gap;
+        if self.owed.is_empty() {
+            return (Some(f), None);
+        }
+        self.pending = true;
+        (Some(f), Some(self.next))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +199,15 @@ mod tests {
             s.on_ack(9, i * 1000);
         }
         assert!(s.done() && s.rto_deadline.is_none());
+    }
+
+    #[test]
+    fn pacer_spaces_pulls_by_the_gap() {
+        let mut p = PullPacer::new(100);
+        assert_eq!(p.owe(1, 10), Some(10));
+        assert_eq!(p.owe(2, 12), None);
+        assert_eq!(p.fire(10), (Some(1), Some(110)));
+        assert_eq!(p.fire(110), (Some(2), None));
+        assert_eq!(p.owe(3, 150), Some(210));
     }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::packet::{Packet, PacketKind, PacketPool};
-use crate::ndp::NdpSender;
+use crate::ndp::{NdpSender, PullPacer};
 use crate::port::{Admission, InFlight, Port};
 use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
@@ -94,12 +94,9 @@ pub struct Sim<'a> {
     /// Some transport needs more than a FIFO per port (DCTCP marking, NDP trimming and priority): `forward`
     /// looks at the packet itself only then, so runs of TCP alone take the plain path.
     special: bool,
-    /// NDP receivers' pull pacers, per host index: flows owed a pull, the earliest time of the next pull,
-    /// whether a pacer event is pending, and the gap between pulls (one full packet at the host's link rate).
-    pull_queues: Vec<std::collections::VecDeque<u32>>,
-    pull_next: Vec<u64>,
-    pull_pending: Vec<bool>,
-    pull_gap: Vec<u64>,
+    /// NDP receivers' pull pacers (`crate::ndp::PullPacer`), per host index: the gap between pulls is one full
+    /// packet at the host's link rate.
+    pull_pacers: Vec<PullPacer>,
 }
 
 /// When a port's last packet has reached the far end (0 if it never sent one): a link turned off powers down then.
@@ -210,7 +207,6 @@ impl<'a> Sim<'a> {
             // Headers and control go in a lane ahead of waiting data (crate::port::Lanes).
             ports.iter_mut().for_each(Port::add_lanes);
         }
-        let n_pull = if ndp_on { hosts.len() } else { 0 };
         let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
         let mut events = EventQueue::default();
         for (i, f) in spec.flows.iter().enumerate() {
@@ -241,10 +237,7 @@ impl<'a> Sim<'a> {
             created: 0,
             delivered: 0,
             special,
-            pull_queues: vec![Default::default(); n_pull],
-            pull_next: vec![0; n_pull],
-            pull_pending: vec![false; n_pull],
-            pull_gap,
+            pull_pacers: pull_gap.into_iter().map(PullPacer::new).collect(),
         })
     }
 
@@ -594,10 +587,8 @@ impl<'a> Sim<'a> {
         self.ndp_send_control(f, kind, pkt.seq);
         if wanted {
             let h = self.flows[f as usize].dst_host as usize;
-            self.pull_queues[h].push_back(f);
-            if !self.pull_pending[h] {
-                self.pull_pending[h] = true;
-                self.events.push(self.now.max(self.pull_next[h]), EventKind::NdpPull, h as u32);
+            if let Some(t) = self.pull_pacers[h].owe(f, self.now) {
+                self.events.push(t, EventKind::NdpPull, h as u32);
             }
         }
     }
@@ -624,13 +615,10 @@ impl<'a> Sim<'a> {
     /// A receiving host's pacer sends the next pull it owes, then waits one full packet's time at its rate.
     fn ndp_pull(&mut self, h: u32) {
         let h = h as usize;
-        self.pull_pending[h] = false;
-        let Some(f) = self.pull_queues[h].pop_front() else { return };
+        let (Some(f), next) = self.pull_pacers[h].fire(self.now) else { return };
         self.ndp_send_control(f, PacketKind::NdpPull, 0);
-        self.pull_next[h] = self.now + self.pull_gap[h];
-        if !self.pull_queues[h].is_empty() {
-            self.pull_pending[h] = true;
-            self.events.push(self.pull_next[h], EventKind::NdpPull, h as u32);
+        if let Some(t) = next {
+            self.events.push(t, EventKind::NdpPull, h as u32);
         }
     }
 

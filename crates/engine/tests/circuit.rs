@@ -375,6 +375,74 @@ fn opera_low_latency_tcp_acknowledges_over_the_slices_and_recovers_lost_segments
     assert!(f["retransmits"].as_u64().unwrap() > 0 && f["completed"].as_bool().unwrap(), "{f}");
 }
 
+/// NDP on Opera's low-latency class: three sources send to endpoint 3 at once (1 -> 3 relays through 2 in
+/// slice 0), each a full initial window of 12 packets into uplink data queues of 8 packets. Data meeting a full
+/// queue is trimmed to its header (counted), the receiver NACKs it and pulls, and the sender resends it: every
+/// flow completes without a timeout, and each trim is resent once.
+#[test]
+fn opera_low_latency_ndp_trims_on_a_full_uplink_queue_and_finishes_without_timeouts() {
+    let flows = json!([
+        {"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+        {"id": 2, "src": 1, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+        {"id": 3, "src": 2, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+    ]);
+    let mut spec = opera_spec(1_000_000_000_000, flows);
+    spec["ndp"] = json!({"queue": {"packets": 8}, "header_bytes": 64, "initial_window": 12});
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    let mut trims = 0;
+    for f in r["flows"].as_array().unwrap() {
+        assert_eq!(f["transport"], "ndp");
+        assert!(f["completed"].as_bool().unwrap(), "{f}");
+        assert_eq!(u(f, &["timeouts"]), 0, "{f}");
+        assert_eq!(u(f, &["retransmits"]), u(f, &["trims"]), "{f}");
+        assert_eq!(u(f, &["spurious_retransmits"]), 0, "{f}");
+        trims += u(f, &["trims"]);
+    }
+    assert!(trims >= 3 * 4, "each source's window overflows its 8-packet queue: {}", r["flows"]);
+    // the runs ends with its last ACK, long before the 200 ms last-resort timer
+    assert!(u(&r, &["summary", "sim_time_ps"]) < 1_000_000_000, "{}", r["summary"]);
+    // the same flows as datagrams are never trimmed
+    let mut spec = opera_spec(1_000_000_000_000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000}]));
+    spec["ndp"] = json!({"queue": {"packets": 8}});
+    assert_eq!(u(&run(&spec).unwrap()["flows"][0], &["trims"]), 0);
+}
+
+/// DCTCP on Opera's low-latency class: three flows from one endpoint start their windows into one uplink's
+/// low-latency queue; data meeting K = 2 packets there is marked, the receiver echoes each mark, the senders
+/// cut their windows, and every flow completes. The same flows over TCP see no mark.
+#[test]
+fn opera_low_latency_dctcp_marks_at_k_on_the_uplink_queue() {
+    let flows = |t: &str| {
+        json!([
+            {"id": 1, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": t},
+            {"id": 2, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": t},
+            {"id": 3, "src": 0, "dst": 3, "size_bytes": 300_000, "transport": t},
+        ])
+    };
+    let mut spec = opera_spec(1_000_000_000_000, flows("dctcp"));
+    spec["dctcp"] = json!({"k_packets": 2});
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    for f in r["flows"].as_array().unwrap() {
+        assert_eq!(f["transport"], "dctcp");
+        assert!(f["completed"].as_bool().unwrap(), "{f}");
+        assert!(u(f, &["ecn_marks"]) > 0, "{f}");
+    }
+    let mut spec = opera_spec(1_000_000_000_000, flows("tcp"));
+    spec["dctcp"] = json!({"k_packets": 2});
+    let r = run(&spec).unwrap();
+    assert!(r["flows"].as_array().unwrap().iter().all(|f| u(f, &["ecn_marks"]) == 0 && f["transport"] == "tcp"));
+}
+
+#[test]
+fn a_transport_the_circuit_engine_does_not_know_is_refused_naming_it() {
+    let spec = opera_spec(1000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "quic"}]));
+    let spec: Result<CircuitSpec, _> = serde_json::from_value(spec);
+    let err = spec.expect_err("quic is no transport").to_string();
+    assert!(err.contains("quic"), "{err}");
+}
+
 /// The fast paths against the reference path (every arrival an event, every slot opened), which must give the
 /// same results, bit for bit. Datagrams are delivered when their last hop is handed over, not by an arrival
 /// event, and receivers must still see each flow's packets in arrival order: runs where packets of one flow
@@ -451,7 +519,21 @@ fn fast_paths_match_the_reference_path() {
             {"id": 3, "src": 2, "dst": 0, "size_bytes": 20_000_000, "start_ps": 9_000_000_000u64},
         ]),
     );
+    // NDP and DCTCP low-latency flows beside datagrams and bulk, slices moving their paths
+    let mut opera_transports = opera_spec(
+        100_000_000,
+        json!([
+            {"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+            {"id": 2, "src": 1, "dst": 3, "size_bytes": 200_000, "transport": "ndp"},
+            {"id": 3, "src": 2, "dst": 3, "size_bytes": 200_000, "transport": "dctcp"},
+            {"id": 4, "src": 2, "dst": 0, "size_bytes": 150_000},
+            {"id": 5, "src": 0, "dst": 2, "size_bytes": 20_000_000},
+        ]),
+    );
+    opera_transports["ndp"] = json!({"queue": {"packets": 4}, "initial_window": 12});
+    opera_transports["dctcp"] = json!({"k_packets": 2});
     let cases = [
+        ("opera transports", opera_transports),
         ("rotorlb", rotorlb),
         ("cut", cut),
         ("direct", direct),

@@ -67,18 +67,26 @@ def used_transports(sc: Any) -> set[str]:
 
 def check_transports(sc: Any) -> None:
     """Refuse settings no run could use, naming the key: DCTCP's K not below the switch queue, an NDP queue
-    too small for a packet, DCTCP or NDP on a circuit fabric (not built yet)."""
+    too small for a packet, DCTCP or NDP on a circuit fabric other than Opera's low-latency class (not built
+    yet)."""
     used = used_transports(sc)
     special = sorted(used & {"dctcp", "ndp"})
     if not special:
         return
     topo = sc.topology
     if topo.kind in CIRCUIT_KINDS:
-        raise FieldError(
-            "transport.default",
-            f"{special[0]} runs on packet-switched fabrics only; a {topo.kind} fabric runs tcp or datagrams",
-            hint="set transport.default = 'tcp' or choose topology.kind = 'fattree' or 'leafspine'",
-        )
+        # The circuit engine runs DCTCP and NDP on Opera's low-latency class only (docs/transports.md).
+        ll_class = topo.kind == "opera" and sc.routing.scheme == "opera"
+        bad = [] if ll_class else special
+        if bad:
+            raise FieldError(
+                _transport_key(sc, bad[0]),
+                f"{bad[0]} does not run on a {topo.kind} fabric"
+                + (f" with routing.scheme = {sc.routing.scheme!r}" if topo.kind == "opera" else "")
+                + " yet",
+                hint="use tcp (or udp) there; dctcp and ndp run on packet fabrics and on Opera's low-latency "
+                "class (topology.kind = 'opera', routing.scheme = 'opera')",
+            )
     full = sc.tcp.mss + sc.tcp.header_bytes + topo.frame_overhead
     if "dctcp" in used and topo.queue is not None:
         room = topo.queue.get("packets", topo.queue.get("bytes", 0) // full)
@@ -111,6 +119,16 @@ def check_transports(sc: Any) -> None:
             raise FieldError(
                 "ndp.header_bytes", f"{sc.ndp.header_bytes} bytes is more than a full packet ({full})"
             )
+
+
+def _transport_key(sc: Any, name: str) -> str:
+    """The scenario key that asks for transport `name`: the default, a class, or a listed flow."""
+    if sc.transport.default == name:
+        return "transport.default"
+    for cls, t in sc.transport.classes.items():
+        if t == name:
+            return f"transport.classes.{cls}"
+    return "workload.flows"
 
 
 def flow_transport(sc: Any, own: str, cls: str) -> str:

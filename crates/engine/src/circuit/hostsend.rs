@@ -83,6 +83,8 @@ impl CircuitSim<'_> {
             match pk.kind {
                 Kind::Data => self.data_at_destination(id, rack),
                 Kind::Ack => self.ack_at_source(id),
+                Kind::Header => self.header_at_destination(id),
+                Kind::NdpAck | Kind::NdpNack | Kind::NdpPull => self.ndp_control_at_source(id),
                 Kind::Offer | Kind::Accept => unreachable!("control messages stay between ToRs"),
             }
         } else if pk.dst == rack {
@@ -130,6 +132,7 @@ impl CircuitSim<'_> {
             hop: 1,
             ll: false,
             retx: false,
+            ce: false,
         };
         let id = self.slot_for(pk);
         self.emit(src, id);

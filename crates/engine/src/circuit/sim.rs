@@ -13,19 +13,36 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use super::hostlink::HostLinks;
-use super::results::{CircuitFlowResult, CircuitPortResult, CircuitResults, CircuitSeries, CircuitSummary};
-use super::rotorlb::{accept, Offer};
+use super::results::CircuitResults;
+use super::rotorlb::Offer;
 use super::schedule::Schedule;
 use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport};
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::rng::Rng;
 use crate::spec::TcpSpec;
-use crate::tcp::{Segment, TcpReceiver, TcpSender};
+use crate::ndp::{NdpSender, PullPacer};
+use crate::tcp::{TcpReceiver, TcpSender};
 use crate::units::SerClock;
 
+// One concern per file, all of them `impl CircuitSim` blocks over this module's state (docs/circuit-engine.md,
+// "Where the code is").
+#[path = "delivery.rs"]
+mod delivery;
 #[path = "hostsend.rs"]
 mod hostsend;
+#[path = "opera.rs"]
+mod opera;
+#[path = "report.rs"]
+mod report;
+#[path = "rotorlb_ctl.rs"]
+mod rotorlb_ctl;
+#[path = "sender.rs"]
+mod sender;
+#[path = "source.rs"]
+mod source;
+#[path = "transport.rs"]
+mod transport;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -34,6 +51,20 @@ enum Kind {
     Ack,
     Offer,
     Accept,
+    /// NDP on Opera's low-latency class: a data packet trimmed to its header at a full uplink queue, and the
+    /// receiver's ACK, NACK and pull back to the source. All four travel at high priority.
+    Header,
+    NdpAck,
+    NdpNack,
+    NdpPull,
+}
+
+impl Kind {
+    /// NDP's high-priority packets: trimmed headers and the receiver's control.
+    #[inline]
+    pub(crate) fn ndp_priority(self) -> bool {
+        matches!(self, Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +86,8 @@ pub(crate) struct CPacket {
     ll: bool,
     /// A TCP segment sent again.
     retx: bool,
+    /// DCTCP: a data packet marked Congestion Experienced at an uplink; an ACK echoing such a mark (ECN-Echo).
+    ce: bool,
 }
 
 /// A relayed datagram held at a relay for its next hop: only what it needs to leave again (32 bytes, not the
@@ -98,6 +131,8 @@ struct PortState {
     /// Opera: low-latency packets waiting for this uplink (relayed ones and those made here).
     ll: VecDeque<u32>,
     ll_rr: usize,
+    /// NDP: trimmed headers and NDP control waiting for this uplink, served before `ll`.
+    ll_hi: VecDeque<u32>,
     /// RotorLB phase 3: bytes the peer accepted, per final destination, for this slot.
     relay_budget: Vec<(u32, u64)>,
     pipe: VecDeque<(u64, u32, u32)>,
@@ -133,8 +168,25 @@ struct FlowState {
     /// TCP flows (Opera's low-latency class with transport "tcp"): the NewReno sender and its timer. Boxed:
     /// most flows are datagrams, and a delivery reads this record, so it should be small.
     sender: Option<Box<TcpSender>>,
+    /// NDP flows (Opera's low-latency class with transport "ndp"): the packet engine's NDP sender.
+    ndp: Option<Box<NdpSender>>,
+    /// Data packets of this flow trimmed to their header at an uplink (NDP).
+    trims: u64,
     rto_pending: Option<u64>,
     receiver: TcpReceiver,
+}
+
+impl FlowState {
+    /// A flow with a sender that acts on what comes back (TCP or NDP), not a datagram flow.
+    #[inline]
+    fn reliable(&self) -> bool {
+        self.sender.is_some() || self.ndp.is_some()
+    }
+
+    /// When the flow's retransmission timer (TCP) or last-resort timer (NDP) is due, if armed.
+    fn rto_deadline(&self) -> Option<u64> {
+        self.sender.as_ref().map_or_else(|| self.ndp.as_ref().and_then(|n| n.rto_deadline), |s| s.rto_deadline)
+    }
 }
 
 /// Lists of flow indices by key (source x destination, or source x first offset), stored flat: one lookup
@@ -236,6 +288,8 @@ pub struct CircuitSim<'a> {
     win_tx: Vec<Vec<u64>>,
     windows_overflowed: bool,
     tcp: TcpSpec,
+    /// NDP receivers' pull pacers, per host (or endpoint without hosts); empty when no flow runs NDP.
+    pacers: Vec<PullPacer>,
     now: u64,
     events_done: u64,
     hops: u64,
@@ -290,7 +344,7 @@ impl<'a> CircuitSim<'a> {
         let mut ll_src = vec![Vec::new(); n as usize];
         for (i, f) in spec.flows.iter().enumerate() {
             let (src, dst) = ends[i];
-            if intra[i] || (low_latency[i] && f.transport == CircuitTransport::Tcp) {
+            if intra[i] || (low_latency[i] && f.transport != CircuitTransport::Datagram) {
                 // TCP flows hand their segments to the low-latency queues themselves (FlowStart, ACKs, RTOs);
                 // flows within a rack go host -> ToR -> host (`hostsend`)
             } else if low_latency[i] {
@@ -334,8 +388,8 @@ impl<'a> CircuitSim<'a> {
         // Flows that start by an event, and those starts in time order (see `quiet_until`).
         let mut starts = Vec::new();
         for (i, f) in spec.flows.iter().enumerate() {
-            let tcp = low_latency[i] && f.transport == CircuitTransport::Tcp;
-            if f.start_ps > 0 || tcp || intra[i] {
+            let reliable = low_latency[i] && f.transport != CircuitTransport::Datagram;
+            if f.start_ps > 0 || reliable || intra[i] {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
                 starts.push(f.start_ps);
             }
@@ -345,6 +399,7 @@ impl<'a> CircuitSim<'a> {
             events.push(o.origin_ps + o.slice_ps, EventKind::OperaSlice, 0);
         }
         let ports = (0..n * s).map(|_| PortState::default()).collect();
+        let pacers = Self::pacers(spec, &low_latency);
         let rngs = (0..n * s).map(|p| Rng::new(spec.seed, 0xC1C0 + p as u64)).collect();
         let flows = spec
             .flows
@@ -352,7 +407,16 @@ impl<'a> CircuitSim<'a> {
             .zip(&low_latency)
             .map(|(f, &ll)| FlowState {
                 pending: Vec::new(),
-                sender: (ll && f.transport == CircuitTransport::Tcp).then(|| Box::new(TcpSender::new(f.size_bytes, &spec.tcp))),
+                sender: (ll && matches!(f.transport, CircuitTransport::Tcp | CircuitTransport::Dctcp)).then(|| {
+                    let mut s = TcpSender::new(f.size_bytes, &spec.tcp);
+                    if f.transport == CircuitTransport::Dctcp {
+                        s.dctcp = Some(Box::new(crate::dctcp::Dctcp::new(&spec.dctcp)));
+                    }
+                    Box::new(s)
+                }),
+                ndp: (ll && f.transport == CircuitTransport::Ndp)
+                    .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
+                trims: 0,
                 rto_pending: None,
                 receiver: TcpReceiver::new(f.size_bytes),
             })
@@ -406,6 +470,7 @@ impl<'a> CircuitSim<'a> {
             win_tx: vec![Vec::new(); n as usize],
             windows_overflowed: false,
             tcp: spec.tcp.clone(),
+            pacers,
             now: 0,
             events_done: 0,
             hops: 0,
@@ -436,6 +501,23 @@ impl<'a> CircuitSim<'a> {
     pub fn reference_path(mut self) -> Self {
         self.fast = false;
         self
+    }
+
+    /// One NDP pull pacer per receiver (host, or endpoint without hosts) when some flow runs NDP; pulls are
+    /// paced at one full packet per receiver link time (the host's link, or an uplink's rate without hosts:
+    /// our choice, as the public Opera simulator paces at the host's link rate).
+    fn pacers(spec: &CircuitSpec, low_latency: &[bool]) -> Vec<PullPacer> {
+        let ndp = spec.flows.iter().zip(low_latency).any(|(f, &ll)| ll && f.transport == CircuitTransport::Ndp);
+        if !ndp {
+            return Vec::new();
+        }
+        let full = (spec.tcp.mss + spec.tcp.header_bytes + spec.packet.frame_overhead_bytes) as u64;
+        let (count, rate) = match &spec.hosts {
+            Some(h) => (spec.endpoints * h.per_endpoint, h.rate_bps),
+            None => (spec.endpoints, spec.link_rate_bps),
+        };
+        let gap = SerClock::new(rate).time_ps(full);
+        (0..count).map(|_| PullPacer::new(gap)).collect()
     }
 
     /// When the fabric next gets work, if it has none now: every packet alive is on a circuit (none queued,
@@ -495,7 +577,7 @@ impl<'a> CircuitSim<'a> {
                 if fl.rto_pending != Some(ev.time) {
                     continue; // superseded
                 }
-                if fl.sender.as_ref().is_none_or(|t| t.rto_deadline.is_none()) {
+                if fl.rto_deadline().is_none() {
                     // disarmed (everything acknowledged): not an event of the run, the clock stays
                     fl.rto_pending = None;
                     continue;
@@ -554,14 +636,11 @@ impl<'a> CircuitSim<'a> {
                         self.events.push(t, EventKind::OperaSlice, 0);
                     }
                 }
-                EventKind::FlowStart if self.flows[ev.arg as usize].sender.is_some() => {
+                EventKind::FlowStart if self.flows[ev.arg as usize].reliable() => {
                     self.started += 1;
-                    let now = self.now;
-                    let mut segs = Vec::new();
-                    let tcp = self.tcp.clone();
-                    self.flows[ev.arg as usize].sender.as_mut().expect("tcp").fill_window(now, &tcp, &mut segs);
-                    self.send_segments(ev.arg, &segs);
+                    self.transport_start(ev.arg);
                 }
+                EventKind::NdpPull => self.ndp_pull(ev.arg),
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::FlowStart if self.intra[ev.arg as usize] => {
                     self.started += 1;
@@ -600,31 +679,19 @@ impl<'a> CircuitSim<'a> {
     }
 
     /// Every flow has handed out all its bytes and no packet is left anywhere: no slot needs to open again.
+    #[inline]
     fn finished(&self) -> bool {
         self.unsent == 0 && self.live == 0
     }
 
-    // ---- packets -----------------------------------------------------------------------------------
-
+    #[inline]
     fn alloc(&mut self, p: CPacket) -> u32 {
         self.born();
         self.slot_for(p)
     }
 
-    /// Flow `f` hands `len` bytes to a new packet: returns their first sequence number.
-    fn hand_out(&mut self, f: u32, len: u64) -> u64 {
-        let h = &mut self.hot[f as usize];
-        let seq = h.sent;
-        h.sent += len;
-        h.packets_sent += 1;
-        if h.sent >= h.size {
-            self.unsent -= 1;
-        }
-        self.born();
-        seq
-    }
-
     /// A new packet exists (with or without a pool slot).
+    #[inline]
     fn born(&mut self) {
         self.live += 1;
         self.peak_live = self.peak_live.max(self.live);
@@ -632,6 +699,7 @@ impl<'a> CircuitSim<'a> {
     }
 
     /// A packet is gone (delivered or dropped); its pool slot, if it had one, is free again.
+    #[inline]
     fn retire(&mut self, slot: Option<u32>) {
         self.live -= 1;
         if let Some(i) = slot {
@@ -640,6 +708,7 @@ impl<'a> CircuitSim<'a> {
     }
 
     /// A pool slot for a packet that is alive already (queued, or entering a pipe): not a new packet.
+    #[inline]
     fn slot_for(&mut self, p: CPacket) -> u32 {
         if let Some(i) = self.free.pop() {
             self.pkts[i as usize] = p;
@@ -650,6 +719,7 @@ impl<'a> CircuitSim<'a> {
         }
     }
 
+    #[inline]
     fn release(&mut self, i: u32) {
         self.live -= 1;
         self.free.push(i);
@@ -671,929 +741,22 @@ impl<'a> CircuitSim<'a> {
     }
 
     /// Header and framing bytes of a data packet on the wire.
+    #[inline]
     fn data_header(&self) -> u32 {
         self.spec.packet.header_bytes + self.spec.packet.frame_overhead_bytes
     }
 
+    #[inline]
     fn full_packet_wire(&self) -> u32 {
         let p = &self.spec.packet;
         p.payload_bytes + p.header_bytes + p.frame_overhead_bytes
     }
 
     /// Payload bytes an uplink can send in a window of `len` ps, in full-size packets.
+    #[inline]
     fn window_payload(&self, len: u64) -> u64 {
         let per = self.clock.time_ps(self.full_packet_wire() as u64);
         (len / per) * self.spec.packet.payload_bytes as u64
     }
 
-    /// Flow `f` has a whole packet to send, or its last bytes: a rate-capped flow waits for a full packet
-    /// rather than trickling out the bytes its rate earned since its last one.
-    fn ready(&self, f: u32) -> bool {
-        let h = &self.hot[f as usize];
-        let left = h.size - h.sent;
-        let avail = self.available(f);
-        left > 0 && avail >= left.min(self.spec.packet.payload_bytes as u64) && self.nic_ready(f, avail)
-    }
-
-    /// Bytes all flows from `e` to `d` could hand out now: the started backlogged flows' remainder (kept as a
-    /// running sum, as every slot's offers ask for it) plus what rate-capped flows have earned.
-    fn pair_available(&self, e: u32, d: u32) -> u64 {
-        let at = (e * self.n + d) as usize;
-        let mut sum = self.backlog[at];
-        if self.capped[at] {
-            sum += self.local
-                .get(at)
-                .iter()
-                .filter(|&&f| self.hot[f as usize].rate > 0)
-                .map(|&f| self.available(f))
-                .sum::<u64>();
-        }
-        sum
-    }
-
-    /// Bytes flow `f` could hand out now: all that is left once started, or what its rate has earned.
-    fn available(&self, f: u32) -> u64 {
-        let h = &self.hot[f as usize];
-        if self.now < h.start {
-            return 0;
-        }
-        let earned = match h.rate {
-            0 => h.size,
-            r => {
-                let e = (r as u128 * (self.now - h.start) as u128 / 8_000_000_000_000u128) as u64;
-                e.min(h.size)
-            }
-        };
-        earned.saturating_sub(h.sent)
-    }
-
-    /// When the first of flows `fs` will have a whole packet (or its last bytes) to send, if ever.
-    fn earliest_available(&self, fs: &[u32]) -> Option<u64> {
-        let pay = self.spec.packet.payload_bytes as u64;
-        fs.iter()
-            .filter_map(|&f| {
-                let h = &self.hot[f as usize];
-                if h.sent >= h.size {
-                    return None;
-                }
-                let need = (h.sent + pay).min(h.size);
-                let earned = match h.rate {
-                    0 => h.start,
-                    r => {
-                        let dt = (need as u128 * 8_000_000_000_000u128).div_ceil(r as u128) as u64;
-                        h.start + dt
-                    }
-                };
-                Some(earned.max(self.nic_ready_at(f, need - h.sent)))
-            })
-            .min()
-    }
-
-    // ---- slots -------------------------------------------------------------------------------------
-
-    fn slot_start(&mut self, sw: u32, k: usize, start: i128) {
-        let t = &self.spec.tdma;
-        let uptime = self.scheds[sw as usize].uptimes[k];
-        // Senders are synchronised to the switch: they lead its slot by the fibre's delay and the
-        // preallocation (the expected send-to-wire lag), and stop a guard time before the uptime ends.
-        let lead = t.prealloc_ps as i128 + self.spec.delay_ps as i128;
-        let win_start = Self::window_start(start, lead as u64).max(self.now);
-        let win_end = (start + uptime as i128 - t.guard_ps as i128 - lead).max(0) as u64;
-        for e in 0..self.n {
-            let port = e * self.s + sw;
-            let peer = self.scheds[sw as usize].peers[k][e as usize];
-            let ps = &mut self.ports[port as usize];
-            // Control messages and budgets of the last slot are void: their circuit is gone.
-            while let Some(c) = ps.control.pop_front() {
-                let pk = self.pkts[c as usize];
-                self.free_msgs.push(pk.msg);
-                self.msgs[pk.msg as usize] = None;
-                self.live -= 1;
-                self.free.push(c);
-                self.no_circuit += 1;
-                ps.no_circuit_drops += 1;
-            }
-            ps.relay_budget.clear();
-            ps.slot_start = start;
-            ps.up_end = start + uptime as i128;
-            ps.win_start = win_start;
-            ps.win_end = win_end;
-            ps.peer = (peer != e && win_end > win_start).then_some(peer);
-            self.peer_of[port as usize] = ps.peer.unwrap_or(u32::MAX);
-            ps.next_handover = ps.next_handover.max(win_start);
-        }
-        if self.balances() {
-            for e in 0..self.n {
-                self.send_offer(e * self.s + sw);
-            }
-        }
-        for e in 0..self.n {
-            self.wake(e * self.s + sw);
-        }
-    }
-
-    fn send_offer(&mut self, port: u32) {
-        let Some(peer) = self.ports[port as usize].peer else { return };
-        let e = port / self.s;
-        let (ws, we) = (self.ports[port as usize].win_start, self.ports[port as usize].win_end);
-        let cap = self.window_payload(we - ws);
-        let stored = self.held[(e * self.n + peer) as usize];
-        let direct = self.pair_available(e, peer);
-        let capacity = cap.saturating_sub(stored).saturating_sub(direct);
-        let mut bytes = vec![0u64; self.n as usize];
-        for d in 0..self.n {
-            if d != e && d != peer {
-                let avail = self.pair_available(e, d);
-                bytes[d as usize] = avail.min(cap);
-            }
-        }
-        if capacity == 0 || bytes.iter().all(|&b| b == 0) {
-            return; // nothing to offer: the peer expects no offer from an uplink that sends none (see below)
-        }
-        let slot_start = self.ports[port as usize].slot_start;
-        let msg = self.new_msg(Msg { slot_start, offer: Offer { bytes, capacity }, accepted: Vec::new() });
-        self.push_control(port, Kind::Offer, peer, msg);
-    }
-
-    fn push_control(&mut self, port: u32, kind: Kind, to: u32, msg: u32) {
-        let p = &self.spec.packet;
-        let wire = p.control_bytes + p.frame_overhead_bytes;
-        let id = self.alloc(CPacket {
-            kind,
-            flow: u32::MAX,
-            dst: to,
-            wire_bytes: wire,
-            payload: 0,
-            seq: 0,
-            ts: self.now,
-            msg,
-            relayed: false,
-            hop: 0,
-            ll: false,
-            retx: false,
-        });
-        self.ports[port as usize].control.push_back(id);
-        self.wake(port);
-    }
-
-    /// Make sure `port` looks for work at the earliest time it may hand over a packet.
-    fn wake(&mut self, port: u32) {
-        let ps = &mut self.ports[port as usize];
-        if ps.peer.is_none() || self.now >= ps.win_end {
-            return;
-        }
-        let t = ps.next_handover.max(self.now).max(ps.win_start);
-        if ps.next_at.is_none_or(|p| p > t) {
-            ps.next_at = Some(t);
-            self.events.push(t, EventKind::PortNext, port);
-        }
-    }
-
-    fn wake_endpoint(&mut self, e: u32) {
-        for sw in 0..self.s {
-            self.wake(e * self.s + sw);
-        }
-    }
-
-    // ---- sending -----------------------------------------------------------------------------------
-
-    fn port_next(&mut self, port: u32) {
-        let Some(peer) = self.ports[port as usize].peer else { return };
-        let e = port / self.s;
-        let n = self.n;
-        let now = self.now;
-        if now >= self.ports[port as usize].win_end {
-            return;
-        }
-        let pkt_hdr = self.data_header();
-        let pay = self.spec.packet.payload_bytes as u64;
-        // 1. control
-        if let Some(&c) = self.ports[port as usize].control.front() {
-            if self.fits(port, self.pkts[c as usize].wire_bytes) {
-                self.ports[port as usize].control.pop_front();
-                self.transmit(port, peer, self.pkts[c as usize], Some(c));
-            }
-            return;
-        }
-        if self.spec.routing == CircuitRouting::Opera && self.low_latency_next(port, peer) {
-            return;
-        }
-        let routing = self.spec.routing;
-        let off = (peer + n - e) % n;
-        // 2. stored relayed traffic that this circuit moves on (held per next hop)
-        let q = (e * n + peer) as usize;
-        if self.relay_len[q] > 0 {
-            let head = self.relay[q].front().expect("counted");
-            if self.fits(port, head.payload + pkt_hdr) {
-                let h = self.relay[q].pop_front().expect("non-empty");
-                self.relay_len[q] -= 1;
-                if let Some(next) = self.relay[q].front() {
-                    prefetch(next);
-                }
-                self.held[q] -= h.payload as u64;
-                let pk = CPacket {
-                    kind: Kind::Data,
-                    flow: h.flow,
-                    dst: h.dst,
-                    wire_bytes: h.payload + pkt_hdr,
-                    payload: h.payload,
-                    seq: h.seq,
-                    ts: h.ts,
-                    msg: 0,
-                    relayed: true,
-                    hop: h.hop,
-                    ll: false,
-                    retx: false,
-                };
-                self.transmit(port, peer, pk, None);
-            }
-            return;
-        }
-        // 3. the endpoint's own traffic for the peer (selector: flows whose route starts with this hop), then
-        // 4. RotorLB phase 3: what the peer accepted to relay, per final destination
-        let primary = match routing {
-            CircuitRouting::Selector => ((e * n + off) as usize, peer, false),
-            _ => ((e * n + peer) as usize, peer, false),
-        };
-        let extra = if self.balances() { self.ports[port as usize].relay_budget.len() } else { 0 };
-        let mut wake_at: Option<u64> = None;
-        for c in 0..=extra {
-            let (list, d, via_relay) = if c == 0 {
-                primary
-            } else {
-                let (d, b) = self.ports[port as usize].relay_budget[c - 1];
-                if b == 0 {
-                    continue;
-                }
-                ((e * n + d) as usize, d, true)
-            };
-            let flows = if routing == CircuitRouting::Selector { self.first_hop.get(list) } else { self.local.get(list) };
-            // Round robin over the list's flows (selector lists mix destinations), first come otherwise.
-            let len_list = flows.len();
-            let start = if routing == CircuitRouting::Selector { self.ports[port as usize].rr as usize } else { 0 };
-            let Some(f) = (0..len_list).map(|i| flows[(start + i) % len_list]).find(|&f| self.ready(f)) else {
-                if let Some(t) = self.earliest_available(flows) {
-                    wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
-                }
-                continue;
-            };
-            let d = if routing == CircuitRouting::Selector { self.ends[f as usize].1 } else { d };
-            let mut len = self.available(f).min(pay);
-            if via_relay {
-                let b = self.ports[port as usize].relay_budget.iter().find(|(x, _)| *x == d).map_or(0, |x| x.1);
-                len = len.min(b);
-            }
-            let wire = len as u32 + pkt_hdr;
-            if !self.fits(port, wire) {
-                return; // the window cannot take this packet: stop early (the guard)
-            }
-            if via_relay {
-                for x in self.ports[port as usize].relay_budget.iter_mut().filter(|x| x.0 == d) {
-                    x.1 -= len;
-                }
-            }
-            let seq = self.hand_out(f, len);
-            self.pull_from_host(f, wire);
-            if self.hot[f as usize].rate == 0 && !self.low_latency[f as usize] {
-                self.backlog[(e * n + d) as usize] -= len;
-            }
-            let pk = CPacket {
-                kind: Kind::Data,
-                flow: f,
-                dst: d,
-                wire_bytes: wire,
-                payload: len as u32,
-                seq,
-                ts: now,
-                msg: 0,
-                relayed: via_relay || d != peer,
-                hop: 1,
-                ll: false,
-                retx: false,
-            };
-            if routing == CircuitRouting::Selector {
-                let len_list = self.first_hop.get(list).len();
-                let at = self.first_hop.get(list).iter().position(|&x| x == f).expect("listed");
-                self.ports[port as usize].rr = ((at + 1) % len_list) as u32;
-            }
-            self.transmit(port, peer, pk, None);
-            return;
-        }
-        // Nothing to send now: wake when a rate-capped flow will have a packet (arrivals wake us otherwise).
-        if let Some(t) = wake_at {
-            if t > now && t < self.ports[port as usize].win_end {
-                let ps = &mut self.ports[port as usize];
-                if ps.next_at.is_none_or(|p| p > t) {
-                    ps.next_at = Some(t);
-                    self.events.push(t, EventKind::PortNext, port);
-                }
-            }
-        }
-    }
-
-    /// Does a packet of `wire` bytes handed over now finish before the window closes?
-    #[inline]
-    fn fits(&self, port: u32, wire: u32) -> bool {
-        self.now + self.clock.time_ps(wire as u64) <= self.ports[port as usize].win_end
-    }
-
-    fn lag(&mut self, port: u32) -> u64 {
-        let t = &self.spec.tdma;
-        let mut lag = t.lag_ps;
-        if t.jitter_mean_ps == 0 && t.stall_prob == 0.0 {
-            return lag;
-        }
-        let rng = &mut self.rngs[port as usize];
-        let mut unit = || ((rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64; // (0, 1]
-        if t.jitter_mean_ps > 0 {
-            lag += (-(t.jitter_mean_ps as f64) * unit().ln()) as u64;
-        }
-        if t.stall_prob > 0.0 && unit() <= t.stall_prob {
-            lag += if t.stall_law == "fixed" { t.stall_ps } else { (-(t.stall_ps as f64) * unit().ln()) as u64 };
-        }
-        lag
-    }
-
-    /// Hand packet `pk` to `port`'s NIC. `slot` is its pool slot if it has one (queued control and low-latency
-    /// packets); a packet made at hand-over or leaving a relay's store gets one only if it enters the pipe.
-    fn transmit(&mut self, port: u32, peer: u32, pk: CPacket, slot: Option<u32>) {
-        let wire = pk.wire_bytes;
-        let ser = self.clock.time_ps(wire as u64);
-        let lag = self.lag(port);
-        let delay = self.spec.delay_ps;
-        let e = port / self.s;
-        let sw = (port % self.s) as usize;
-        let ps = &mut self.ports[port as usize];
-        let w = (self.now + lag).max(ps.wire_free);
-        ps.wire_free = w + ser;
-        ps.next_handover = self.now + ser;
-        ps.bytes_sent += wire as u64;
-        ps.packets_sent += 1;
-        ps.busy_ps += ser;
-        self.hops += 1;
-        if let Some(win) = w.checked_div(self.window_ps) {
-            Self::count(&mut self.win_tx[e as usize], win, wire as u64, &mut self.windows_overflowed);
-        }
-        // The switch passes the packet only inside the uptime of the circuit to the intended peer.
-        let a0 = w + delay;
-        // Most packets reach the switch inside the uptime of the port's own slot, whose circuit is `peer`'s; the
-        // schedule is searched only for the others (sent early into the last slot, or late past the uptime).
-        let ps = &self.ports[port as usize];
-        let ok = if a0 as i128 >= ps.slot_start && (a0 + ser) as i128 <= ps.up_end {
-            true
-        } else {
-            matches!(self.scheds[sw].circuit_at(e, a0), Some((q, end)) if q == peer && (a0 + ser) as i128 <= end)
-        };
-        if ok {
-            let arrival = a0 + ser + delay;
-            if self.fast
-                && self.hosts.is_none()
-                && pk.kind == Kind::Data
-                && pk.dst == peer
-                && (!pk.ll || self.flows[pk.flow as usize].sender.is_none())
-                && self.spec.stop_ps.is_none_or(|stop| arrival <= stop)
-            {
-                self.retire(slot);
-                self.deliver(pk, arrival);
-                return self.wake_after_handover(port);
-            }
-            let id = slot.unwrap_or_else(|| self.slot_for(pk));
-            let ps = &mut self.ports[port as usize];
-            ps.pipe.push_back((arrival, id, peer));
-            self.in_pipes += 1;
-            if ps.pipe.len() == 1 {
-                self.events.push(arrival, EventKind::CircuitArrival, port);
-            }
-        } else {
-            if matches!(pk.kind, Kind::Offer | Kind::Accept) {
-                self.take_msg(pk.msg);
-            }
-            self.retire(slot);
-            self.no_circuit += 1;
-            self.ports[port as usize].no_circuit_drops += 1;
-        }
-        self.wake_after_handover(port);
-    }
-
-    /// The uplink looks for its next packet when the one just handed over has left the NIC.
-    fn wake_after_handover(&mut self, port: u32) {
-        let ps = &mut self.ports[port as usize];
-        let t = ps.next_handover;
-        if t < ps.win_end && ps.next_at.is_none_or(|p| p > t) {
-            ps.next_at = Some(t);
-            self.events.push(t, EventKind::PortNext, port);
-        }
-    }
-
-    /// A datagram's last hop was handed over and its circuit will carry it: it is delivered at `arrival`
-    /// without an event of its own. Nothing a sender decides depends on a datagram's delivery, so only its
-    /// receiver must see the flow's packets in arrival order: they wait in the flow's `pending` list, sorted by
-    /// arrival (then hand-over order), and are shown to the receiver once no packet handed over later can
-    /// arrive before them (every hand-over reaches the far end at least `min_transit_ps` after it), or at the
-    /// end of the run. This halves the events of a datagram run (one per hop instead of two).
-    fn deliver(&mut self, pk: CPacket, arrival: u64) {
-        self.delivered += 1;
-        self.payload_delivered += pk.payload as u64;
-        self.last_delivery = self.last_delivery.max(arrival);
-        if let Some(w) = arrival.checked_div(self.window_ps) {
-            Self::count(&mut self.win_rx[pk.dst as usize], w, pk.payload as u64, &mut self.windows_overflowed);
-        }
-        if pk.relayed {
-            self.max_relay_delay = self.max_relay_delay.max(arrival - pk.ts);
-        }
-        let settled = self.now + self.min_transit_ps;
-        let d = Delivery { arrival, seq: pk.seq, ts: pk.ts, payload: pk.payload, retx: pk.retx };
-        let fl = &mut self.flows[pk.flow as usize];
-        let at = fl.pending.iter().rposition(|x| x.arrival <= arrival).map_or(0, |i| i + 1);
-        fl.pending.insert(at, d);
-        let ready = fl.pending.iter().take_while(|x| x.arrival <= settled).count();
-        Self::show(fl, ready, &self.tcp);
-    }
-
-    /// Hand the first `count` pending deliveries of a flow to its receiver.
-    fn show(fl: &mut FlowState, count: usize, tcp: &TcpSpec) {
-        for d in fl.pending.drain(..count) {
-            fl.receiver.on_data(d.arrival, d.seq, d.payload, d.retx, d.ts, tcp);
-        }
-    }
-
-    fn count(row: &mut Vec<u64>, w: u64, bytes: u64, overflowed: &mut bool) {
-        if w >= crate::port::MAX_WINDOWS {
-            *overflowed = true;
-            return;
-        }
-        let w = w as usize;
-        if row.len() <= w {
-            row.resize(w + 1, 0);
-        }
-        row[w] += bytes;
-    }
-
-    // ---- receiving ---------------------------------------------------------------------------------
-
-    fn arrival(&mut self, port: u32) {
-        let ps = &mut self.ports[port as usize];
-        let (_, id, to) = ps.pipe.pop_front().expect("an arrival has a packet");
-        self.in_pipes -= 1;
-        if let Some(&(next, _, _)) = ps.pipe.front() {
-            self.events.push(next, EventKind::CircuitArrival, port);
-        }
-        let sw = port % self.s;
-        let pk = self.pkts[id as usize];
-        match pk.kind {
-            Kind::Data | Kind::Ack if pk.dst == to && self.hosts.is_some() => self.down_to_host(id),
-            Kind::Data if pk.dst == to => self.data_at_destination(id, to),
-            Kind::Ack if pk.dst == to => self.ack_at_source(id),
-            Kind::Data | Kind::Ack if pk.ll => {
-                self.pkts[id as usize].hop = pk.hop.saturating_add(1);
-                self.route_low_latency(to, id);
-            }
-            _ => self.arrival_elsewhere(id, to, sw),
-        }
-    }
-
-    /// A data packet reached its destination (the endpoint `to`, or its host): delivered to the flow's
-    /// receiver; a TCP segment is acknowledged at once (our choice: no delayed ACKs on circuits).
-    fn data_at_destination(&mut self, id: u32, to: u32) {
-        let pk = self.pkts[id as usize];
-        self.release(id);
-        self.delivered += 1;
-        self.payload_delivered += pk.payload as u64;
-        if let Some(w) = self.now.checked_div(self.window_ps) {
-            Self::count(&mut self.win_rx[to as usize], w, pk.payload as u64, &mut self.windows_overflowed);
-        }
-        if pk.relayed {
-            self.max_relay_delay = self.max_relay_delay.max(self.now - pk.ts);
-        }
-        let tcp = &self.tcp;
-        let fl = &mut self.flows[pk.flow as usize];
-        fl.receiver.on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
-        if fl.sender.is_some() {
-            // Every segment is acknowledged at once (our choice: no delayed ACKs on circuits).
-            let (ack, echo) = fl.receiver.take_ack();
-            let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
-            let src = self.ends[pk.flow as usize].0;
-            let ack_id = self.alloc(CPacket {
-                kind: Kind::Ack,
-                flow: pk.flow,
-                dst: src,
-                wire_bytes: wire,
-                payload: 0,
-                seq: ack,
-                ts: echo,
-                msg: 0,
-                relayed: false,
-                hop: 1,
-                ll: true,
-                retx: false,
-            });
-            self.emit(self.spec.flows[pk.flow as usize].dst, ack_id);
-        }
-    }
-
-    /// A TCP ACK reached its flow's source (endpoint or host).
-    fn ack_at_source(&mut self, id: u32) {
-        let pk = self.pkts[id as usize];
-        self.release(id);
-        self.control_received += 1;
-        let now = self.now;
-        let tcp = self.tcp.clone();
-        let mut segs = Vec::new();
-        if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
-            let was_done = s.done();
-            s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
-            if s.done() && !was_done {
-                self.unsent -= 1;
-            }
-        }
-        self.send_segments(pk.flow, &segs);
-    }
-
-    /// A packet reached an endpoint that is not its destination: a relay (data), or a control message's peer.
-    fn arrival_elsewhere(&mut self, id: u32, to: u32, sw: u32) {
-        let pk = self.pkts[id as usize];
-        match pk.kind {
-            Kind::Data => {
-                // Held for the next hop: the destination itself (RotorLB) or the route's next offset (selector).
-                let next = if self.spec.routing == CircuitRouting::Selector {
-                    let off = self.routes[pk.flow as usize][pk.hop as usize];
-                    self.pkts[id as usize].hop += 1;
-                    (to + off) % self.n
-                } else {
-                    pk.dst
-                };
-                let q = (to * self.n + next) as usize;
-                let p = self.pkts[id as usize];
-                debug_assert!(p.relayed && !p.retx && p.wire_bytes == p.payload + self.data_header());
-                self.free.push(id); // the packet stays alive (counted in `live`), held by value
-                self.relay_len[q] += 1;
-                self.relay[q].push_back(Held {
-                    seq: p.seq,
-                    ts: p.ts,
-                    flow: p.flow,
-                    dst: p.dst,
-                    payload: p.payload,
-                    hop: p.hop,
-                });
-                self.held[q] += pk.payload as u64;
-                self.relayed += 1;
-                // Only an uplink whose circuit reaches `next` serves this queue: wake that one, not all.
-                for sw in 0..self.s {
-                    if self.peer_of[(to * self.s + sw) as usize] == next {
-                        self.wake(to * self.s + sw);
-                    }
-                }
-            }
-            Kind::Ack => unreachable!("an ACK always travels the low-latency class"),
-            Kind::Offer => {
-                self.release(id);
-                self.control_received += 1;
-                self.mailbox[to as usize].push((pk.msg, to * self.s + sw));
-                self.maybe_accept(to, pk.msg);
-            }
-            Kind::Accept => {
-                self.release(id);
-                self.control_received += 1;
-                let m = self.take_msg(pk.msg);
-                let my_port = to * self.s + sw;
-                let ps = &mut self.ports[my_port as usize];
-                if ps.slot_start == m.slot_start && ps.peer.is_some() {
-                    ps.relay_budget = m
-                        .accepted
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &b)| b > 0)
-                        .map(|(d, &b)| (d as u32, b))
-                        .collect();
-                    self.wake(my_port);
-                }
-            }
-        }
-    }
-
-    /// Phase 2 at relay `r`: once every neighbour that will offer in this slot has, accept for all of them.
-    fn maybe_accept(&mut self, r: u32, msg: u32) {
-        let slot_start = self.msgs[msg as usize].as_ref().expect("alive").slot_start;
-        let mine: Vec<(u32, u32)> = self.mailbox[r as usize]
-            .iter()
-            .copied()
-            .filter(|(m, _)| self.msgs[*m as usize].as_ref().is_some_and(|x| x.slot_start == slot_start))
-            .collect();
-        // Neighbours that will offer: the peers of r's uplinks in this slot whose own offer was non-empty. We
-        // cannot know the latter at r without a message, so every uplink of a peer offers or is silent, and
-        // r waits for the offers of the peers it can see; silent peers are learnt from the other offers' time:
-        // all offers of one slot are sent at its start and travel the same delay, so they arrive together.
-        let expected = (0..self.s)
-            .filter(|&sw| {
-                let ps = &self.ports[(r * self.s + sw) as usize];
-                ps.peer.is_some() && ps.slot_start == slot_start
-            })
-            .count();
-        let pending_same_time = mine.len() < expected && self.events_pending_offer(r, slot_start);
-        if pending_same_time {
-            return;
-        }
-        self.mailbox[r as usize].retain(|(m, _)| !mine.iter().any(|(x, _)| x == m));
-        let ws = self.ports[mine[0].1 as usize].win_start;
-        let we = self.ports[mine[0].1 as usize].win_end;
-        let slot_bytes = self.window_payload(we - ws);
-        // Room per destination: one window's worth less what r already queues for it, relayed and its own
-        // (seed 001 Algorithm 1: a relay never takes on more for d than one slot to d can carry).
-        let room: Vec<u64> = (0..self.n)
-            .map(|d| {
-                let queued = self.held[(r * self.n + d) as usize] + self.pair_available(r, d);
-                slot_bytes.saturating_sub(queued)
-            })
-            .collect();
-        let offers: Vec<Offer> =
-            mine.iter().map(|(m, _)| self.msgs[*m as usize].as_ref().expect("alive").offer.clone()).collect();
-        let acc = accept(&room, &offers);
-        for ((m, port), accepted) in mine.into_iter().zip(acc) {
-            let sender = self.ports[port as usize].peer.expect("an uplink that got an offer is up");
-            let msg = self.msgs[m as usize].as_mut().expect("alive");
-            msg.accepted = accepted;
-            self.push_control(port, Kind::Accept, sender, m);
-        }
-    }
-
-    /// Is another offer for relay `r` of the slot starting at `slot_start` still on its way?
-    fn events_pending_offer(&self, r: u32, slot_start: i128) -> bool {
-        (0..self.s).any(|sw| {
-            let peer_port = |p: u32| p * self.s + sw;
-            let ps = &self.ports[(r * self.s + sw) as usize];
-            let Some(peer) = ps.peer else { return false };
-            if ps.slot_start != slot_start {
-                return false;
-            }
-            let pp = &self.ports[peer_port(peer) as usize];
-            pp.control.iter().any(|&c| self.pkts[c as usize].kind == Kind::Offer)
-                || pp.pipe.iter().any(|&(_, id, _)| self.pkts[id as usize].kind == Kind::Offer)
-        })
-    }
-
-    // ---- TCP on Opera's low-latency class ----------------------------------------------------------
-
-    /// Queue a TCP flow's segments at its source on the current slice's paths and keep its timer armed.
-    fn send_segments(&mut self, f: u32, segs: &[Segment]) {
-        let src = self.spec.flows[f as usize].src;
-        let dst = self.ends[f as usize].1;
-        let hdr = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
-        for seg in segs {
-            let h = &mut self.hot[f as usize];
-            h.packets_sent += 1;
-            h.sent = h.sent.max(seg.seq + seg.len as u64);
-            let id = self.alloc(CPacket {
-                kind: Kind::Data,
-                flow: f,
-                dst,
-                wire_bytes: seg.len + hdr,
-                payload: seg.len,
-                seq: seg.seq,
-                ts: self.now,
-                msg: 0,
-                relayed: false,
-                hop: 1,
-                ll: true,
-                retx: seg.retx,
-            });
-            self.emit(src, id);
-        }
-        let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.sender.as_ref().and_then(|s| s.rto_deadline) {
-            if fl.rto_pending.is_none_or(|p| p > d) {
-                fl.rto_pending = Some(d);
-                self.events.push(d, EventKind::RtoTimer, f);
-            }
-        }
-    }
-
-    fn rto_timer(&mut self, f: u32) {
-        let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        fl.rto_pending = None;
-        let Some(sender) = fl.sender.as_mut() else { return };
-        let mut segs = Vec::new();
-        match sender.rto_deadline {
-            Some(d) if d <= now => {
-                let tcp = self.tcp.clone();
-                sender.on_timeout(now, &tcp, &mut segs);
-                self.send_segments(f, &segs);
-            }
-            Some(_) => self.send_segments(f, &segs), // moved later: re-arm
-            None => {}
-        }
-    }
-
-    // ---- Opera's low-latency routing --------------------------------------------------------------
-
-    /// RotorLB negotiates on this run (RotorLB itself, or Opera's bulk traffic).
-    fn balances(&self) -> bool {
-        matches!(self.spec.routing, CircuitRouting::Rotorlb | CircuitRouting::Opera)
-    }
-
-    /// The switch whose circuit from `at` leads towards `dst` in the current slice (None: no path).
-    fn next_switch(&self, at: u32, dst: u32) -> Option<u32> {
-        let o = self.spec.opera.as_ref().expect("opera routing has its table");
-        let slice = (self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64;
-        let x = o.next_switch[((slice as usize * self.n as usize) + at as usize) * self.n as usize + dst as usize];
-        (x != 255).then_some(x as u32)
-    }
-
-    /// Queue low-latency packet `id` at endpoint `at` on the uplink of the current slice's path, or drop it
-    /// (counted) where the slice has no path.
-    fn route_low_latency(&mut self, at: u32, id: u32) {
-        match self.next_switch(at, self.pkts[id as usize].dst) {
-            Some(sw) => {
-                let port = at * self.s + sw;
-                // The circuit this packet is queued for: it keeps it while that circuit lasts.
-                self.pkts[id as usize].msg = self.ports[port as usize].peer.unwrap_or(u32::MAX);
-                self.ports[port as usize].ll.push_back(id);
-                self.wake(port);
-            }
-            None => {
-                self.release(id);
-                self.no_path += 1;
-            }
-        }
-    }
-
-    /// A new slice: packets queued on an uplink whose circuit has gone (its switch reconfigures) take the new
-    /// slice's path from where they are, each move counted as a re-route (seed 001 lines 914-918); packets on
-    /// circuits that stay up keep them. Every uplink then looks again for low-latency work.
-    fn new_slice(&mut self) {
-        for port in 0..self.n * self.s {
-            let ps = &self.ports[port as usize];
-            if ps.ll.is_empty() || (ps.peer.is_some() && self.now < ps.win_end) {
-                continue;
-            }
-            let at = port / self.s;
-            for id in std::mem::take(&mut self.ports[port as usize].ll) {
-                self.reroutes += 1;
-                self.route_low_latency(at, id);
-            }
-        }
-        for port in 0..self.n * self.s {
-            self.wake(port);
-        }
-    }
-
-    /// Serve Opera's low-latency class on `port`: queued packets first, then this endpoint's own low-latency
-    /// flows whose current path starts here. Returns whether the port is busy with it (sent or must wait).
-    fn low_latency_next(&mut self, port: u32, peer: u32) -> bool {
-        let (e, sw) = (port / self.s, port % self.s);
-        while let Some(&id) = self.ports[port as usize].ll.front() {
-            if Some(self.pkts[id as usize].msg) != self.ports[port as usize].peer {
-                // The circuit it was queued for is gone: re-route on the current slice's path.
-                self.ports[port as usize].ll.pop_front();
-                self.reroutes += 1;
-                self.route_low_latency(e, id);
-                continue;
-            }
-            if self.fits(port, self.pkts[id as usize].wire_bytes) {
-                self.ports[port as usize].ll.pop_front();
-                self.transmit(port, peer, self.pkts[id as usize], Some(id));
-            }
-            return true;
-        }
-        let flows = &self.ll_src[e as usize];
-        let count = flows.len();
-        let start = self.ports[port as usize].ll_rr;
-        let pick = (0..count)
-            .map(|i| (start + i) % count)
-            .find(|&i| {
-                let f = flows[i];
-                self.ready(f) && self.next_switch(e, self.ends[f as usize].1) == Some(sw)
-            });
-        let Some(i) = pick else {
-            self.wake_for_low_latency(port, e);
-            return false;
-        };
-        let f = self.ll_src[e as usize][i];
-        let pay = self.spec.packet.payload_bytes as u64;
-        let len = self.available(f).min(pay);
-        let wire = len as u32 + self.data_header();
-        if !self.fits(port, wire) {
-            return true;
-        }
-        let seq = self.hand_out(f, len);
-        self.pull_from_host(f, wire);
-        let dst = self.ends[f as usize].1;
-        let pk = CPacket {
-            kind: Kind::Data,
-            flow: f,
-            dst,
-            wire_bytes: wire,
-            payload: len as u32,
-            seq,
-            ts: self.now,
-            msg: 0,
-            relayed: false,
-            hop: 1,
-            ll: true,
-            retx: false,
-        };
-        self.ports[port as usize].ll_rr = (i + 1) % count;
-        self.transmit(port, peer, pk, None);
-        true
-    }
-
-    // ---- results -----------------------------------------------------------------------------------
-
-    fn results(self, wall_s: f64, stopped_by: &'static str) -> CircuitResults {
-        let flows = self
-            .spec
-            .flows
-            .iter()
-            .zip(self.flows.iter().zip(&self.hot))
-            .map(|(f, (s, h))| CircuitFlowResult {
-                id: f.id,
-                src: f.src,
-                dst: f.dst,
-                size_bytes: f.size_bytes,
-                start_ps: f.start_ps,
-                completed: s.receiver.finish.is_some(),
-                finish_ps: s.receiver.finish,
-                fct_ps: s.receiver.finish.map(|t| t - f.start_ps),
-                bytes_sent: h.sent,
-                data_packets_sent: h.packets_sent,
-                bytes_received: s.receiver.bytes_received(),
-                packets_received: s.receiver.stats.packets_received,
-                ooo_packets: s.receiver.stats.ooo_packets,
-                transport: if s.sender.is_some() { "tcp" } else { "datagram" },
-                retransmits: s.sender.as_ref().map_or(0, |t| t.stats.retransmits),
-                timeouts: s.sender.as_ref().map_or(0, |t| t.stats.timeouts),
-                fast_retransmits: s.sender.as_ref().map_or(0, |t| t.stats.fast_retransmits),
-                spurious_retransmits: s.receiver.stats.spurious_retransmits,
-                acks_sent: s.receiver.stats.acks_sent,
-                ecn_marks: s.receiver.stats.ecn_marks,
-                trims: 0,
-            })
-            .collect::<Vec<_>>();
-        let ports = self
-            .ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| CircuitPortResult {
-                endpoint: i as u32 / self.s,
-                switch: i as u32 % self.s,
-                bytes_sent: p.bytes_sent,
-                packets_sent: p.packets_sent,
-                busy_ps: p.busy_ps,
-                no_circuit_drops: p.no_circuit_drops,
-            })
-            .collect();
-        let series = (self.window_ps > 0).then(|| {
-            let width = self.win_rx.iter().chain(&self.win_tx).map(|r| r.len()).max().unwrap_or(0);
-            let width = width.max(self.hosts.as_ref().map_or(0, |h| h.width()));
-            let [hps, hbs, hpr, hbr] = match &self.hosts {
-                Some(h) => h.series(width).map(Some),
-                None => [None, None, None, None],
-            };
-            let pad = |rows: &Vec<Vec<u64>>| {
-                rows.iter()
-                    .map(|r| {
-                        let mut v = r.clone();
-                        v.resize(width, 0);
-                        v
-                    })
-                    .collect()
-            };
-            CircuitSeries {
-                window_ps: self.window_ps,
-                endpoint_payload_bytes_received: pad(&self.win_rx),
-                endpoint_wire_bytes_sent: pad(&self.win_tx),
-                host_packets_sent: hps,
-                host_bytes_sent: hbs,
-                host_packets_received: hpr,
-                host_bytes_received: hbr,
-            }
-        });
-        let flows_completed = flows.iter().filter(|f| f.completed).count() as u64;
-        CircuitResults {
-            summary: CircuitSummary {
-                sim_time_ps: self.now,
-                events: self.events_done,
-                packet_hops: self.hops,
-                wall_s,
-                packets_created: self.created,
-                packets_delivered: self.delivered,
-                control_packets_received: self.control_received,
-                relayed_packets: self.relayed,
-                no_circuit_drops: self.no_circuit,
-                no_path_drops: self.no_path,
-                low_latency_reroutes: self.reroutes,
-                packets_in_flight: self.live,
-                payload_bytes_delivered: self.payload_delivered,
-                max_relay_delay_ps: self.max_relay_delay,
-                flows_completed,
-                stopped_by,
-                peak_packets_alive: self.peak_live,
-                host_link_drops: self.hosts.as_ref().map(|h| h.drops()),
-            },
-            flows,
-            ports,
-            hosts: self.hosts.as_ref().map(|h| h.results()),
-            series,
-        }
-    }
 }

@@ -112,6 +112,11 @@ pub enum CircuitTransport {
     #[default]
     Datagram,
     Tcp,
+    /// NDP (crate::ndp) on Opera's low-latency class: trimming at the ToR uplinks' low-latency queues.
+    Ndp,
+    /// DCTCP (TCP NewReno with crate::dctcp's ECN response) on Opera's low-latency class: marking at K on the
+    /// ToR uplinks' low-latency queues.
+    Dctcp,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -127,7 +132,8 @@ pub struct CircuitFlowSpec {
     /// A sending-rate cap (a scheduler's allocation); `None`: the flow is backlogged from its start.
     #[serde(default)]
     pub rate_bps: Option<u64>,
-    /// Opera routing: "tcp" sends a low-latency flow with NewReno (`tcp`), ACKs back over the slices' paths;
+    /// Opera routing: "tcp" sends a low-latency flow with NewReno (`tcp`), ACKs back over the slices' paths,
+    /// "ndp" with NDP (`ndp`: trimmed headers, receiver pulls);
     /// "datagram" (the default, and always for bulk and the other routings) sends each byte once.
     #[serde(default)]
     pub transport: CircuitTransport,
@@ -194,6 +200,14 @@ pub struct CircuitSpec {
     /// NewReno settings of TCP flows (Opera's low-latency class with transport "tcp").
     #[serde(default)]
     pub tcp: crate::spec::TcpSpec,
+    /// NDP settings of NDP flows (Opera's low-latency class with transport "ndp"): `queue` limits each uplink's
+    /// low-latency data queue, beyond which NDP data is trimmed to its header.
+    #[serde(default)]
+    pub ndp: crate::spec::NdpSpec,
+    /// DCTCP settings of DCTCP flows (Opera's low-latency class with transport "dctcp"): `k_packets` is the
+    /// marking threshold on each uplink's low-latency data queue.
+    #[serde(default)]
+    pub dctcp: crate::spec::DctcpSpec,
     /// Hosts behind the endpoints; absent: the endpoints themselves are the flows' sources and destinations.
     #[serde(default)]
     pub hosts: Option<HostsSpec>,

@@ -63,6 +63,8 @@ def circuit_spec(
     opera: dict[str, Any] | None = None,
     tcp: dict[str, Any] | None = None,
     hosts: dict[str, Any] | None = None,
+    ndp: dict[str, Any] | None = None,
+    dctcp: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The engine's circuit spec. `hosts` puts hosts behind the endpoints (the spec's `hosts`: per_endpoint,
     rate_bps, delay_ps, nic_queue, tor_queue; docs/circuit-engine.md), and flows then name hosts. `opera` is the routing table entry of routing "opera"
@@ -124,6 +126,10 @@ def circuit_spec(
         spec["opera"] = opera
     if tcp is not None:
         spec["tcp"] = tcp
+    if ndp is not None:
+        spec["ndp"] = ndp  # NDP flows of Opera's low-latency class: queue, header_bytes, initial_window
+    if dctcp is not None:
+        spec["dctcp"] = dctcp  # DCTCP flows of Opera's low-latency class: k_packets, g, initial_alpha
     if hosts is not None:
         spec["hosts"] = hosts
     if stop_ps is not None:

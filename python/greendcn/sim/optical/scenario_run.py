@@ -28,6 +28,7 @@ from ..engine import run_circuit_spec
 from .packet import circuit_spec, network_energy
 from .rotornet import build_rotornet
 from .schedule import CircuitFabric, Slot, SwitchSchedule
+from ..transports import flow_transport, transport_specs, used_transports
 
 __all__ = [
     "CIRCUIT_KINDS",
@@ -151,8 +152,12 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
                 "dst": f.dst,
                 "size_bytes": f.size_bytes,
                 "start_ps": f.start_ps,
-                # Opera's low-latency class runs TCP when the workload asks for it (bulk stays datagrams)
-                **({"transport": "tcp"} if tcp_ll and f.transport == "tcp" else {}),
+                # Opera's low-latency class runs TCP, DCTCP or NDP as the workload asks (bulk stays datagrams)
+                **(
+                    {"transport": t}
+                    if tcp_ll and (t := flow_transport(sc, f.transport, f.cls)) in ("tcp", "dctcp", "ndp")
+                    else {}
+                ),
             }
             for f in flows
         ],
@@ -163,6 +168,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
+        **(transport_specs(sc, used_transports(sc)) if tcp_ll else {}),
         hosts=_hosts_spec(topo),
         window_ps=observation_window_ps(sc, window),
     )

@@ -1,0 +1,160 @@
+//! Opera's low-latency class in the circuit simulator (seed 001 section 2.6, lines 912-931): packets routed
+//! hop by hop over the current slice's expander, re-routed when their circuit goes, and served on an uplink
+//! right after control messages.
+
+use super::{CPacket, CircuitSim, Kind};
+use crate::spec::QueueLimit;
+
+impl CircuitSim<'_> {
+    /// The switch whose circuit from `at` leads towards `dst` in the current slice (None: no path).
+    #[inline]
+    pub(super) fn next_switch(&self, at: u32, dst: u32) -> Option<u32> {
+        let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        let slice = (self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64;
+        let x = o.next_switch[((slice as usize * self.n as usize) + at as usize) * self.n as usize + dst as usize];
+        (x != 255).then_some(x as u32)
+    }
+
+    /// Queue low-latency packet `id` at endpoint `at` on the uplink of the current slice's path, or drop it
+    /// (counted) where the slice has no path.
+    pub(super) fn route_low_latency(&mut self, at: u32, id: u32) {
+        match self.next_switch(at, self.pkts[id as usize].dst) {
+            Some(sw) => {
+                let port = at * self.s + sw;
+                // The circuit this packet is queued for: it keeps it while that circuit lasts.
+                self.pkts[id as usize].msg = self.ports[port as usize].peer.unwrap_or(u32::MAX);
+                let pk = self.pkts[id as usize];
+                if pk.kind.ndp_priority() {
+                    self.ports[port as usize].ll_hi.push_back(id);
+                } else if pk.kind == Kind::Data && self.flows[pk.flow as usize].ndp.is_some() && self.ll_full(port, pk.wire_bytes) {
+                    // NDP data meeting a full data queue is trimmed to its header, which goes ahead of the data
+                    // (Handley et al. 2017, section 3.1; the public Opera simulator trims at its ToRs' 8-packet
+                    // queues).
+                    let p = &mut self.pkts[id as usize];
+                    p.kind = Kind::Header;
+                    p.wire_bytes = self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
+                    self.flows[pk.flow as usize].trims += 1;
+                    self.ports[port as usize].ll_hi.push_back(id);
+                } else {
+                    if pk.kind == Kind::Data
+                        && self.flows[pk.flow as usize].sender.as_ref().is_some_and(|s| s.dctcp.is_some())
+                        && self.ports[port as usize].ll.len() as u64 >= self.spec.dctcp.k_packets
+                    {
+                        // DCTCP: data meeting K or more packets in the queue is marked (Alizadeh et al. 2010,
+                        // section 3.1), as at the packet engine's switches.
+                        self.pkts[id as usize].ce = true;
+                    }
+                    self.ports[port as usize].ll.push_back(id);
+                }
+                self.wake(port);
+            }
+            None => {
+                self.release(id);
+                self.no_path += 1;
+            }
+        }
+    }
+
+    /// Is `port`'s low-latency data queue full for a packet of `wire` bytes (the spec's `ndp.queue`)?
+    fn ll_full(&self, port: u32, wire: u32) -> bool {
+        let q = &self.ports[port as usize].ll;
+        match self.spec.ndp.queue {
+            QueueLimit::Packets(n) => q.len() as u64 >= n,
+            QueueLimit::Bytes(b) => {
+                q.iter().map(|&i| self.pkts[i as usize].wire_bytes as u64).sum::<u64>() + wire as u64 > b
+            }
+        }
+    }
+
+    /// A new slice: packets queued on an uplink whose circuit has gone (its switch reconfigures) take the new
+    /// slice's path from where they are, each move counted as a re-route (seed 001 lines 914-918); packets on
+    /// circuits that stay up keep them. Every uplink then looks again for low-latency work.
+    pub(super) fn new_slice(&mut self) {
+        for port in 0..self.n * self.s {
+            let ps = &self.ports[port as usize];
+            if (ps.ll.is_empty() && ps.ll_hi.is_empty()) || (ps.peer.is_some() && self.now < ps.win_end) {
+                continue;
+            }
+            let at = port / self.s;
+            let hi = std::mem::take(&mut self.ports[port as usize].ll_hi);
+            for id in hi.into_iter().chain(std::mem::take(&mut self.ports[port as usize].ll)) {
+                self.reroutes += 1;
+                self.route_low_latency(at, id);
+            }
+        }
+        for port in 0..self.n * self.s {
+            self.wake(port);
+        }
+    }
+
+    /// Serve Opera's low-latency class on `port`: queued packets first, then this endpoint's own low-latency
+    /// flows whose current path starts here. Returns whether the port is busy with it (sent or must wait).
+    pub(super) fn low_latency_next(&mut self, port: u32, peer: u32) -> bool {
+        let (e, sw) = (port / self.s, port % self.s);
+        // NDP's headers and control first, then the data queue.
+        for hi in [true, false] {
+            fn queue(ps: &mut super::PortState, hi: bool) -> &mut std::collections::VecDeque<u32> {
+                if hi {
+                    &mut ps.ll_hi
+                } else {
+                    &mut ps.ll
+                }
+            }
+            while let Some(&id) = queue(&mut self.ports[port as usize], hi).front() {
+                if Some(self.pkts[id as usize].msg) != self.ports[port as usize].peer {
+                    // The circuit it was queued for is gone: re-route on the current slice's path.
+                    queue(&mut self.ports[port as usize], hi).pop_front();
+                    self.reroutes += 1;
+                    self.route_low_latency(e, id);
+                    continue;
+                }
+                if self.fits(port, self.pkts[id as usize].wire_bytes) {
+                    queue(&mut self.ports[port as usize], hi).pop_front();
+                    self.transmit(port, peer, self.pkts[id as usize], Some(id));
+                }
+                return true;
+            }
+        }
+        let flows = &self.ll_src[e as usize];
+        let count = flows.len();
+        let start = self.ports[port as usize].ll_rr;
+        let pick = (0..count)
+            .map(|i| (start + i) % count)
+            .find(|&i| {
+                let f = flows[i];
+                self.ready(f) && self.next_switch(e, self.ends[f as usize].1) == Some(sw)
+            });
+        let Some(i) = pick else {
+            self.wake_for_low_latency(port, e);
+            return false;
+        };
+        let f = self.ll_src[e as usize][i];
+        let pay = self.spec.packet.payload_bytes as u64;
+        let len = self.available(f).min(pay);
+        let wire = len as u32 + self.data_header();
+        if !self.fits(port, wire) {
+            return true;
+        }
+        let seq = self.hand_out(f, len);
+        self.pull_from_host(f, wire);
+        let dst = self.ends[f as usize].1;
+        let pk = CPacket {
+            kind: Kind::Data,
+            flow: f,
+            dst,
+            wire_bytes: wire,
+            payload: len as u32,
+            seq,
+            ts: self.now,
+            msg: 0,
+            relayed: false,
+            hop: 1,
+            ll: true,
+            retx: false,
+            ce: false,
+        };
+        self.ports[port as usize].ll_rr = (i + 1) % count;
+        self.transmit(port, peer, pk, None);
+        true
+    }
+}

@@ -1,0 +1,86 @@
+//! What the circuit simulator's flows have to send: bytes a flow or a (source, destination) pair could hand
+//! out now (backlogged or earned by a rate cap), when a flow next has a packet, and handing bytes out.
+
+use super::CircuitSim;
+
+impl CircuitSim<'_> {
+    /// Flow `f` hands `len` bytes to a new packet: returns their first sequence number.
+    #[inline]
+    pub(super) fn hand_out(&mut self, f: u32, len: u64) -> u64 {
+        let h = &mut self.hot[f as usize];
+        let seq = h.sent;
+        h.sent += len;
+        h.packets_sent += 1;
+        if h.sent >= h.size {
+            self.unsent -= 1;
+        }
+        self.born();
+        seq
+    }
+
+    /// Flow `f` has a whole packet to send, or its last bytes: a rate-capped flow waits for a full packet
+    /// rather than trickling out the bytes its rate earned since its last one.
+    #[inline]
+    pub(super) fn ready(&self, f: u32) -> bool {
+        let h = &self.hot[f as usize];
+        let left = h.size - h.sent;
+        let avail = self.available(f);
+        left > 0 && avail >= left.min(self.spec.packet.payload_bytes as u64) && self.nic_ready(f, avail)
+    }
+
+    /// Bytes all flows from `e` to `d` could hand out now: the started backlogged flows' remainder (kept as a
+    /// running sum, as every slot's offers ask for it) plus what rate-capped flows have earned.
+    #[inline]
+    pub(super) fn pair_available(&self, e: u32, d: u32) -> u64 {
+        let at = (e * self.n + d) as usize;
+        let mut sum = self.backlog[at];
+        if self.capped[at] {
+            sum += self.local
+                .get(at)
+                .iter()
+                .filter(|&&f| self.hot[f as usize].rate > 0)
+                .map(|&f| self.available(f))
+                .sum::<u64>();
+        }
+        sum
+    }
+
+    /// Bytes flow `f` could hand out now: all that is left once started, or what its rate has earned.
+    #[inline]
+    pub(super) fn available(&self, f: u32) -> u64 {
+        let h = &self.hot[f as usize];
+        if self.now < h.start {
+            return 0;
+        }
+        let earned = match h.rate {
+            0 => h.size,
+            r => {
+                let e = (r as u128 * (self.now - h.start) as u128 / 8_000_000_000_000u128) as u64;
+                e.min(h.size)
+            }
+        };
+        earned.saturating_sub(h.sent)
+    }
+
+    /// When the first of flows `fs` will have a whole packet (or its last bytes) to send, if ever.
+    pub(super) fn earliest_available(&self, fs: &[u32]) -> Option<u64> {
+        let pay = self.spec.packet.payload_bytes as u64;
+        fs.iter()
+            .filter_map(|&f| {
+                let h = &self.hot[f as usize];
+                if h.sent >= h.size {
+                    return None;
+                }
+                let need = (h.sent + pay).min(h.size);
+                let earned = match h.rate {
+                    0 => h.start,
+                    r => {
+                        let dt = (need as u128 * 8_000_000_000_000u128).div_ceil(r as u128) as u64;
+                        h.start + dt
+                    }
+                };
+                Some(earned.max(self.nic_ready_at(f, need - h.sent)))
+            })
+            .min()
+    }
+}

@@ -1,0 +1,203 @@
+//! Transports on the circuit simulator's low-latency class: a flow's start, segments queued at the source, TCP's
+//! ACKs sent at once and acted on at the source, NDP's ACKs, NACKs and paced pulls, the timers. The senders,
+//! the receiver and the pull pacer are the packet engine's (`crate::tcp`, `crate::ndp`).
+
+use super::{CPacket, CircuitSim, Kind};
+use crate::event::EventKind;
+use crate::tcp::Segment;
+
+impl CircuitSim<'_> {
+    /// A TCP or NDP flow starts: its first window of segments onto the low-latency path.
+    pub(super) fn transport_start(&mut self, f: u32) {
+        let now = self.now;
+        let mut segs = Vec::new();
+        let tcp = self.tcp.clone();
+        let fl = &mut self.flows[f as usize];
+        match (fl.sender.as_mut(), fl.ndp.as_mut()) {
+            (Some(s), _) => s.fill_window(now, &tcp, &mut segs),
+            (None, Some(n)) => n.start(now, self.spec.ndp.initial_window, &mut segs),
+            (None, None) => unreachable!("only TCP and NDP flows start here"),
+        }
+        self.send_segments(f, &segs);
+    }
+
+    /// Flow `f`'s receiver acknowledges at once (our choice: no delayed ACKs on circuits); the ACK travels the
+    /// low-latency class back to the source.
+    pub(super) fn acknowledge(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        let ece = fl.receiver.ece;
+        let (ack, echo) = fl.receiver.take_ack();
+        let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
+        let src = self.ends[f as usize].0;
+        let ack_id = self.alloc(CPacket {
+            kind: Kind::Ack,
+            flow: f,
+            dst: src,
+            wire_bytes: wire,
+            payload: 0,
+            seq: ack,
+            ts: echo,
+            msg: 0,
+            relayed: false,
+            hop: 1,
+            ll: true,
+            retx: false,
+            ce: ece,
+        });
+        self.emit(self.spec.flows[f as usize].dst, ack_id);
+    }
+
+    /// A TCP ACK reached its flow's source (endpoint or host).
+    pub(super) fn ack_at_source(&mut self, id: u32) {
+        let pk = self.pkts[id as usize];
+        self.release(id);
+        self.control_received += 1;
+        let now = self.now;
+        let tcp = self.tcp.clone();
+        let mut segs = Vec::new();
+        if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
+            let was_done = s.done();
+            if s.dctcp.is_some() {
+                s.on_ack_ecn(now, pk.seq, pk.ts, pk.ce, &tcp, &self.spec.dctcp, &mut segs);
+            } else {
+                s.on_ack(now, pk.seq, pk.ts, &tcp, &mut segs);
+            }
+            if s.done() && !was_done {
+                self.unsent -= 1;
+            }
+        }
+        self.send_segments(pk.flow, &segs);
+    }
+
+    /// Queue a TCP flow's segments at its source on the current slice's paths and keep its timer armed.
+    pub(super) fn send_segments(&mut self, f: u32, segs: &[Segment]) {
+        let src = self.spec.flows[f as usize].src;
+        let dst = self.ends[f as usize].1;
+        let hdr = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
+        for seg in segs {
+            let h = &mut self.hot[f as usize];
+            h.packets_sent += 1;
+            h.sent = h.sent.max(seg.seq + seg.len as u64);
+            let id = self.alloc(CPacket {
+                kind: Kind::Data,
+                flow: f,
+                dst,
+                wire_bytes: seg.len + hdr,
+                payload: seg.len,
+                seq: seg.seq,
+                ts: self.now,
+                msg: 0,
+                relayed: false,
+                hop: 1,
+                ll: true,
+                retx: seg.retx,
+                ce: false,
+            });
+            self.emit(src, id);
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.rto_deadline() {
+            if fl.rto_pending.is_none_or(|p| p > d) {
+                fl.rto_pending = Some(d);
+                self.events.push(d, EventKind::RtoTimer, f);
+            }
+        }
+    }
+
+    pub(super) fn rto_timer(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        fl.rto_pending = None;
+        let mut segs = Vec::new();
+        match fl.rto_deadline() {
+            Some(d) if d <= now => {
+                let tcp = self.tcp.clone();
+                match (fl.sender.as_mut(), fl.ndp.as_mut()) {
+                    (Some(s), _) => s.on_timeout(now, &tcp, &mut segs),
+                    (None, Some(n)) => n.on_timeout(now, self.spec.ndp.initial_window, &mut segs),
+                    (None, None) => return,
+                }
+                self.send_segments(f, &segs);
+            }
+            Some(_) => self.send_segments(f, &segs), // moved later: re-arm
+            None => {}
+        }
+    }
+
+    // NDP (Handley et al. 2017, section 3): the receiver ACKs each data packet and NACKs each trimmed header at
+    // once, owes the sender a pull for either, and its pacer sends the pulls one full packet apart.
+
+    /// A trimmed header reached its destination (endpoint or host): NACK it and owe a pull. Counted with the
+    /// control packets (it carries no payload).
+    pub(super) fn header_at_destination(&mut self, id: u32) {
+        let pk = self.pkts[id as usize];
+        self.release(id);
+        self.control_received += 1;
+        self.ndp_receive(pk.flow, pk.seq, false);
+    }
+
+    /// NDP flow `f`'s receiver saw the packet at byte `seq` whole (ACK) or trimmed (NACK).
+    pub(super) fn ndp_receive(&mut self, f: u32, seq: u64, whole: bool) {
+        let rx = &mut self.flows[f as usize].receiver;
+        rx.stats.acks_sent += 1;
+        let wanted = rx.finish.is_none();
+        self.ndp_send_control(f, if whole { Kind::NdpAck } else { Kind::NdpNack }, seq);
+        let x = self.spec.flows[f as usize].dst;
+        if !wanted {
+            return; // every byte is in: no more pulls (as the packet engine)
+        }
+        if let Some(t) = self.pacers[x as usize].owe(f, self.now) {
+            self.events.push(t, EventKind::NdpPull, x);
+        }
+    }
+
+    /// Receiver `x`'s pacer sends the next pull it owes.
+    pub(super) fn ndp_pull(&mut self, x: u32) {
+        let (Some(f), next) = self.pacers[x as usize].fire(self.now) else { return };
+        self.ndp_send_control(f, Kind::NdpPull, 0);
+        if let Some(t) = next {
+            self.events.push(t, EventKind::NdpPull, x);
+        }
+    }
+
+    /// An NDP header-sized control packet from flow `f`'s receiver back to its source, at high priority.
+    fn ndp_send_control(&mut self, f: u32, kind: Kind, seq: u64) {
+        let src = self.ends[f as usize].0;
+        let id = self.alloc(CPacket {
+            kind,
+            flow: f,
+            dst: src,
+            wire_bytes: self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes,
+            payload: 0,
+            seq,
+            ts: self.now,
+            msg: 0,
+            relayed: false,
+            hop: 1,
+            ll: true,
+            retx: false,
+            ce: false,
+        });
+        self.emit(self.spec.flows[f as usize].dst, id);
+    }
+
+    /// An NDP ACK, NACK or pull reached its flow's source: the sender acts, maybe sending a packet.
+    pub(super) fn ndp_control_at_source(&mut self, id: u32) {
+        let pk = self.pkts[id as usize];
+        self.release(id);
+        self.control_received += 1;
+        let now = self.now;
+        let mut segs = Vec::new();
+        let Some(s) = self.flows[pk.flow as usize].ndp.as_mut() else { return };
+        let was_done = s.done();
+        match pk.kind {
+            Kind::NdpAck => s.on_ack(now, pk.seq),
+            Kind::NdpNack => s.on_nack(now, pk.seq),
+            _ => s.on_pull(now, &mut segs),
+        }
+        if s.done() && !was_done {
+            self.unsent -= 1;
+        }
+        self.send_segments(pk.flow, &segs);
+    }
+}
