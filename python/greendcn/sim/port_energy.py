@@ -15,11 +15,30 @@ import numpy as np
 from ..power.models import Counters
 from ..power.ports import PortPowerModel
 
-__all__ = ["LOW_STATES", "port_breakdown", "port_states"]
+__all__ = ["LOW_STATES", "port_breakdown", "port_states", "to_off"]
 
-# The engine's per-direction counters of the states besides active, in ps ("off_ps" when a power manager
-# turns ports off).
-LOW_STATES = {"sleep": "sleep_ps", "lpi": "lpi_ps", "wake": "wake_ps", "off": "off_ps"}
+# The engine's per-direction counters of the states besides active, in ps. The engine counts no "off" time:
+# the time ElasticTree turns ports off is moved into state "off" by its pricing (to_off,
+# sim/elastictree/pricing.py).
+LOW_STATES = {"sleep": "sleep_ps", "lpi": "lpi_ps", "wake": "wake_ps"}
+
+# The order in which off time is taken out of the engine's states (our choice): an off port carries nothing,
+# so EEE saw its off time as idle, mostly low-power idle, then the transitions around it; active last.
+_OFF_FROM = ("lpi", "sleep", "wake", "active")
+
+
+def to_off(states: dict[str, float], off_s: float) -> dict[str, float]:
+    """`states` (seconds per state, summed over ports) with `off_s` port-seconds moved into "off", taken from
+    LPI first, then sleep, wake and active; never more than the states hold."""
+    out = dict(states)
+    left = off_s
+    for s in _OFF_FROM:
+        take = min(left, float(out.get(s, 0.0)))
+        if take > 0:
+            out[s] = float(out[s]) - take
+            left -= take
+    out["off"] = float(out.get("off", 0.0)) + (off_s - max(left, 0.0))
+    return out
 
 
 def port_states(dirs: list[dict], ks: list[int], duration_s: Any, sim_s: float) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""`greendcn reproduce energy-saving`: the fat-tree as built and under ElasticTree, Opera and RotorNet, on
-web search and data mining at loads from 5 % to 60 %."""
+"""`greendcn reproduce energy-saving`: the fat-tree as built, with Energy-Efficient Ethernet, under ElasticTree
+and with both, Opera and RotorNet, on web search and data mining at loads from 5 % to 60 %."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def energy_saving(
     workers: int | None = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
     json_out: Path | None = JsonOption,
 ) -> None:
-    """Fat-tree, fat-tree with ElasticTree (Heller 2010), Opera and RotorNet: energy, pJ/bit and slowdown."""
+    """Fat-tree as built, with EEE (IEEE 802.3az), with ElasticTree (Heller 2010) and with both, Opera and
+    RotorNet: energy, pJ/bit and slowdown."""
     from ..reproduce.energy_saving import (
         EnergySavingConfig,
         config_dict,
@@ -60,5 +61,17 @@ def energy_saving(
             f"{100 * f['saving_at_highest_load']:.1f} % at load {f['highest_load']:g}"
             f"{'' if f['falls_with_load'] else ' (does not fall monotonically with load)'}"
         )
+    print("\nNetwork-energy saving against the fat-tree as built (EEE / ElasticTree / both):")
+    for f in found:
+        for v in f["savings_by_load"]:
+            print(
+                f"  {f['workload']} load {v['load']:g}: "
+                + " / ".join(
+                    f"{100 * v[s]:.1f} %" if s in v else "-"
+                    for s in ("fat-tree + EEE", "fat-tree + ElasticTree", "fat-tree + EEE + ElasticTree")
+                )
+            )
+        if f["both_lowest_at_every_load"] is False:
+            print(f"  {f['workload']}: EEE with ElasticTree is not the lowest at every load")
     info(f"wrote {out / 'energy_saving.csv'} and {fig}")
     write_json(json_out, {"config": config_dict(cfg), "findings": found, "rows": rows})

@@ -4,7 +4,13 @@ A device that turns off at an interval's start is off from when its last queued 
 `schedule.drained_ps`; a switch once all its links have drained) until the interval ends, less the wake-up
 time when it is on in the next interval: the manager knows its plan and powers the device on that early, and
 pays for it. Off time is taken out of each device's energy as what its model draws idle over that time (exact
-for the constant and linear models: an off device carries no traffic), and the off power is added."""
+for the constant and linear models: an off device carries no traffic), and the off power is added.
+
+A switch priced port by port (power/ports.py; the default with Energy-Efficient Ethernet) is priced in its
+ports' states instead (our choice, docs/energy-saving.md): while the switch is off it draws the off power
+and nothing else, and its ports are in state "off"; a port whose link alone is off (the switch stays on) is
+in state "off" at the port model's off power. That off time is taken out of the time the engine counted in
+low-power idle first (EEE saw an off link as idle), then the transitions, then active (port_energy.to_off)."""
 
 from __future__ import annotations
 
@@ -13,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from ...power.models import Counters
+from ...power.ports import PortPowerModel
 from ..ledger import EnergyModels, EnergyReport, _devices, _part
+from ..port_energy import port_states, to_off
 from .schedule import Plan
 
 __all__ = ["apply_sleep", "off_periods"]
@@ -28,11 +36,7 @@ def off_periods(plan: Plan, results: dict[str, Any], end_ps: int) -> dict[str, l
     if drained is None:  # no engine report: off from the interval's start
         drained = [[t] * len(o) for t, o in zip(times, sched["off_links"])]
     nodes = results["nodes"]
-    dirs = results["links"]
-    link_name: dict[int, str] = {}
-    for d in dirs:
-        if d["link"] not in link_name:
-            link_name[d["link"]] = f"link{d['link']}:{nodes[d['from']]['name']}-{nodes[d['to']]['name']}"
+    link_name = _link_names(results)
     view = plan.view
     wake = plan.config.wake_time
     out: dict[str, list[tuple[int, int]]] = {}
@@ -66,6 +70,34 @@ def off_periods(plan: Plan, results: dict[str, Any], end_ps: int) -> dict[str, l
     return out
 
 
+def _link_names(results: dict[str, Any]) -> dict[int, str]:
+    """Link id -> the ledger's name of it, `link{l}:A-B` from its first direction."""
+    nodes = results["nodes"]
+    names: dict[int, str] = {}
+    for d in results["links"]:
+        if d["link"] not in names:
+            names[d["link"]] = f"link{d['link']}:{nodes[d['from']]['name']}-{nodes[d['to']]['name']}"
+    return names
+
+
+def _clip(spans: list[tuple[int, int]], a: int, b: int) -> list[tuple[int, int]]:
+    return [(max(lo, a), min(hi, b)) for lo, hi in spans if min(hi, b) > max(lo, a)]
+
+
+def _length(spans: list[tuple[int, int]]) -> int:
+    return sum(hi - lo for lo, hi in spans)
+
+
+def _s(spans: list[tuple[int, int]]) -> float:
+    return _length(spans) * 1e-12
+
+
+def _outside(spans: list[tuple[int, int]], cut: list[tuple[int, int]]) -> int:
+    """Picoseconds of `spans` not covered by `cut` (each a list of disjoint [from, to) periods)."""
+    inter = sum(max(0, min(h1, h2) - max(l1, l2)) for l1, h1 in spans for l2, h2 in cut)
+    return _length(spans) - inter
+
+
 def _switch_links(view: Any, layer: str, i: int) -> list[int]:
     if layer == "agg":
         half = view.half
@@ -89,25 +121,48 @@ def apply_sleep(
     `off_periods_s` ([from, to] in seconds), and the run's power series (if any) drops the same energy."""
     a, b = interval_ps
     periods = off_periods(plan, results, b)
-    ports = {name: p for name, _, _, _, p in _devices(results, models)}
-    model_of = {name: m for name, _, m, _, _ in _devices(results, models)}
+    devices = {name: (m, ks, p) for name, _, m, ks, p in _devices(results, models)}
+    link_name = _link_names(results)
+    dirs = results["links"]
+    sim_s = results["summary"]["sim_time_ps"] * 1e-12
     off_w = plan.config.off_power
     length_s = (b - a) * 1e-12
     series = report.series
     for row in report.devices:
         spans = periods.get(row["name"])
-        if not spans or row["name"] not in model_of:
+        if row["name"] not in devices:
             row["off_s"] = 0.0
             continue
-        inside = [(max(lo, a), min(hi, b)) for lo, hi in spans if min(hi, b) > max(lo, a)]
-        off_s = sum(hi - lo for lo, hi in inside) * 1e-12
-        model, p = model_of[row["name"]], ports[row["name"]]
-        idle = model.energy_j(Counters(duration_s=off_s, ports=p))
+        model, ks, p = devices[row["name"]]
+        port_spans: list[tuple[int, int]] = []
+        inside = _clip(spans or [], a, b)
+        off_s = _length(inside) * 1e-12
+        if isinstance(model, PortPowerModel) and row["kind"] != "link":
+            port_spans = [_clip(periods.get(link_name[dirs[k]["link"]], []), a, b) for k in ks]
+            port_off_s = sum(_outside(x, inside) for x in port_spans) * 1e-12
+            port_spans = [x for xs in port_spans for x in xs]
+            row["ports_off_s"] = port_off_s
+            if not off_s and not port_off_s:
+                row["off_s"] = 0.0
+                continue
+            states = port_states(dirs, ks, length_s, sim_s) or {"active": p * length_s}
+            idle = _port_idle_j(model, row, states, p, length_s, off_s, port_off_s, off_w)
+        elif not spans:
+            row["off_s"] = 0.0
+            continue
+        else:
+            idle = model.energy_j(Counters(duration_s=off_s, ports=p))
         row["energy_j"] = max(0.0, row["energy_j"] - idle) + off_w * off_s
         row["avg_power_w"] = row["energy_j"] / length_s if length_s > 0 else 0.0
         row["off_s"] = off_s
         row["off_periods_s"] = [[lo * 1e-12, hi * 1e-12] for lo, hi in inside]
-        if series is not None:
+        if series is not None and port_spans:
+            # a switch priced port by port: its saving spread evenly over its off time (our approximation)
+            at = inside or port_spans
+            _sleep_in_series(
+                series, _part(row["kind"]), model, p, at, off_w if inside else 0.0, idle / _s(at)
+            )
+        elif series is not None:
             _sleep_in_series(series, _part(row["kind"]), model, p, inside, off_w)
     split = {"hosts_energy_j": 0.0, "switches_energy_j": 0.0, "links_energy_j": 0.0}
     for d in report.devices:
@@ -123,11 +178,48 @@ def apply_sleep(
     return report
 
 
+def _port_idle_j(
+    model: PortPowerModel,
+    row: dict[str, Any],
+    states: dict[str, float],
+    ports: int,
+    length_s: float,
+    off_s: float,
+    port_off_s: float,
+    off_w: float,
+) -> float:
+    """What a switch priced port by port would have drawn, over `length_s`, beyond what it draws once off for
+    `off_s` (the whole switch, priced at `off_w` by the caller) and with `port_off_s` more port-seconds off
+    (links turned off while the switch is on, priced at the port's off power); updates the row's
+    `states_s`, `energy_by_state_j` and `fixed_energy_j` when it has them."""
+    moved = to_off(states, ports * off_s + port_off_s)
+    device_off = min(ports * off_s, moved["off"])
+    kept = moved | {"off": moved["off"] - device_off}
+    before = model.energy_j(Counters(duration_s=length_s, ports=ports, state_s=states))
+    after = model.energy_j(Counters(duration_s=length_s - off_s, ports=ports, state_s=kept))
+    if "states_s" in row:
+        row["states_s"] = moved
+        by_state = {s: model.watts(s) * t for s, t in kept.items()}
+        by_state["off"] = by_state.get("off", 0.0) + off_w * off_s  # the whole switch off: its off power
+        row["energy_by_state_j"] = by_state
+        row["fixed_energy_j"] = model.energy_j(
+            Counters(duration_s=length_s - off_s, ports=ports, state_s={"active": 0.0})
+        )
+    return float(before - after)
+
+
 def _sleep_in_series(
-    series: dict[str, Any], part: str, model: Any, ports: int, spans: list, off_w: float
+    series: dict[str, Any],
+    part: str,
+    model: Any,
+    ports: int,
+    spans: list,
+    off_w: float,
+    idle_w: float | None = None,
 ) -> None:
     """Take a device's off time out of the run's power series (windows from time 0): per window, what its model
-    draws idle over the time it was off there, less its off power."""
+    draws idle over the time it was off there (or `idle_w` per second off: a switch priced port by port, our
+    approximation spreading its saving evenly over its off time), less its off power."""
     w_s = float(series["window_s"])
     dur = np.asarray(series["duration_s"], dtype=float)
     starts = np.arange(len(dur)) * w_s
@@ -137,9 +229,12 @@ def _sleep_in_series(
         off += np.clip(np.minimum(hi * 1e-12, ends) - np.maximum(lo * 1e-12, starts), 0.0, None)
     if not off.any():
         return
-    idle = np.array(
-        [model.energy_j(Counters(duration_s=float(x), ports=ports)) if x > 0 else 0.0 for x in off]
-    )
+    if idle_w is not None:
+        idle = idle_w * off
+    else:
+        idle = np.array(
+            [model.energy_j(Counters(duration_s=float(x), ports=ports)) if x > 0 else 0.0 for x in off]
+        )
     safe = np.where(dur > 0, dur, 1.0)
     drop = np.where(dur > 0, (idle - off_w * off) / safe, 0.0)
     for key in (f"{part}_power_w", "power_w"):

@@ -1,0 +1,147 @@
+"""Energy-Efficient Ethernet and ElasticTree together: an off switch priced at its off power in the port model,
+the four fat-tree schemes' network energy on a small case, and `greendcn reproduce energy-saving`'s rows."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from greendcn.power.models import Counters
+from greendcn.sim import simulate
+from greendcn.sim.port_energy import port_states, to_off
+from greendcn.sim.scenario import scenario_from_dict
+
+OFF_W = 5.0  # a distinctive off power, so that pricing the off time at it is visible
+
+
+def _quiet_then_busy(eee: bool, elastictree: bool) -> dict:
+    # Quiet until 2 ms (one flow inside a rack), then every host sends 1 MB across pods: ElasticTree turns
+    # cores off over [0, 2 ms - wake time), where EEE alone would keep their ports in low-power idle.
+    flows = [{"src": f"S{i}", "dst": f"S{(i + 8) % 16}", "size": "1MB", "start": "2ms"} for i in range(16)]
+    flows.append({"src": "S0", "dst": "S1", "size": "10KB"})
+    return {
+        "topology": {"kind": "fattree", "k": 4, "link_rate": "10Gbps", "link_delay": "1us"},
+        "routing": {"scheme": "ecmp"},
+        "workload": {"kind": "flows", "flows": flows},
+        "eee": {"enabled": eee},
+        "elastictree": {
+            "enabled": elastictree,
+            "interval": "500us",
+            "wake_time": "100us",
+            "margin": 0.8,
+            "off_power": OFF_W,
+        },
+    }
+
+
+def test_to_off_takes_off_time_from_lpi_first_and_never_more_than_there_is():
+    s = to_off({"active": 3.0, "lpi": 2.0, "sleep": 0.5}, 4.0)
+    assert s == pytest.approx({"active": 1.5, "lpi": 0.0, "sleep": 0.0, "off": 4.0})
+    assert sum(s.values()) == pytest.approx(5.5)
+    assert to_off({"active": 1.0}, 3.0)["off"] == pytest.approx(1.0)
+
+
+def test_a_switch_off_under_eee_is_priced_at_off_power_not_at_lpi_or_active():
+    sc = _quiet_then_busy(eee=True, elastictree=True)
+    res = simulate(sc, progress=False)
+    assert res.flows["fct_s"].notna().all()
+    out = res.engine_results
+    sim_s = out["summary"]["sim_time_ps"] * 1e-12
+    model = scenario_from_dict(sc).power.models(eee=True).for_node("C1", "switch")
+    rows = {d["name"]: d for d in res.energy.devices}
+    names = [n["name"] for n in out["nodes"]]
+    checked = 0
+    for c in ("C0", "C1", "C2", "C3"):
+        row = rows[c]
+        if row["off_s"] <= 0:
+            continue
+        node = names.index(c)
+        ks = [k for k, d in enumerate(out["links"]) if d["from"] == node]
+        p = len(ks)
+        engine = port_states(out["links"], ks, sim_s, sim_s)
+        off_ports = p * row["off_s"] + row["ports_off_s"]
+        # EEE saw the off time as idle: the engine counted at least that much low-power idle on its ports
+        assert engine["lpi"] >= off_ports
+        fixed_w = model.energy_j(Counters(duration_s=1.0, ports=p, state_s={"active": 0.0}))
+        as_counted = model.energy_j(Counters(duration_s=sim_s, ports=p, state_s=engine))
+        # Expected: the switch's energy as the engine's states price it, less its chassis over the off time and
+        # its ports' LPI power over their off time, plus the off power over the off time (ports off while the
+        # switch is on draw the port model's off power, 0 W by default).
+        expected = as_counted - fixed_w * row["off_s"] - model.port_lpi_w * off_ports + OFF_W * row["off_s"]
+        assert row["energy_j"] == pytest.approx(expected, rel=1e-9)
+        # Not the old pricing (the off time taken out with the ports active), which under-counts the energy
+        wrong = as_counted - (fixed_w + p * model.port_active_w) * row["off_s"] + OFF_W * row["off_s"]
+        assert row["energy_j"] > wrong + 0.5 * p * (model.port_active_w - model.port_lpi_w) * row["off_s"]
+        assert row["states_s"]["off"] == pytest.approx(off_ports)
+        assert row["states_s"]["lpi"] == pytest.approx(engine["lpi"] - off_ports)
+        assert row["fixed_energy_j"] + sum(row["energy_by_state_j"].values()) == pytest.approx(
+            row["energy_j"]
+        )
+        checked += 1
+    assert checked, "some core switch slept"
+
+
+def _window_network_j(eee: bool, elastictree: bool) -> float:
+    sc = {
+        "topology": {"kind": "fattree", "k": 4, "link_rate": "10Gbps", "link_delay": "1us"},
+        "routing": {"scheme": "ecmp"},
+        "workload": {
+            "kind": "poisson",
+            "size": "200KB",
+            "load": 0.05,
+            "duration": "4ms",
+            "pattern": "uniform",
+        },
+        "run": {"window": ["0ms", "4ms"], "stop_time": "200ms"},
+        "eee": {"enabled": eee},
+        "elastictree": {"enabled": elastictree, "interval": "500us", "wake_time": "50us", "margin": 0.8},
+    }
+    res = simulate(sc, progress=False)
+    assert res.flows["fct_s"].notna().all()
+    s = res.window_energy.split
+    return s["switches_energy_j"] + s["links_energy_j"]
+
+
+def test_eee_elastictree_and_both_each_save_and_both_saves_most():
+    plain = _window_network_j(False, False)
+    eee = _window_network_j(True, False)
+    slept = _window_network_j(False, True)
+    both = _window_network_j(True, True)
+    assert eee < plain and slept < plain
+    assert both < min(eee, slept), (plain, eee, slept, both)
+
+
+def test_the_study_carries_eee_and_both_in_rows_csv_and_findings(tmp_path):
+    from dataclasses import replace
+
+    from greendcn.sim.reproduce.energy_saving import (
+        SCHEMES,
+        EnergySavingConfig,
+        findings,
+        reproduce_energy_saving,
+        summarize,
+        write_csv,
+        write_figure,
+    )
+
+    assert "fat-tree + EEE" in SCHEMES and "fat-tree + EEE + ElasticTree" in SCHEMES
+    cfg = replace(EnergySavingConfig.quick(), loads=(0.05,))
+    rows = summarize(reproduce_energy_saving(cfg, workers=1, progress=False))
+    by = {r["scheme"]: r for r in rows}
+    assert list(by) == list(SCHEMES)
+    for s in ("fat-tree + EEE", "fat-tree + ElasticTree", "fat-tree + EEE + ElasticTree"):
+        assert by[s]["flows_completed"] == by[s]["flows"]
+        assert 0 < by[s]["network_saving"] < 1, s
+    write_csv(rows, tmp_path / "e.csv")
+    with (tmp_path / "e.csv").open() as fh:
+        assert [r["scheme"] for r in csv.DictReader(fh)] == list(SCHEMES)
+    assert write_figure(rows, tmp_path / "e.png").stat().st_size > 0
+    (f,) = findings(rows)
+    (v,) = f["savings_by_load"]
+    assert v["fat-tree + EEE + ElasticTree"] == pytest.approx(
+        by["fat-tree + EEE + ElasticTree"]["network_saving"]
+    )
+    assert f["both_lowest_at_every_load"] is (
+        v["fat-tree + EEE + ElasticTree"] >= max(v["fat-tree + EEE"], v["fat-tree + ElasticTree"])
+    )
