@@ -119,21 +119,7 @@ impl CircuitSim<'_> {
         let len = avail.min(pay);
         let wire = len as u32 + self.data_header();
         let seq = self.hand_out(f, len);
-        let pk = CPacket {
-            kind: Kind::Data,
-            flow: f,
-            dst: self.ends[f as usize].1,
-            wire_bytes: wire,
-            payload: len as u32,
-            seq,
-            ts: self.now,
-            msg: 0,
-            relayed: false,
-            hop: 1,
-            ll: false,
-            retx: false,
-            ce: false,
-        };
+        let pk = CPacket::of_flow(Kind::Data, f, self.ends[f as usize].1, wire, len as u32, seq, self.now);
         let id = self.slot_for(pk);
         self.emit(src, id);
         if self.hot[f as usize].sent < self.hot[f as usize].size {

@@ -138,21 +138,7 @@ impl CircuitSim<'_> {
         let seq = self.hand_out(f, len);
         self.pull_from_host(f, wire);
         let dst = self.ends[f as usize].1;
-        let pk = CPacket {
-            kind: Kind::Data,
-            flow: f,
-            dst,
-            wire_bytes: wire,
-            payload: len as u32,
-            seq,
-            ts: self.now,
-            msg: 0,
-            relayed: false,
-            hop: 1,
-            ll: true,
-            retx: false,
-            ce: false,
-        };
+        let pk = CPacket { ll: true, ..CPacket::of_flow(Kind::Data, f, dst, wire, len as u32, seq, self.now) };
         self.ports[port as usize].ll_rr = (i + 1) % count;
         self.transmit(port, peer, pk, None);
         true

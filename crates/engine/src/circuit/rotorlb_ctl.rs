@@ -33,21 +33,7 @@ impl CircuitSim<'_> {
     pub(super) fn push_control(&mut self, port: u32, kind: Kind, to: u32, msg: u32) {
         let p = &self.spec.packet;
         let wire = p.control_bytes + p.frame_overhead_bytes;
-        let id = self.alloc(CPacket {
-            kind,
-            flow: u32::MAX,
-            dst: to,
-            wire_bytes: wire,
-            payload: 0,
-            seq: 0,
-            ts: self.now,
-            msg,
-            relayed: false,
-            hop: 0,
-            ll: false,
-            retx: false,
-            ce: false,
-        });
+        let id = self.alloc(CPacket { msg, hop: 0, ..CPacket::of_flow(kind, u32::MAX, to, wire, 0, 0, self.now) });
         self.ports[port as usize].control.push_back(id);
         self.wake(port);
     }

@@ -103,19 +103,9 @@ impl CircuitSim<'_> {
                 }
                 self.held[q] -= h.payload as u64;
                 let pk = CPacket {
-                    kind: Kind::Data,
-                    flow: h.flow,
-                    dst: h.dst,
-                    wire_bytes: h.payload + pkt_hdr,
-                    payload: h.payload,
-                    seq: h.seq,
-                    ts: h.ts,
-                    msg: 0,
                     relayed: true,
                     hop: h.hop,
-                    ll: false,
-                    retx: false,
-                    ce: false,
+                    ..CPacket::of_flow(Kind::Data, h.flow, h.dst, h.payload + pkt_hdr, h.payload, h.seq, h.ts)
                 };
                 self.transmit(port, peer, pk, None);
             }
@@ -170,19 +160,8 @@ impl CircuitSim<'_> {
                 self.backlog[(e * n + d) as usize] -= len;
             }
             let pk = CPacket {
-                kind: Kind::Data,
-                flow: f,
-                dst: d,
-                wire_bytes: wire,
-                payload: len as u32,
-                seq,
-                ts: now,
-                msg: 0,
                 relayed: via_relay || d != peer,
-                hop: 1,
-                ll: false,
-                retx: false,
-                ce: false,
+                ..CPacket::of_flow(Kind::Data, f, d, wire, len as u32, seq, now)
             };
             if routing == CircuitRouting::Selector {
                 let len_list = self.first_hop.get(list).len();

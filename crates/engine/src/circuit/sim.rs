@@ -90,6 +90,24 @@ pub(crate) struct CPacket {
     ce: bool,
 }
 
+impl CPacket {
+    /// A packet of flow `flow` with what most packets share: first hop, sent by its source, best-effort
+    /// class, not a retransmission, unmarked, no control message. Callers override the rest by struct update.
+    #[inline]
+    fn of_flow(
+        kind: Kind,
+        flow: u32,
+        dst: u32,
+        wire_bytes: u32,
+        payload: u32,
+        seq: u64,
+        ts: u64,
+    ) -> Self {
+        let (msg, relayed, hop, ll, retx, ce) = (0, false, 1, false, false, false);
+        CPacket { kind, flow, dst, wire_bytes, payload, seq, ts, msg, relayed, hop, ll, retx, ce }
+    }
+}
+
 /// A relayed datagram held at a relay for its next hop: only what it needs to leave again (32 bytes, not the
 /// pool's 48: relays of a 108-rack shuffle hold half a million of them, and reading a queue's head is a cache
 /// miss per packet). It leaves as a full data packet (`wire = payload + header + frame overhead`).

@@ -29,21 +29,8 @@ impl CircuitSim<'_> {
         let (ack, echo) = fl.receiver.take_ack();
         let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
         let src = self.ends[f as usize].0;
-        let ack_id = self.alloc(CPacket {
-            kind: Kind::Ack,
-            flow: f,
-            dst: src,
-            wire_bytes: wire,
-            payload: 0,
-            seq: ack,
-            ts: echo,
-            msg: 0,
-            relayed: false,
-            hop: 1,
-            ll: true,
-            retx: false,
-            ce: ece,
-        });
+        let pk = CPacket { ll: true, ce: ece, ..CPacket::of_flow(Kind::Ack, f, src, wire, 0, ack, echo) };
+        let ack_id = self.alloc(pk);
         self.emit(self.spec.flows[f as usize].dst, ack_id);
     }
 
@@ -79,19 +66,9 @@ impl CircuitSim<'_> {
             h.packets_sent += 1;
             h.sent = h.sent.max(seg.seq + seg.len as u64);
             let id = self.alloc(CPacket {
-                kind: Kind::Data,
-                flow: f,
-                dst,
-                wire_bytes: seg.len + hdr,
-                payload: seg.len,
-                seq: seg.seq,
-                ts: self.now,
-                msg: 0,
-                relayed: false,
-                hop: 1,
                 ll: true,
                 retx: seg.retx,
-                ce: false,
+                ..CPacket::of_flow(Kind::Data, f, dst, seg.len + hdr, seg.len, seg.seq, self.now)
             });
             self.emit(src, id);
         }
@@ -163,21 +140,8 @@ impl CircuitSim<'_> {
     /// An NDP header-sized control packet from flow `f`'s receiver back to its source, at high priority.
     fn ndp_send_control(&mut self, f: u32, kind: Kind, seq: u64) {
         let src = self.ends[f as usize].0;
-        let id = self.alloc(CPacket {
-            kind,
-            flow: f,
-            dst: src,
-            wire_bytes: self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes,
-            payload: 0,
-            seq,
-            ts: self.now,
-            msg: 0,
-            relayed: false,
-            hop: 1,
-            ll: true,
-            retx: false,
-            ce: false,
-        });
+        let wire = self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
+        let id = self.alloc(CPacket { ll: true, ..CPacket::of_flow(kind, f, src, wire, 0, seq, self.now) });
         self.emit(self.spec.flows[f as usize].dst, id);
     }
 
