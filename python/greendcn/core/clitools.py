@@ -8,6 +8,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -127,6 +128,18 @@ def write_json(path: str | os.PathLike[str] | None, payload: Any) -> None:
         p.write_text(json.dumps(to_jsonable(payload), indent=2, allow_nan=False) + "\n")
     except OSError as e:
         fail(f"cannot write JSON to {p}: {e.strerror}", hint="choose a writable path for --json")
+
+
+def write_csv(rows: list[dict[str, Any]], path: str | os.PathLike[str], columns: Sequence[str]) -> None:
+    """Write result rows as CSV with exactly `columns`, in order; a missing or None value is an empty field,
+    keys beyond `columns` are left out."""
+    import csv
+
+    with Path(path).open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(columns), extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
 
 
 def echo_table(rows: list[dict[str, Any]], columns: list[str] | None = None, floatfmt: str = ".4g") -> None:

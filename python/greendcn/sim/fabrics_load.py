@@ -290,13 +290,9 @@ CSV_COLUMNS = (
 
 
 def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
-    import csv
+    from ..core.clitools import write_csv as write_rows
 
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in CSV_COLUMNS})
+    write_rows(rows, path, CSV_COLUMNS)
 
 
 def plot_sweep(rows: list[dict[str, Any]], slowdown_png: Path, energy_png: Path) -> None:
