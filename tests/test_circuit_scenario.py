@@ -94,6 +94,7 @@ def test_ndp_runs_on_operas_low_latency_class_and_bulk_stays_datagrams():
     assert short["trims"].sum() > 0
     assert (short["retransmits"] == short["trims"]).all()
     assert (long_["trims"] == 0).all()
+    assert res.summary["transport"] == "ndp for Opera's low-latency class, datagrams for bulk"
 
 
 def test_dctcp_runs_on_operas_low_latency_class():

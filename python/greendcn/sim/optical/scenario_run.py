@@ -99,6 +99,13 @@ def endpoint_network(topo: Any) -> Network:
     return Network(nodes=[Node(f"R{i}", "host") for i in range(topo.racks)], links=[])
 
 
+def _low_latency_transports(flows: Any) -> str:
+    """The transports Opera's low-latency flows ran (the engine's per-flow `transport`; bulk flows run
+    datagrams), e.g. "tcp" or "dctcp/ndp"; "tcp" when the run has no low-latency flow."""
+    ran = sorted(set(flows["transport"].astype(str)) - {"datagram", "udp"})
+    return "/".join(ran) or "tcp"
+
+
 def endpoint_racks(topo: Any) -> list[int]:
     """The rack of each of a circuit fabric's workload endpoints, in `endpoint_network`'s host order: host h
     sits in rack h // hosts_per_rack; without hosts_per_rack each endpoint is its own rack."""
@@ -212,9 +219,9 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "routing": sc.routing.scheme,
         "fabric": topo.kind,
         "transport": (
-            "tcp for Opera's low-latency class, datagrams for bulk"
+            f"{_low_latency_transports(fl)} for Opera's low-latency class, datagrams for bulk"
             if tcp_ll
-            else "datagram (TCP runs only on Opera's low-latency class)"
+            else "datagram (TCP, DCTCP and NDP run only on Opera's low-latency class)"
         ),
         **({"opera_routing": OPERA_NOTES[sc.routing.scheme]} if topo.kind == "opera" else {}),
         "sim_time_s": sim_time_s,
