@@ -111,3 +111,40 @@ def test_dctcp_runs_on_operas_low_latency_class():
     short = res.flows[res.flows["class"] == "short"]
     assert set(short["transport"]) == {"dctcp"} and short["fct_s"].notna().all()
     assert short["ecn_marks"].sum() > 0  # K = 2 packets on the uplinks' low-latency queues
+
+
+def test_bulk_tcp_on_rotornet_is_asked_for_and_stays_datagrams_by_default():
+    # transport.circuit_bulk = "transport": every bulk flow runs TCP from its source ToR's queue, ACKed back
+    # over the circuits, one ACK per segment received (the engine's tests force losses in the gaps); the
+    # default keeps RotorLB's datagrams.
+    sets = ["workload.size=300KB"]
+    tcp = simulate(SCENARIO, overrides=[*sets, "transport.circuit_bulk=transport"], progress=False)
+    fl = tcp.flows
+    assert set(fl["transport"]) == {"tcp"} and fl["fct_s"].notna().all()
+    assert (fl["acks_sent"] == fl["packets_received"]).all()
+    assert tcp.summary["transport"] == "tcp for bulk (from each source ToR's queue, sent again when lost)"
+    dg = simulate(SCENARIO, overrides=sets, progress=False)
+    assert set(dg.flows["transport"]) == {"datagram"}
+    assert dg.summary["transport"].startswith("datagram")
+
+
+@pytest.mark.parametrize(
+    "sets, words",
+    [
+        (["transport.circuit_bulk=reliable"], ["transport.circuit_bulk"]),
+        (["transport.circuit_bulk=transport", "transport.default=ndp"], ["transport.default", "ndp"]),
+        (["transport.default=dctcp"], ["transport.default", "dctcp"]),
+        (
+            [
+                "transport.circuit_bulk=transport",
+                "transport.default=dctcp",
+                "dctcp.k=600",
+                "topology.queue=500pkt",
+            ],
+            ["dctcp.k"],
+        ),
+    ],
+)
+def test_bad_bulk_transport_settings_name_the_key(sets, words):
+    out = run_greendcn("simulate", SCENARIO, *[a for s in sets for a in ("--set", s)])
+    assert_clean_error(out, *words)

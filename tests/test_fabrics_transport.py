@@ -34,6 +34,18 @@ def test_ndp_on_every_fabric_runs_or_is_left_out_with_the_reason():
     assert any(n.startswith("like for like: every flow in the table ran ndp") for n in out["notes"])
 
 
+def test_tcp_runs_every_fabric_with_reliable_bulk_traffic():
+    # like for like: circuit fabrics' bulk traffic runs TCP too (transport.circuit_bulk = "transport"), so no
+    # fabric is left out and every flow of every fabric ran TCP and completed
+    cfg = FabricsConfig(**QUICK, transport="tcp")
+    out = compare_fabrics(cfg)
+    assert out["left_out"] == []
+    assert sorted(r["fabric"] for r in out["fabrics"]) == sorted(p["fabric"] for p in fabric_plan(cfg))
+    for r in out["fabrics"]:
+        assert r["transport"] == "tcp" and r["flows_completed"] == r["flows"] == 32, r["fabric"]
+    assert {"rotornet", "selectornet", "opera"} <= {r["fabric"].split()[0].lower() for r in out["fabrics"]}
+
+
 def test_the_command_prints_the_transport_and_the_fabrics_left_out(tmp_path):
     doc_path = tmp_path / "f.json"
     out = run_greendcn(

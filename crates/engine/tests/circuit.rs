@@ -589,3 +589,122 @@ fn progress_counts_flows_whose_last_datagram_is_delivered() {
         assert!(finished_by(now) <= done && done <= finished_by(now + 10_000_000), "{now}: {done}");
     }
 }
+
+/// Bulk TCP on a rotor fabric: a 3 us send-to-wire lag the senders do not correct for (no preallocation, no
+/// guard) pushes each window's last packets past their circuit's uptime, into the dark reconfiguration gap,
+/// where the switch drops them. As datagrams those bytes are lost; TCP sends them again (duplicate ACKs or its
+/// timer) and the flow completes, with every lost segment resent. Direct and RotorLB routing alike.
+#[test]
+fn bulk_tcp_on_a_rotor_fabric_resends_what_a_dark_slot_dropped() {
+    for routing in ["direct", "rotorlb"] {
+        let flows = |t: &str| json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 2_000_000u64, "transport": t}]);
+        let mut spec = rotor_spec(8, 100_000_000, 10_000_000, routing, flows("datagram"), 5_000_000_000_000);
+        spec["tdma"] = json!({"lag_ps": 3_000_000});
+        spec["tcp"] = json!({"min_rto_ps": 5_000_000_000u64, "initial_rto_ps": 5_000_000_000u64});
+        let r = run(&spec).unwrap();
+        conserved(&r);
+        assert!(u(&r, &["summary", "no_circuit_drops"]) > 0, "{routing}: {}", r["summary"]);
+        assert!(!r["flows"][0]["completed"].as_bool().unwrap(), "{routing}: datagrams are never resent");
+        spec["flows"] = flows("tcp");
+        let r = run(&spec).unwrap();
+        conserved(&r);
+        let f = &r["flows"][0];
+        let dropped = u(&r, &["summary", "no_circuit_drops"]);
+        assert_eq!(f["transport"], "tcp");
+        assert!(f["completed"].as_bool().unwrap(), "{routing}: {f} {}", r["summary"]);
+        assert_eq!(u(f, &["bytes_received"]), 2_000_000);
+        // data packets lost in the gap are all resent (ACKs cross the gap too and may be lost there as well)
+        assert!(dropped > 0 && u(f, &["retransmits"]) > 0, "{routing}: {f} {}", r["summary"]);
+        assert_eq!(u(&r, &["summary", "packets_in_flight"]), 0, "{routing}: {}", r["summary"]);
+        // one ACK per segment that reached the receiver was sent back over the circuits
+        assert_eq!(u(f, &["acks_sent"]), u(f, &["packets_received"]), "{routing}: {f}");
+    }
+}
+
+/// Bulk TCP over RotorLB with timing error: eight flows, each of whose segments may be relayed; jitter beyond
+/// the guard sends some packets into the dark gap after their circuit's uptime. Every flow completes, and the
+/// same run is identical when repeated (the jitter comes from the seeded generators).
+#[test]
+fn bulk_tcp_over_rotorlb_completes_and_is_deterministic_with_jitter() {
+    let flows: Vec<Value> = (0..8u32)
+        .map(|s| json!({"id": s, "src": s, "dst": (s + 3) % 8, "size_bytes": 400_000u64, "transport": "tcp"}))
+        .collect();
+    let mut spec = rotor_spec(8, 50_000_000, 10_000_000, "rotorlb", json!(flows), 5_000_000_000_000);
+    spec["tdma"] = json!({"lag_ps": 1_000_000, "jitter_mean_ps": 500_000, "guard_ps": 1_000_000, "prealloc_ps": 1_000_000});
+    spec["tcp"] = json!({"min_rto_ps": 2_000_000_000u64, "initial_rto_ps": 2_000_000_000u64});
+    let a = run(&spec).unwrap();
+    conserved(&a);
+    assert_eq!(u(&a, &["summary", "flows_completed"]), 8, "{}", a["summary"]);
+    assert!(u(&a, &["summary", "relayed_packets"]) > 0, "RotorLB relays TCP segments: {}", a["summary"]);
+    assert!(u(&a, &["summary", "no_circuit_drops"]) > 0, "jitter past the guard loses packets: {}", a["summary"]);
+    let mut b = run(&spec).unwrap();
+    let mut a = a;
+    a["summary"]["wall_s"] = json!(0);
+    b["summary"]["wall_s"] = json!(0);
+    assert_eq!(a, b);
+}
+
+/// Bulk TCP on SelectorNet: segments take one hop per set bit of their offset and the ACKs come back the same
+/// way (largest power of two first); every flow completes with no loss and no retransmission.
+#[test]
+fn bulk_tcp_on_selectornet_acknowledges_over_multi_hop_routes() {
+    let flows: Vec<Value> =
+        [3u32, 7, 5].iter().map(|&d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 300_000, "transport": "tcp"})).collect();
+    let r = run(&selector_spec(8, 1_000_000_000, json!(flows), 100_000_000_000_000)).unwrap();
+    conserved(&r);
+    for f in r["flows"].as_array().unwrap() {
+        assert!(f["completed"].as_bool().unwrap(), "{f}");
+        assert_eq!(u(f, &["retransmits"]), 0, "{f}");
+        assert_eq!(f["transport"], "tcp");
+    }
+    assert!(u(&r, &["summary", "relayed_packets"]) > 0);
+}
+
+/// DCTCP on bulk traffic: segments finding K or more packets in their source ToR's queue for the destination
+/// are marked, the receiver echoes the marks, and the flows complete; with K above any queue the window
+/// reaches, nothing is marked.
+#[test]
+fn bulk_dctcp_marks_at_k_in_the_source_tor_queue() {
+    let flows: Vec<Value> =
+        (1..4u32).map(|i| json!({"id": i, "src": 0, "dst": 3, "size_bytes": 500_000, "transport": "dctcp"})).collect();
+    let mut spec = rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), 50_000_000_000_000);
+    spec["dctcp"] = json!({"k_packets": 4});
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    for f in r["flows"].as_array().unwrap() {
+        assert_eq!(f["transport"], "dctcp");
+        assert!(f["completed"].as_bool().unwrap(), "{f}");
+        assert!(u(f, &["ecn_marks"]) > 0, "{f}");
+    }
+    spec["dctcp"] = json!({"k_packets": 1_000_000});
+    let r = run(&spec).unwrap();
+    assert!(r["flows"].as_array().unwrap().iter().all(|f| u(f, &["ecn_marks"]) == 0 && f["completed"] == true));
+}
+
+#[test]
+fn ndp_and_rate_caps_on_bulk_traffic_are_refused_naming_the_flow() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "ndp"}]);
+    let err = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, 1_000_000)).unwrap_err().to_string();
+    assert!(err.contains("flows[0].transport"), "{err}");
+    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "tcp", "rate_bps": 1000}]);
+    let err = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, 1_000_000)).unwrap_err().to_string();
+    assert!(err.contains("flows[0].rate_bps"), "{err}");
+}
+
+/// Opera's bulk class with TCP: a flow above the cutoff goes by RotorLB from its source ToR's queue, its ACKs
+/// come back on the low-latency class; it completes without loss, as its datagram twin does.
+#[test]
+fn opera_bulk_tcp_goes_by_rotorlb_and_acknowledges_on_the_low_latency_class() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 400_000, "transport": "tcp"}]);
+    let mut spec = opera_spec(1_000_000_000, flows);
+    spec["opera"]["cutoff_bytes"] = json!(100_000);
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    let f = &r["flows"][0];
+    assert_eq!(f["transport"], "tcp");
+    assert!(f["completed"].as_bool().unwrap(), "{f} {}", r["summary"]);
+    assert_eq!(u(f, &["retransmits"]), 0, "{f}");
+    // every ACK came back (counted with the control packets, beside RotorLB's offers and accepts)
+    assert_eq!(u(f, &["acks_sent"]), u(f, &["packets_received"]), "{f}");
+    assert!(u(&r, &["summary", "control_packets_received"]) >= u(f, &["acks_sent"]), "{}", r["summary"]);
+}

@@ -23,11 +23,14 @@ Method (docs/fabrics.md says which parts the papers state and which are ours):
   ([power.hosts], docs/host-energy.md) on every fabric (`price_hosts=False`: the network alone; a fat-tree's hosts
   beyond H are idle and left out); J is until the last flow finished (or the run ended), W = J / run time,
   pJ/bit over delivered bits.
-- not comparable: fat-trees carry TCP (the packet engine), RotorNet, SelectorNet and Opera's bulk class
-  datagrams (the circuit engine: no retransmission; a lost packet leaves its flow incomplete); Opera's
-  low-latency class (flows below its cutoff) TCP hop by hop over the current slice's expander.
-- like for like (`transport` set: tcp, dctcp or ndp): every fabric's scenario gets transport.default; a fabric
-  whose scenario check or engine refuses it, or whose flows ran another transport (as the circuit engine's
+- not comparable (without `transport`): fat-trees carry TCP (the packet engine), RotorNet, SelectorNet and
+  Opera's bulk class datagrams (the circuit engine: no retransmission; a lost packet leaves its flow
+  incomplete); Opera's low-latency class (flows below its cutoff) TCP hop by hop over the current slice's
+  expander.
+- like for like (`transport` set: tcp, dctcp or ndp): every fabric's scenario gets transport.default, and a
+  circuit fabric's also transport.circuit_bulk = "transport" (its bulk traffic runs that transport from each
+  source ToR's queue, sent again when lost, instead of RotorLB's datagrams); a fabric whose scenario check or
+  engine refuses it (today NDP on circuit fabrics' bulk traffic), or whose flows ran another transport (as the circuit engine's
   result says flow by flow), is left out of the rows with the reason (`left_out`), never shown as if it ran
   it (our choice)."""
 
@@ -292,7 +295,7 @@ def run_one(
         {"name": entry["fabric"], "topology": topo, "routing": {"scheme": entry["routing"]}}
         | ({"run": run} if run else {})
         | ({"eee": entry["eee"]} if "eee" in entry else {})
-        | ({"transport": {"default": transport}} if transport else {})
+        | ({"transport": {"default": transport} | _bulk(circuit)} if transport else {})
         | entry.get("scenario", {})  # further scenario tables, e.g. [elastictree]
     )
     # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
@@ -317,6 +320,7 @@ def run_one(
     row: dict[str, Any] = {
         "fabric": entry["fabric"],
         # Opera's flows below its cutoff run TCP on the circuit engine; other circuit traffic is datagrams
+        # unless a transport is asked for (then bulk runs it too, `_bulk`)
         "transport": _ran(res.flows)
         if transport
         else ("tcp" if entry["routing"] == "opera" else "datagram")
@@ -366,6 +370,11 @@ def run_one(
             )
         ]
     return row
+
+
+def _bulk(circuit: bool) -> dict[str, str]:
+    """Like for like: a circuit fabric's bulk traffic runs the chosen transport too, not datagrams."""
+    return {"circuit_bulk": "transport"} if circuit else {}
 
 
 def _ran(flows: Any) -> str:

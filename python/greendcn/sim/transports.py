@@ -33,6 +33,10 @@ class TransportChoice(_Model):
     # its transport; a flow listed with its own `transport` other than tcp keeps it.
     default: Name = "tcp"
     classes: dict[str, Name] = {}
+    # Circuit fabrics' bulk traffic (RotorNet, SelectorNet, Opera's bulk class): "datagram" (our default:
+    # RotorLB's datagrams, the thesis's baseline, so existing scenarios keep their results) or "transport" (each
+    # bulk flow runs its transport, TCP or DCTCP, from its source ToR's queue; docs/circuit-engine.md).
+    circuit_bulk: Literal["datagram", "transport"] = "datagram"
 
 
 class Dctcp(_Model):
@@ -75,17 +79,28 @@ def check_transports(sc: Any) -> None:
         return
     topo = sc.topology
     if topo.kind in CIRCUIT_KINDS:
-        # The circuit engine runs DCTCP and NDP on Opera's low-latency class only (docs/transports.md).
+        # The circuit engine runs DCTCP and NDP on Opera's low-latency class, and DCTCP on bulk traffic with
+        # transport.circuit_bulk = "transport" (docs/transports.md); NDP on bulk traffic is not built.
         ll_class = topo.kind == "opera" and sc.routing.scheme == "opera"
-        bad = [] if ll_class else special
+        bulk = sc.transport.circuit_bulk == "transport"
+        if bulk and "ndp" in special:
+            raise FieldError(
+                _transport_key(sc, "ndp"),
+                f"ndp does not run on a {topo.kind} fabric's bulk traffic yet (transport.circuit_bulk = "
+                "'transport')",
+                hint="use tcp or dctcp there; ndp runs on packet fabrics and on Opera's low-latency class "
+                "with transport.circuit_bulk = 'datagram'",
+            )
+        bad = [] if ll_class or bulk else special
         if bad:
             raise FieldError(
                 _transport_key(sc, bad[0]),
                 f"{bad[0]} does not run on a {topo.kind} fabric"
                 + (f" with routing.scheme = {sc.routing.scheme!r}" if topo.kind == "opera" else "")
                 + " yet",
-                hint="use tcp (or udp) there; dctcp and ndp run on packet fabrics and on Opera's low-latency "
-                "class (topology.kind = 'opera', routing.scheme = 'opera')",
+                hint="set transport.circuit_bulk = 'transport' for dctcp on bulk traffic, or use tcp (or udp); "
+                "ndp runs on packet fabrics and on Opera's low-latency class (topology.kind = 'opera', "
+                "routing.scheme = 'opera')",
             )
     full = sc.tcp.mss + sc.tcp.header_bytes + topo.frame_overhead
     if "dctcp" in used and topo.queue is not None:

@@ -109,8 +109,9 @@ impl CircuitSim<'_> {
         let pk = self.pkts[id as usize];
         match pk.kind {
             Kind::Data => self.hold_at_relay(id, to),
-            Kind::Ack | Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull => {
-                unreachable!("acknowledgements, headers and pulls always travel the low-latency class")
+            Kind::Ack => self.route_ack(to, id), // bulk TCP's ACK on a fabric without a low-latency class
+            Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull => {
+                unreachable!("NDP's headers and control always travel the low-latency class")
             }
             Kind::Offer => self.offer_arrived(id, to, sw),
             Kind::Accept => self.accept_arrived(id, to, sw),
@@ -130,7 +131,8 @@ impl CircuitSim<'_> {
         };
         let q = (to * self.n + next) as usize;
         let p = self.pkts[id as usize];
-        debug_assert!(p.relayed && !p.retx && p.wire_bytes == p.payload + self.data_header());
+        let tcp = self.any_bulk_tcp && self.bulk_tcp[p.flow as usize];
+        debug_assert!(p.relayed && p.wire_bytes == p.payload + if tcp { self.tcp_header() } else { self.data_header() });
         self.free.push(id); // the packet stays alive (counted in `live`), held by value
         self.relay_len[q] += 1;
         self.relay[q].push_back(Held {
@@ -140,6 +142,9 @@ impl CircuitSim<'_> {
             dst: p.dst,
             payload: p.payload,
             hop: p.hop,
+            tcp,
+            retx: p.retx,
+            ce: p.ce,
         });
         self.held[q] += pk.payload as u64;
         self.relayed += 1;

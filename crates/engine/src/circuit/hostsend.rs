@@ -19,7 +19,8 @@ impl CircuitSim<'_> {
     pub(super) fn nic_ready_at(&self, f: u32, len: u64) -> u64 {
         let Some(hl) = &self.hosts else { return 0 };
         let len = len.min(self.spec.packet.payload_bytes as u64) as u32;
-        hl.ready_at(self.spec.flows[f as usize].src, len + self.data_header())
+        let hdr = if self.any_bulk_tcp && self.bulk_tcp[f as usize] { self.tcp_header() } else { self.data_header() };
+        hl.ready_at(self.spec.flows[f as usize].src, len + hdr)
     }
 
     /// Flow `f`'s packet of `wire` bytes is handed over at its ToR now: its host's NIC sent it just in time.
@@ -31,10 +32,10 @@ impl CircuitSim<'_> {
     }
 
     /// Packet `id` is made at `x` (a host, or an endpoint without hosts): onto the host's NIC, or straight
-    /// onto the endpoint's low-latency path.
+    /// onto the endpoint's low-latency path (bulk TCP's ACKs without a low-latency class: its ACK queue).
     pub(super) fn emit(&mut self, x: u32, id: u32) {
         let now = self.now;
-        let Some(hl) = &mut self.hosts else { return self.route_low_latency(x, id) };
+        let Some(hl) = &mut self.hosts else { return self.route_from(x, id) };
         match hl.push_up(x, id, self.pkts[id as usize].wire_bytes, now) {
             None => self.release(id),
             Some((arrival, first)) => {
@@ -90,7 +91,18 @@ impl CircuitSim<'_> {
         } else if pk.dst == rack {
             self.down_to_host(id); // within the rack: the ToR turns it round
         } else {
-            self.route_low_latency(rack, id);
+            self.route_from(rack, id);
+        }
+    }
+
+    /// Packet `id` made here leaves endpoint `at`: on the low-latency class, or (a bulk TCP ACK on a fabric
+    /// without one) into the ACK queue for its next hop.
+    #[inline]
+    fn route_from(&mut self, at: u32, id: u32) {
+        if self.pkts[id as usize].ll {
+            self.route_low_latency(at, id)
+        } else {
+            self.route_ack(at, id)
         }
     }
 

@@ -1,8 +1,9 @@
 //! The circuit simulator's TDMA senders: opening a slot's sending window on every uplink, choosing what an
-//! uplink hands over next (control, stored relayed traffic, its own traffic, RotorLB phase 3), the per-packet
+//! uplink hands over next (control, bulk TCP's ACKs, stored relayed traffic, its own traffic, RotorLB phase 3),
+//! the per-packet
 //! send-to-wire lag, and the hand-over itself with the switch's circuit check (docs/circuit-engine.md, "Model").
 
-use super::{prefetch, CPacket, CircuitSim, Kind};
+use super::{prefetch, CPacket, CircuitSim, Kind, Queued};
 use crate::circuit::spec::CircuitRouting;
 use crate::event::EventKind;
 
@@ -91,11 +92,20 @@ impl CircuitSim<'_> {
         }
         let routing = self.spec.routing;
         let off = (peer + n - e) % n;
-        // 2. stored relayed traffic that this circuit moves on (held per next hop)
         let q = (e * n + peer) as usize;
+        // 1b. bulk TCP's ACKs for this next hop (fabrics without a low-latency class)
+        if let Some(&a) = self.ack_q.get(q).and_then(|x| x.front()) {
+            if self.fits(port, self.pkts[a as usize].wire_bytes) {
+                self.ack_q[q].pop_front();
+                self.transmit(port, peer, self.pkts[a as usize], Some(a));
+            }
+            return;
+        }
+        // 2. stored relayed traffic that this circuit moves on (held per next hop)
         if self.relay_len[q] > 0 {
             let head = self.relay[q].front().expect("counted");
-            if self.fits(port, head.payload + pkt_hdr) {
+            let hdr = if head.tcp { self.tcp_header() } else { pkt_hdr };
+            if self.fits(port, head.payload + hdr) {
                 let h = self.relay[q].pop_front().expect("non-empty");
                 self.relay_len[q] -= 1;
                 if let Some(next) = self.relay[q].front() {
@@ -105,7 +115,9 @@ impl CircuitSim<'_> {
                 let pk = CPacket {
                     relayed: true,
                     hop: h.hop,
-                    ..CPacket::of_flow(Kind::Data, h.flow, h.dst, h.payload + pkt_hdr, h.payload, h.seq, h.ts)
+                    retx: h.retx,
+                    ce: h.ce,
+                    ..CPacket::of_flow(Kind::Data, h.flow, h.dst, h.payload + hdr, h.payload, h.seq, h.ts)
                 };
                 self.transmit(port, peer, pk, None);
             }
@@ -140,6 +152,13 @@ impl CircuitSim<'_> {
                 continue;
             };
             let d = if routing == CircuitRouting::Selector { self.ends[f as usize].1 } else { d };
+            if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
+                self.send_queued(port, peer, f, d, via_relay);
+                if routing == CircuitRouting::Selector {
+                    self.next_in_round(port, list, f);
+                }
+                return;
+            }
             let mut len = self.available(f).min(pay);
             if via_relay {
                 let b = self.ports[port as usize].relay_budget.iter().find(|(x, _)| *x == d).map_or(0, |x| x.1);
@@ -164,9 +183,7 @@ impl CircuitSim<'_> {
                 ..CPacket::of_flow(Kind::Data, f, d, wire, len as u32, seq, now)
             };
             if routing == CircuitRouting::Selector {
-                let len_list = self.first_hop.get(list).len();
-                let at = self.first_hop.get(list).iter().position(|&x| x == f).expect("listed");
-                self.ports[port as usize].rr = ((at + 1) % len_list) as u32;
+                self.next_in_round(port, list, f);
             }
             self.transmit(port, peer, pk, None);
             return;
@@ -181,6 +198,43 @@ impl CircuitSim<'_> {
                 }
             }
         }
+    }
+
+    /// Selector routing: the round robin over a first-hop list goes on after flow `f`.
+    #[inline]
+    fn next_in_round(&mut self, port: u32, list: usize, f: u32) {
+        let len_list = self.first_hop.get(list).len();
+        let at = self.first_hop.get(list).iter().position(|&x| x == f).expect("listed");
+        self.ports[port as usize].rr = ((at + 1) % len_list) as u32;
+    }
+
+    /// Bulk TCP flow `f` hands the segment at the head of its source ToR queue for `d` to `port` (its next hop
+    /// `peer`), if the window can take it. A segment is never split: on RotorLB's phase 3 it leaves while the
+    /// peer's accepted budget for `d` is not yet spent, and may overrun it by less than one segment (our choice).
+    fn send_queued(&mut self, port: u32, peer: u32, f: u32, d: u32, via_relay: bool) {
+        let Some(&Queued { seg, ce }) = self.flows[f as usize].queued.front() else { return };
+        let wire = seg.len + self.tcp_header();
+        if !self.fits(port, wire) {
+            return; // the window cannot take this packet: stop early (the guard)
+        }
+        if via_relay {
+            for x in self.ports[port as usize].relay_budget.iter_mut().filter(|x| x.0 == d) {
+                x.1 = x.1.saturating_sub(seg.len as u64);
+            }
+        }
+        self.flows[f as usize].queued.pop_front();
+        let (e, n) = (port / self.s, self.n);
+        self.backlog[(e * n + d) as usize] -= seg.len as u64;
+        self.voq_pkts[(e * n + d) as usize] -= 1;
+        self.born();
+        self.pull_from_host(f, wire);
+        let pk = CPacket {
+            relayed: via_relay || d != peer,
+            retx: seg.retx,
+            ce,
+            ..CPacket::of_flow(Kind::Data, f, d, wire, seg.len, seg.seq, self.now)
+        };
+        self.transmit(port, peer, pk, None);
     }
 
     /// Does a packet of `wire` bytes handed over now finish before the window closes?
@@ -243,7 +297,7 @@ impl CircuitSim<'_> {
                 && self.hosts.is_none()
                 && pk.kind == Kind::Data
                 && pk.dst == peer
-                && (!pk.ll || !self.flows[pk.flow as usize].reliable())
+                && (!(pk.ll || self.any_bulk_tcp) || !self.flows[pk.flow as usize].reliable())
                 && self.spec.stop_ps.is_none_or(|stop| arrival <= stop)
             {
                 self.retire(slot);

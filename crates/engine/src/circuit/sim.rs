@@ -3,11 +3,13 @@
 //! and sends only inside its TDMA window of the current slot; the switch passes a packet only if it arrives
 //! wholly inside the uptime of the circuit the sender meant, else it is dropped as a no-circuit drop.
 //!
-//! Traffic is datagrams (no acknowledgement, no retransmission). A flow is backlogged from its start or
-//! capped at a rate; its packets are made when an uplink can send them, so a backlog costs no memory.
-//! Within a window an uplink sends, in strict priority: control messages (RotorLB offers and accepts),
-//! stored relayed traffic for the peer, the endpoint's own traffic for the peer, and RotorLB phase-3 relayed
-//! traffic. The per-packet send-to-wire lag (fixed + jitter + rare stalls) is the TDMA host model's.
+//! Bulk traffic is datagrams (no acknowledgement, no retransmission) unless a flow asks for TCP or DCTCP. A
+//! datagram flow is backlogged from its start or capped at a rate; its packets are made when an uplink can
+//! send them, so a backlog costs no memory. A TCP flow's window releases segments into its source ToR's queue
+//! for the destination, from which the uplinks take them as they take datagrams (docs/circuit-engine.md,
+//! "Reliable bulk traffic"). Within a window an uplink sends, in strict priority: control messages (RotorLB
+//! offers and accepts), bulk TCP's ACKs, stored relayed traffic for the peer, the endpoint's own traffic for
+//! the peer, and RotorLB phase-3 relayed traffic. The per-packet send-to-wire lag (fixed + jitter + rare stalls) is the TDMA host model's.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -22,7 +24,7 @@ use crate::event::{EventKind, EventQueue};
 use crate::rng::Rng;
 use crate::spec::TcpSpec;
 use crate::ndp::{NdpSender, PullPacer};
-use crate::tcp::{TcpReceiver, TcpSender};
+use crate::tcp::{Segment, TcpReceiver, TcpSender};
 use crate::units::SerClock;
 
 // One concern per file, all of them `impl CircuitSim` blocks over this module's state (docs/circuit-engine.md,
@@ -119,6 +121,19 @@ struct Held {
     dst: u32,
     payload: u32,
     hop: u8,
+    /// A TCP segment (its header is TCP's), sent again, marked Congestion Experienced: what a reliable bulk
+    /// flow's packet keeps across a relay (in the struct's padding: still 32 bytes).
+    tcp: bool,
+    retx: bool,
+    ce: bool,
+}
+
+/// A bulk TCP segment released by its sender's window and waiting in its source ToR's queue for the
+/// destination (DCTCP: marked if it found K or more packets there).
+#[derive(Debug, Clone, Copy)]
+struct Queued {
+    seg: Segment,
+    ce: bool,
 }
 
 struct Msg {
@@ -190,6 +205,8 @@ struct FlowState {
     ndp: Option<Box<NdpSender>>,
     /// Data packets of this flow trimmed to their header at an uplink (NDP).
     trims: u64,
+    /// Bulk TCP flows: segments the window released, waiting at the source ToR for a circuit.
+    queued: VecDeque<Queued>,
     rto_pending: Option<u64>,
     receiver: TcpReceiver,
 }
@@ -279,6 +296,15 @@ pub struct CircuitSim<'a> {
     local: Lists,
     /// Opera: which flows are low-latency, and the low-latency flows of each source.
     low_latency: Vec<bool>,
+    /// Bulk flows that run TCP or DCTCP over the bulk path (RotorLB, direct, selector), and whether any does:
+    /// the datagram paths ask the per-flow flag only when one does, so datagram runs read nothing more.
+    bulk_tcp: Vec<bool>,
+    any_bulk_tcp: bool,
+    /// Bulk TCP's ACKs waiting at an endpoint, per (endpoint, next hop) (routings without a low-latency class;
+    /// on Opera they take the low-latency class); empty when no flow runs bulk TCP.
+    ack_q: Vec<VecDeque<u32>>,
+    /// Bulk TCP segments waiting per (source endpoint, destination endpoint): the ToR queue DCTCP marks at K.
+    voq_pkts: Vec<u32>,
     ll_src: Vec<Vec<u32>>,
     reroutes: u64,
     no_path: u64,
@@ -373,9 +399,13 @@ impl<'a> CircuitSim<'a> {
         }
         let mut backlog = vec![0u64; (n * n) as usize];
         let mut capped = vec![false; (n * n) as usize];
+        let tcp_kind = |f: &super::spec::CircuitFlowSpec| matches!(f.transport, CircuitTransport::Tcp | CircuitTransport::Dctcp);
+        let bulk_tcp: Vec<bool> =
+            spec.flows.iter().enumerate().map(|(i, f)| !low_latency[i] && !intra[i] && tcp_kind(f)).collect();
+        let any_bulk_tcp = bulk_tcp.iter().any(|&b| b);
         for (i, f) in spec.flows.iter().enumerate() {
-            if low_latency[i] || intra[i] {
-                continue;
+            if low_latency[i] || intra[i] || bulk_tcp[i] {
+                continue; // bulk TCP: its queue joins the backlog as its window releases segments
             }
             let at = (ends[i].0 * n + ends[i].1) as usize;
             match f.rate_bps {
@@ -406,7 +436,7 @@ impl<'a> CircuitSim<'a> {
         // Flows that start by an event, and those starts in time order (see `quiet_until`).
         let mut starts = Vec::new();
         for (i, f) in spec.flows.iter().enumerate() {
-            let reliable = low_latency[i] && f.transport != CircuitTransport::Datagram;
+            let reliable = (low_latency[i] && f.transport != CircuitTransport::Datagram) || tcp_kind(f);
             if f.start_ps > 0 || reliable || intra[i] {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
                 starts.push(f.start_ps);
@@ -425,7 +455,7 @@ impl<'a> CircuitSim<'a> {
             .zip(&low_latency)
             .map(|(f, &ll)| FlowState {
                 pending: Vec::new(),
-                sender: (ll && matches!(f.transport, CircuitTransport::Tcp | CircuitTransport::Dctcp)).then(|| {
+                sender: tcp_kind(f).then(|| {
                     let mut s = TcpSender::new(f.size_bytes, &spec.tcp);
                     if f.transport == CircuitTransport::Dctcp {
                         s.dctcp = Some(Box::new(crate::dctcp::Dctcp::new(&spec.dctcp)));
@@ -435,6 +465,7 @@ impl<'a> CircuitSim<'a> {
                 ndp: (ll && f.transport == CircuitTransport::Ndp)
                     .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
                 trims: 0,
+                queued: VecDeque::new(),
                 rto_pending: None,
                 receiver: TcpReceiver::new(f.size_bytes),
             })
@@ -470,6 +501,10 @@ impl<'a> CircuitSim<'a> {
                 .collect(),
             local: Lists::new(local),
             low_latency,
+            bulk_tcp,
+            any_bulk_tcp,
+            ack_q: if any_bulk_tcp { vec![VecDeque::new(); (n * n) as usize] } else { Vec::new() },
+            voq_pkts: if any_bulk_tcp { vec![0; (n * n) as usize] } else { Vec::new() },
             ll_src,
             reroutes: 0,
             no_path: 0,
@@ -762,6 +797,12 @@ impl<'a> CircuitSim<'a> {
     #[inline]
     fn data_header(&self) -> u32 {
         self.spec.packet.header_bytes + self.spec.packet.frame_overhead_bytes
+    }
+
+    /// Header and framing bytes of a TCP segment on the wire.
+    #[inline]
+    fn tcp_header(&self) -> u32 {
+        self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes
     }
 
     #[inline]

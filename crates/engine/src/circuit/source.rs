@@ -1,5 +1,6 @@
 //! What the circuit simulator's flows have to send: bytes a flow or a (source, destination) pair could hand
-//! out now (backlogged or earned by a rate cap), when a flow next has a packet, and handing bytes out.
+//! out now (backlogged or earned by a rate cap), when a flow next has a packet, and handing bytes out; a bulk
+//! TCP flow has what its window released into its source ToR's queue.
 
 use super::CircuitSim;
 
@@ -22,6 +23,10 @@ impl CircuitSim<'_> {
     /// rather than trickling out the bytes its rate earned since its last one.
     #[inline]
     pub(super) fn ready(&self, f: u32) -> bool {
+        if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
+            let q = &self.flows[f as usize].queued;
+            return q.front().is_some_and(|x| self.nic_ready(f, x.seg.len as u64));
+        }
         let h = &self.hot[f as usize];
         let left = h.size - h.sent;
         let avail = self.available(f);
@@ -67,6 +72,10 @@ impl CircuitSim<'_> {
         let pay = self.spec.packet.payload_bytes as u64;
         fs.iter()
             .filter_map(|&f| {
+                if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
+                    let head = self.flows[f as usize].queued.front()?;
+                    return Some(self.nic_ready_at(f, head.seg.len as u64));
+                }
                 let h = &self.hot[f as usize];
                 if h.sent >= h.size {
                     return None;

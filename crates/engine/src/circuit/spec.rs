@@ -112,10 +112,10 @@ pub enum CircuitTransport {
     #[default]
     Datagram,
     Tcp,
-    /// NDP (crate::ndp) on Opera's low-latency class: trimming at the ToR uplinks' low-latency queues.
+    /// NDP (crate::ndp) on Opera's low-latency class only: trimming at the ToR uplinks' low-latency queues.
     Ndp,
-    /// DCTCP (TCP NewReno with crate::dctcp's ECN response) on Opera's low-latency class: marking at K on the
-    /// ToR uplinks' low-latency queues.
+    /// DCTCP (TCP NewReno with crate::dctcp's ECN response): marking at K on Opera's ToR uplinks' low-latency
+    /// queues, and for bulk traffic on the source ToR's queue for the destination.
     Dctcp,
 }
 
@@ -132,9 +132,10 @@ pub struct CircuitFlowSpec {
     /// A sending-rate cap (a scheduler's allocation); `None`: the flow is backlogged from its start.
     #[serde(default)]
     pub rate_bps: Option<u64>,
-    /// Opera routing: "tcp" sends a low-latency flow with NewReno (`tcp`), ACKs back over the slices' paths,
-    /// "ndp" with NDP (`ndp`: trimmed headers, receiver pulls);
-    /// "datagram" (the default, and always for bulk and the other routings) sends each byte once.
+    /// "tcp" sends the flow with NewReno (`tcp`): on Opera's low-latency class hop by hop, ACKs back over the
+    /// slices' paths; bulk traffic (any routing) from its source ToR's queue, ACKs back over the circuits (or
+    /// Opera's low-latency class). "dctcp" likewise with DCTCP. "ndp" (Opera's low-latency class only) with NDP
+    /// (`ndp`: trimmed headers, receiver pulls). "datagram" (the default) sends each byte once.
     #[serde(default)]
     pub transport: CircuitTransport,
     /// Selector routing: the hops as offsets (powers of two, distinct, summing to dst - src mod N), in the
@@ -197,15 +198,15 @@ pub struct CircuitSpec {
     pub tdma: TdmaSpec,
     #[serde(default)]
     pub packet: PacketSpec,
-    /// NewReno settings of TCP flows (Opera's low-latency class with transport "tcp").
+    /// NewReno settings of TCP and DCTCP flows.
     #[serde(default)]
     pub tcp: crate::spec::TcpSpec,
     /// NDP settings of NDP flows (Opera's low-latency class with transport "ndp"): `queue` limits each uplink's
     /// low-latency data queue, beyond which NDP data is trimmed to its header.
     #[serde(default)]
     pub ndp: crate::spec::NdpSpec,
-    /// DCTCP settings of DCTCP flows (Opera's low-latency class with transport "dctcp"): `k_packets` is the
-    /// marking threshold on each uplink's low-latency data queue.
+    /// DCTCP settings of DCTCP flows: `k_packets` is the marking threshold on each uplink's low-latency data
+    /// queue (Opera) and on each source ToR's bulk queue per destination.
     #[serde(default)]
     pub dctcp: crate::spec::DctcpSpec,
     /// Hosts behind the endpoints; absent: the endpoints themselves are the flows' sources and destinations.

@@ -1,8 +1,10 @@
-//! Transports on the circuit simulator's low-latency class: a flow's start, segments queued at the source, TCP's
-//! ACKs sent at once and acted on at the source, NDP's ACKs, NACKs and paced pulls, the timers. The senders,
-//! the receiver and the pull pacer are the packet engine's (`crate::tcp`, `crate::ndp`).
+//! Transports in the circuit simulator: a flow's start, segments queued at the source (onto Opera's low-latency
+//! class, or a bulk flow's source ToR queue), TCP's ACKs sent at once and acted on at the source, NDP's ACKs,
+//! NACKs and paced pulls, the timers. The senders, the receiver and the pull pacer are the packet engine's
+//! (`crate::tcp`, `crate::ndp`).
 
-use super::{CPacket, CircuitSim, Kind};
+use super::{CPacket, CircuitSim, Kind, Queued};
+use crate::circuit::spec::CircuitRouting;
 use crate::event::EventKind;
 use crate::tcp::Segment;
 
@@ -22,14 +24,16 @@ impl CircuitSim<'_> {
     }
 
     /// Flow `f`'s receiver acknowledges at once (our choice: no delayed ACKs on circuits); the ACK travels the
-    /// low-latency class back to the source.
+    /// low-latency class back to the source (Opera, bulk flows too), or, on a fabric without one, the circuits
+    /// towards the source like bulk data (`route_ack`).
     pub(super) fn acknowledge(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
         let ece = fl.receiver.ece;
         let (ack, echo) = fl.receiver.take_ack();
         let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
         let src = self.ends[f as usize].0;
-        let pk = CPacket { ll: true, ce: ece, ..CPacket::of_flow(Kind::Ack, f, src, wire, 0, ack, echo) };
+        let ll = self.spec.routing == CircuitRouting::Opera || !self.bulk_tcp.get(f as usize).is_some_and(|&b| b);
+        let pk = CPacket { ll, ce: ece, ..CPacket::of_flow(Kind::Ack, f, src, wire, 0, ack, echo) };
         let ack_id = self.alloc(pk);
         self.emit(self.spec.flows[f as usize].dst, ack_id);
     }
@@ -56,8 +60,13 @@ impl CircuitSim<'_> {
         self.send_segments(pk.flow, &segs);
     }
 
-    /// Queue a TCP flow's segments at its source on the current slice's paths and keep its timer armed.
+    /// Queue a TCP flow's segments at its source on the current slice's paths (a bulk flow: in its source
+    /// ToR's queue for the destination) and keep its timer armed.
     pub(super) fn send_segments(&mut self, f: u32, segs: &[Segment]) {
+        if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
+            self.queue_bulk(f, segs);
+            return self.arm_timer(f);
+        }
         let src = self.spec.flows[f as usize].src;
         let dst = self.ends[f as usize].1;
         let hdr = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
@@ -72,11 +81,61 @@ impl CircuitSim<'_> {
             });
             self.emit(src, id);
         }
+        self.arm_timer(f);
+    }
+
+    /// Keep flow `f`'s retransmission (or NDP's last-resort) timer armed for its deadline.
+    fn arm_timer(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
         if let Some(d) = fl.rto_deadline() {
             if fl.rto_pending.is_none_or(|p| p > d) {
                 fl.rto_pending = Some(d);
                 self.events.push(d, EventKind::RtoTimer, f);
+            }
+        }
+    }
+
+    /// Bulk TCP flow `f`'s window released `segs`: they join its source ToR's queue for the destination, where
+    /// the uplinks take them as they take datagrams (RotorLB offers them and may relay them). Our choice (the
+    /// window limits what the sender hands to its ToR; the schedule and RotorLB decide when queued bytes cross a
+    /// circuit): docs/circuit-engine.md, "Reliable bulk traffic". DCTCP: a segment finding K or more packets in
+    /// that queue is marked Congestion Experienced (Alizadeh et al. 2010, section 3.1).
+    fn queue_bulk(&mut self, f: u32, segs: &[Segment]) {
+        if segs.is_empty() {
+            return;
+        }
+        let (e, d) = self.ends[f as usize];
+        let voq = (e * self.n + d) as usize;
+        let k = self.flows[f as usize].sender.as_ref().and_then(|s| s.dctcp.as_ref()).map(|_| self.spec.dctcp.k_packets);
+        for &seg in segs {
+            let h = &mut self.hot[f as usize];
+            h.packets_sent += 1;
+            h.sent = h.sent.max(seg.seq + seg.len as u64);
+            let ce = k.is_some_and(|k| self.voq_pkts[voq] as u64 >= k);
+            self.flows[f as usize].queued.push_back(Queued { seg, ce });
+            self.voq_pkts[voq] += 1;
+            self.backlog[voq] += seg.len as u64;
+        }
+        self.wake_endpoint(e);
+    }
+
+    /// Bulk TCP's ACK `id` is at endpoint `at` on a fabric without a low-latency class: it waits there for the
+    /// circuit to its next hop, served right after control messages. Its next hop is its destination (RotorLB
+    /// and direct routing: one hop, our choice, as an ACK is not offered to relays), or on SelectorNet the
+    /// largest power of two in the offset still to go (a selector route's default order).
+    pub(super) fn route_ack(&mut self, at: u32, id: u32) {
+        let dst = self.pkts[id as usize].dst;
+        let n = self.n;
+        let next = if self.spec.routing == CircuitRouting::Selector {
+            let off = (dst + n - at) % n;
+            (at + (1 << (31 - off.leading_zeros()))) % n
+        } else {
+            dst
+        };
+        self.ack_q[(at * n + next) as usize].push_back(id);
+        for sw in 0..self.s {
+            if self.peer_of[(at * self.s + sw) as usize] == next {
+                self.wake(at * self.s + sw);
             }
         }
     }

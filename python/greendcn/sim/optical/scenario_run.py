@@ -6,9 +6,10 @@ The workload's endpoints are hosts S0..S(H-1) when `topology.hosts_per_rack` is 
 hosts_per_rack, host h in rack h // hosts_per_rack, each linked to its rack's ToR: the packet fabrics' names, so
 one flow file runs on every fabric of H hosts), else the racks R0..R(N-1) themselves (our default, as before).
 What differs from a packet-switched run (our
-choices, docs/circuit-engine.md): flows are datagrams except Opera's low-latency TCP (a datagram is sent once,
-and one that meets no circuit or a full queue is lost), so `fct_s` is the time its last byte arrived, or empty
-when a packet was lost; the network's energy is its devices' (circuit switches and the racks' ToR switches,
+choices, docs/circuit-engine.md): bulk flows are datagrams unless `transport.circuit_bulk = "transport"` (then
+TCP or DCTCP from their source ToR's queue), Opera's low-latency flows run their transport (a datagram is sent
+once, and one that meets no circuit or a full queue is lost), so a datagram flow's `fct_s` is the time its last
+byte arrived, or empty when a packet was lost; the network's energy is its devices' (circuit switches and the racks' ToR switches,
 constant power from the switch table); hosts, when they are the endpoints, are priced as on packet fabrics
 (`[power.hosts]` from the engine's per-host windows, or `power.host_w`)."""
 
@@ -50,8 +51,21 @@ OPERA_NOTES = {
     "rotorlb": "all traffic runs as bulk via RotorLB (routing.scheme = opera routes the low-latency class)",
     "opera": "flows below topology.cutoff go hop by hop over the current slice's expander at high priority "
     "(TCP with the scenario's [tcp], ACKs back the same way; re-routed and counted when the slice changes); "
-    "the rest as bulk datagrams via RotorLB",
+    "the rest as bulk via RotorLB (datagrams, or their transport with transport.circuit_bulk = 'transport')",
 }
+
+# What the engine runs on bulk traffic (transport.circuit_bulk = "transport"): TCP and DCTCP; NDP is refused
+# by the scenario check (docs/transports.md).
+_BULK_RELIABLE = ("tcp", "dctcp")
+
+
+def _engine_transport(sc: Any, f: Any, cutoff: int | None, bulk_reliable: bool) -> str | None:
+    """The engine's `transport` of flow `f`: Opera's low-latency flows (below `cutoff`) run their transport,
+    bulk flows theirs only with `bulk_reliable`; None: a datagram flow (the engine's default)."""
+    t = flow_transport(sc, f.transport, f.cls)
+    if cutoff is not None and f.size_bytes < cutoff:
+        return t if t in ("tcp", "dctcp", "ndp") else None
+    return t if bulk_reliable and t in _BULK_RELIABLE else None
 
 
 def build_fabric(topo: Any) -> CircuitFabric:
@@ -106,6 +120,19 @@ def _low_latency_transports(flows: Any) -> str:
     return "/".join(ran) or "tcp"
 
 
+def _summary_transport(fl: Any, tcp_ll: bool, bulk_reliable: bool, cutoff: int | None) -> str:
+    """The run summary's `transport`: what the low-latency class and the bulk traffic ran."""
+    if not bulk_reliable:
+        if tcp_ll:
+            return f"{_low_latency_transports(fl)} for Opera's low-latency class, datagrams for bulk"
+        return "datagram (set transport.circuit_bulk = 'transport' for TCP or DCTCP on bulk traffic)"
+    bulk = fl if cutoff is None else fl[fl["size_bytes"] >= cutoff]
+    ran = "/".join(sorted(set(bulk["transport"].astype(str)))) or "none"
+    if tcp_ll:
+        return f"{_low_latency_transports(fl[fl['size_bytes'] < cutoff])} for Opera's low-latency class, {ran} for bulk"
+    return f"{ran} for bulk (from each source ToR's queue, sent again when lost)"
+
+
 def endpoint_racks(topo: Any) -> list[int]:
     """The rack of each of a circuit fabric's workload endpoints, in `endpoint_network`'s host order: host h
     sits in rack h // hosts_per_rack; without hosts_per_rack each endpoint is its own rack."""
@@ -146,6 +173,9 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     else:
         fabric = build_fabric(topo)
     tcp_ll = opera is not None
+    bulk_reliable = sc.transport.circuit_bulk == "transport"
+    cutoff = opera["cutoff_bytes"] if opera is not None else None
+    transports = {f.id: _engine_transport(sc, f, cutoff, bulk_reliable) for f in flows}
     # Hosts are priced as on packet fabrics (the [power.hosts] ledger) from the engine's per-host windows.
     pricer = sc.power.host_pricer(sc.base_dir) if topo.hosts_per_rack else None
     n_hosts = topo.racks * (topo.hosts_per_rack or 1)
@@ -159,12 +189,9 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
                 "dst": f.dst,
                 "size_bytes": f.size_bytes,
                 "start_ps": f.start_ps,
-                # Opera's low-latency class runs TCP, DCTCP or NDP as the workload asks (bulk stays datagrams)
-                **(
-                    {"transport": t}
-                    if tcp_ll and (t := flow_transport(sc, f.transport, f.cls)) in ("tcp", "dctcp", "ndp")
-                    else {}
-                ),
+                # Opera's low-latency class runs TCP, DCTCP or NDP as the workload asks; bulk traffic stays
+                # datagrams unless transport.circuit_bulk = "transport"
+                **({"transport": t} if (t := transports[f.id]) is not None else {}),
             }
             for f in flows
         ],
@@ -174,8 +201,8 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         delay_ps=topo.link_delay,
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
-        tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll else None,
-        **(transport_specs(sc, used_transports(sc)) if tcp_ll else {}),
+        tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll or bulk_reliable else None,
+        **(transport_specs(sc, used_transports(sc)) if tcp_ll or bulk_reliable else {}),
         hosts=_hosts_spec(topo),
         window_ps=observation_window_ps(sc, window),
     )
@@ -218,11 +245,7 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         "seed": seed,
         "routing": sc.routing.scheme,
         "fabric": topo.kind,
-        "transport": (
-            f"{_low_latency_transports(fl)} for Opera's low-latency class, datagrams for bulk"
-            if tcp_ll
-            else "datagram (TCP, DCTCP and NDP run only on Opera's low-latency class)"
-        ),
+        "transport": _summary_transport(fl, tcp_ll, bulk_reliable, cutoff),
         **({"opera_routing": OPERA_NOTES[sc.routing.scheme]} if topo.kind == "opera" else {}),
         "sim_time_s": sim_time_s,
         **s,
