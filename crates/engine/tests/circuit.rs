@@ -532,7 +532,21 @@ fn fast_paths_match_the_reference_path() {
     );
     opera_transports["ndp"] = json!({"queue": {"packets": 4}, "initial_window": 12});
     opera_transports["dctcp"] = json!({"k_packets": 2});
+    // Bulk TCP beside datagrams: half the flows of the RotorLB and selector runs (relays, jitter, stalls)
+    let with_tcp = |v: &Value| {
+        let mut v = v.clone();
+        for (i, f) in v["flows"].as_array_mut().unwrap().iter_mut().enumerate() {
+            if i % 2 == 0 {
+                f["transport"] = json!("tcp");
+            }
+        }
+        v["tcp"] = json!({"min_rto_ps": 2_000_000_000u64, "initial_rto_ps": 2_000_000_000u64});
+        v
+    };
+    let (rotorlb_tcp, selector_tcp) = (with_tcp(&rotorlb), with_tcp(&selector));
     let cases = [
+        ("rotorlb bulk tcp", rotorlb_tcp),
+        ("selector bulk tcp", selector_tcp),
         ("opera transports", opera_transports),
         ("rotorlb", rotorlb),
         ("cut", cut),
