@@ -148,3 +148,17 @@ def test_bulk_tcp_on_rotornet_is_asked_for_and_stays_datagrams_by_default():
 def test_bad_bulk_transport_settings_name_the_key(sets, words):
     out = run_greendcn("simulate", SCENARIO, *[a for s in sets for a in ("--set", s)])
     assert_clean_error(out, *words)
+
+
+def test_operas_bulk_class_runs_tcp_when_asked():
+    # the long (bulk) flows go by RotorLB from their source ToR's queue as TCP, ACKed on the low-latency class
+    res = simulate(
+        OPERA_MIXED,
+        overrides=["transport.circuit_bulk=transport", "workload.long_size=1MB", "topology.cutoff=500KB"],
+        progress=False,
+    )
+    fl = res.flows
+    long_ = fl[fl["class"] == "long"]
+    assert len(long_) > 0 and set(fl["transport"]) == {"tcp"} and fl["fct_s"].notna().all()
+    assert (long_["acks_sent"] == long_["packets_received"]).all()
+    assert res.summary["transport"] == "tcp for Opera's low-latency class, tcp for bulk"
