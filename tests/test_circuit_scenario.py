@@ -162,3 +162,13 @@ def test_operas_bulk_class_runs_tcp_when_asked():
     assert len(long_) > 0 and set(fl["transport"]) == {"tcp"} and fl["fct_s"].notna().all()
     assert (long_["acks_sent"] == long_["packets_received"]).all()
     assert res.summary["transport"] == "tcp for Opera's low-latency class, tcp for bulk"
+
+
+def test_ndp_on_operas_bulk_class_is_refused_naming_the_key():
+    out = run_greendcn(
+        "simulate",
+        OPERA_MIXED,
+        *("--set", "transport.circuit_bulk=transport", "--set", "transport.default=ndp"),
+        *("--set", "workload.long_size=1MB", "--set", "topology.cutoff=500KB"),
+    )
+    assert_clean_error(out, "transport.default", "bulk class")

@@ -24,6 +24,8 @@ def test_ndp_on_every_fabric_runs_or_is_left_out_with_the_reason():
     # every fabric of the plan is either in the table or left out, once
     assert sorted(shown + left) == sorted(p["fabric"] for p in fabric_plan(cfg))
     assert {"fat-tree 1:1", "fat-tree 3:1"} <= set(shown)  # the packet engine runs NDP
+    # Opera's 200 KB flows are all low-latency (NDP there); RotorNet's and SelectorNet's bulk traffic cannot
+    assert "opera" in shown and {"rotornet", "selectornet"} <= set(left)
     for r in out["fabrics"]:
         assert r["transport"] == "ndp" and r["flows_completed"] == r["flows"] == 32, r["fabric"]
     for x in out["left_out"]:

@@ -8,13 +8,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..core.errors import FieldError
+from ..core.errors import FieldError, InputError
 from ..core.units import parse_queue
 
 __all__ = [
     "Dctcp",
     "Ndp",
     "TransportChoice",
+    "bulk_ndp_error",
     "check_transports",
     "flow_transport",
     "ndp_initial_window",
@@ -83,13 +84,13 @@ def check_transports(sc: Any) -> None:
         # transport.circuit_bulk = "transport" (docs/transports.md); NDP on bulk traffic is not built.
         ll_class = topo.kind == "opera" and sc.routing.scheme == "opera"
         bulk = sc.transport.circuit_bulk == "transport"
-        if bulk and "ndp" in special:
+        if bulk and "ndp" in special and not ll_class:
             raise FieldError(
                 _transport_key(sc, "ndp"),
                 f"ndp does not run on a {topo.kind} fabric's bulk traffic yet (transport.circuit_bulk = "
                 "'transport')",
                 hint="use tcp or dctcp there; ndp runs on packet fabrics and on Opera's low-latency class "
-                "with transport.circuit_bulk = 'datagram'",
+                "(flows below topology.cutoff)",
             )
         bad = [] if ll_class or bulk else special
         if bad:
@@ -134,6 +135,18 @@ def check_transports(sc: Any) -> None:
             raise FieldError(
                 "ndp.header_bytes", f"{sc.ndp.header_bytes} bytes is more than a full packet ({full})"
             )
+
+
+def bulk_ndp_error(sc: Any, size_bytes: int) -> InputError:
+    """The refusal of an NDP flow in Opera's bulk class with transport.circuit_bulk = "transport" (found when
+    the flows are known, so named by the key that asks for NDP)."""
+    key = _transport_key(sc, "ndp")
+    return InputError(
+        f"{key}: ndp does not run on Opera's bulk class yet: a flow of {size_bytes} bytes is at or above "
+        f"topology.cutoff ({sc.topology.cutoff} bytes)",
+        hint="use tcp or dctcp for bulk flows (transport.classes), or raise topology.cutoff",
+        loc=tuple(key.split(".")),
+    )
 
 
 def _transport_key(sc: Any, name: str) -> str:

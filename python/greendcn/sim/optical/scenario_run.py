@@ -29,7 +29,7 @@ from ..engine import run_circuit_spec
 from .packet import circuit_spec, network_energy
 from .rotornet import build_rotornet
 from .schedule import CircuitFabric, Slot, SwitchSchedule
-from ..transports import flow_transport, transport_specs, used_transports
+from ..transports import bulk_ndp_error, flow_transport, transport_specs, used_transports
 
 __all__ = [
     "CIRCUIT_KINDS",
@@ -55,7 +55,7 @@ OPERA_NOTES = {
 }
 
 # What the engine runs on bulk traffic (transport.circuit_bulk = "transport"): TCP and DCTCP; NDP is refused
-# by the scenario check (docs/transports.md).
+# (docs/transports.md).
 _BULK_RELIABLE = ("tcp", "dctcp")
 
 
@@ -65,6 +65,8 @@ def _engine_transport(sc: Any, f: Any, cutoff: int | None, bulk_reliable: bool) 
     t = flow_transport(sc, f.transport, f.cls)
     if cutoff is not None and f.size_bytes < cutoff:
         return t if t in ("tcp", "dctcp", "ndp") else None
+    if bulk_reliable and t == "ndp":
+        raise bulk_ndp_error(sc, f.size_bytes)
     return t if bulk_reliable and t in _BULK_RELIABLE else None
 
 
