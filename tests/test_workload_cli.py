@@ -54,6 +54,23 @@ def test_generate_writes_the_flows_and_reports_load_and_percentiles(tmp_path):
     assert "achieved_load" in out.stdout and "p99" in out.stdout
 
 
+OPERA_648 = 'kind = "opera"\nhosts_per_rack = 6\nracks = 108\ncircuit_switches = 6\nlink_rate = "10Gbps"'
+
+
+@pytest.mark.parametrize(("topology", "hosts"), [(None, 128), (OPERA_648, 648)])
+def test_the_documented_scenario_runs_as_written_on_a_fat_tree_and_on_opera(tmp_path, topology, hosts):
+    # docs/workloads.md's first example, unchanged but for [topology]; Opera needs no [routing] table
+    sc = _scenario(tmp_path, WEBSEARCH, *([topology] if topology else []))
+    out = run_greendcn("workload", "generate", sc, "-o", tmp_path / "f.csv", "--json", tmp_path / "g.json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert doc["endpoints"] == hosts
+    comp = doc["components"][0]
+    assert comp["achieved_load"] == pytest.approx(0.3, rel=0.03) and comp["ks_distance"] <= 0.02
+    names = {r["src"] for r in csv.DictReader((tmp_path / "f.csv").read_text().splitlines())}
+    assert names <= {f"S{i}" for i in range(hosts)} and len(names) > hosts // 2
+
+
 def test_simulate_runs_the_generated_flows(tmp_path):
     sc = _scenario(
         tmp_path,
