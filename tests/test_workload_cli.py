@@ -181,3 +181,32 @@ def test_generate_refuses_a_per_flow_transport_a_flow_file_cannot_hold(tmp_path)
     out = run_greendcn("workload", "generate", sc, "-o", tmp_path / "f.csv")
     assert_clean_error(out, "workload.flows[0].transport", "dctcp")
     assert "[transport.classes] d = 'dctcp'" in out.stderr and not (tmp_path / "f.csv").exists()
+
+
+def test_a_load_sweep_of_a_generated_workload_stores_slowdown_by_size_and_class(tmp_path):
+    # The sweep store's summaries carry the FCT and slowdown percentiles per size bucket and per class
+    # (docs/metrics.md), one row per load; each row's count matches the run's own flow table.
+    import greendcn.sweep
+    from greendcn.sweep.driver import run_sweep
+
+    (tmp_path / "ws.toml").write_text(
+        '[topology]\nkind = "fattree"\nk = 4\n\n[workload]\nkind = "poisson"\nsizes = "websearch"\n'
+        'load = 0.1\nduration = "2ms"\nclass = "ws"\n'
+    )
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('[sweep]\nname = "ld"\nscenario = "ws.toml"\n\n[axes]\n"workload.load" = [0.1, 0.3]\n')
+    out = run_sweep(spec, store=tmp_path / "s.duckdb", workers=1, progress=False)
+    assert (out.done, out.failed) == (2, 0)
+    res = greendcn.sweep.open(tmp_path / "s.duckdb")
+    s = res.query(
+        'SELECT r."workload.load" AS load, s.* FROM summaries s JOIN runs r USING (key) ORDER BY load'
+    )
+    assert s["load"].tolist() == [0.1, 0.3]
+    for q in ("p50", "p99", "p999"):
+        assert (
+            s[f"size_lt_100KB_slowdown_{q}"].notna().all() and (s[f"size_lt_100KB_slowdown_{q}"] >= 1).all()
+        )
+        assert s[f"class_ws_slowdown_{q}"].notna().all() and f"class_ws_fct_{q}_s" in s
+    buckets = ("lt_100KB", "100KB_1MB", "1MB_10MB", "ge_10MB")
+    assert (sum(s[f"size_{b}_flows"] for b in buckets) == s["class_ws_flows"]).all()
+    assert (s["class_ws_flows"] == s["flows"]).all() and s["flows"].tolist()[0] < s["flows"].tolist()[1]
