@@ -80,12 +80,22 @@ class _Model(BaseModel):
 
 
 class Topology(_Model):
-    kind: Literal["fattree", "leafspine", "rotornet", "selectornet", "opera"] = "fattree"
+    kind: Literal["fattree", "leafspine", "clos", "expander", "rotornet", "selectornet", "opera"] = "fattree"
     k: int = Field(4, ge=2, description="fat-tree arity (pods); even")
     oversubscription: float = Field(1.0, ge=1.0, description="hosts per edge switch = k/2 x this")
     leaves: int = Field(4, ge=1)
     spines: int = Field(2, ge=1)
     hosts_per_leaf: int = Field(4, ge=1)
+    # Folded Clos (kind = "clos"; topology/clos.py): tiers, each tier's radix (one number for all; unset: k) and
+    # down:up ratio below the top (unset: oversubscription at the ToRs, 1:1 above). Static expander (kind =
+    # "expander"; topology/expander.py): racks, uplinks per ToR, hosts_per_rack (unset: radix - uplinks, else 1),
+    # the graph from graph_file (the public Opera simulator's format) or our generator seeded by graph_seed.
+    tiers: int = Field(3, ge=2, le=4)
+    radix: int | list[int] | None = None
+    tier_oversubscription: list[float] | None = None
+    uplinks: int = Field(3, ge=1)
+    graph_file: str | None = None
+    graph_seed: int = Field(0, ge=0)
     # Network defaults of a 10 Gb/s datacenter, each one's source in docs/scenario-format.md's table; the seed 003
     # scenarios pin Kaymak 2016's 1 Gbps, 25 us and 1000 packets. 10 Gb/s: the rate DCTCP's K = 65 is set for
     # (Alizadeh et al. 2010, section 3.4), the public Opera simulator's, the thesis's testbed NICs (seed 001 line 677).
@@ -122,6 +132,7 @@ class Topology(_Model):
     # h // hosts_per_rack), each linked to its ToR at link_rate with link_delay and the queues above. Unset (our
     # default): the racks themselves are the workload's endpoints (R0..), as before hosts existed there.
     hosts_per_rack: int | None = Field(None, ge=1)
+    _base_dir: str | None = PrivateAttr(None)  # the scenario's folder, for a relative graph_file
 
     @property
     def circuit_switch_model(self) -> str:
@@ -206,6 +217,14 @@ class Topology(_Model):
                         hint=f"at most {ports - self.circuit_switches} hosts per rack, or a larger "
                         "topology.tor_switch",
                     )
+        if self.kind == "clos":
+            from .topology.clos import shape_of
+
+            shape_of(self)
+        if self.kind == "expander":
+            from .topology.expander import check_keys
+
+            check_keys(self)
         # Sizing keys of the other kind are ignored, not refused: `--set topology.kind=leafspine` on a fat-tree
         # file must work without deleting its k (our choice, documented in docs/scenario-format.md).
         if self.kind == "fattree":
@@ -484,6 +503,11 @@ class Scenario(_Model):
                 hint=f"set routing.scheme to one of {', '.join(allowed)}",
             )
         check_transports(self)
+        if self.topology.kind == "expander" and self.topology.graph_file:
+            from .topology.expander import check_file
+
+            self.topology._base_dir = self.base_dir
+            check_file(self.topology, self.base_dir)
         if self.eee.enabled and self.topology.kind in circuit:
             raise FieldError(
                 "eee.enabled",
