@@ -126,6 +126,32 @@ def test_a_small_clos_runs_through_simulate_and_is_priced():
     assert sum(d["energy_j"] for d in switches) == pytest.approx(8 * 90.5 * e.sim_time_s, rel=1e-9)
 
 
+def test_host_links_can_have_their_own_delay():
+    # The public Opera simulator's host links have 0 ns (RTT_rack) and its switch links 500 ns (RTT_net):
+    # topology.host_link_delay sets the first alone; a one-packet flow across the tree then arrives 2 x 500 ns
+    # sooner (its two host links), and the ideal FCT follows the links, so its slowdown stays 1.
+    from greendcn.sim import simulate
+
+    base = {
+        "topology": {"kind": "clos", "tiers": 2, "radix": 4, "tier_oversubscription": [1]},
+        "workload": {"kind": "flows", "flows": [{"src": 0, "dst": 7, "size": "1000B"}]},
+    }
+    net = build_topology(scenario_from_dict(base).topology)
+    zero = {**base, "topology": {**base["topology"], "host_link_delay": "0ns"}}
+    net0 = build_topology(scenario_from_dict(zero).topology)
+    hosts = len(net.hosts)
+    assert {l.delay_ps for l in net0.links if l.a < hosts} == {0}
+    assert {l.delay_ps for l in net0.links if l.a >= hosts} == {500_000}
+    assert [l.delay_ps for l in net.links] == [500_000] * len(net.links)
+    a, b = (simulate(sc, progress=False).flows for sc in (base, zero))
+    assert a["fct_s"].iloc[0] - b["fct_s"].iloc[0] == pytest.approx(1e-6, abs=1e-12)
+    assert b["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9)
+    with pytest.raises(InputError, match="topology.host_link_delay"):
+        scenario_from_dict(
+            {"topology": {"kind": "opera", "racks": 8, "circuit_switches": 4, "host_link_delay": 0}}
+        )
+
+
 def test_workload_generate_keeps_flows_between_tors(tmp_path):
     # inter_rack uniform flows need each host's ToR: host i is under ToR i // 9 on the 3:1 tree
     out = tmp_path / "flows.csv"

@@ -116,6 +116,46 @@ def test_a_generated_expander_runs_through_simulate_over_shortest_paths():
     assert len(res.flows) == 20 and res.flows["fct_s"].notna().all()
 
 
+def _shortest_path_links(net, src, dst):
+    """Directed rack links on some shortest path from rack src to rack dst."""
+    to_dst, from_src = shortest_hops(net, net.index[dst]), shortest_hops(net, net.index[src])
+    total = to_dst[net.index[src]]
+    return {
+        (net.nodes[a].name, net.nodes[b].name)
+        for link in net.links
+        for a, b in ((link.a, link.b), (link.b, link.a))
+        if net.nodes[a].kind == "switch" == net.nodes[b].kind and from_src[a] + 1 + to_dst[b] == total
+    }
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_a_sprayed_flow_uses_every_shortest_path_and_nothing_else(seed):
+    # The engine's equal-cost groups on the expander: one flow sprayed packet by packet (rps) puts data on
+    # exactly the rack links of the shortest paths to its destination rack (ecmp hashes a flow onto one).
+    from greendcn.sim import simulate
+
+    topo = {"kind": "expander", "racks": 16, "uplinks": 3, "radix": 4, "graph_seed": seed}
+    net = build_topology(scenario_from_dict({"topology": topo}).topology)
+    # the rack (one host each: radix 4 - 3 uplinks) with the most shortest-path links from R0
+    dst = max(range(1, 16), key=lambda r: len(_shortest_path_links(net, "R0", f"R{r}")))
+    dag = _shortest_path_links(net, "R0", f"R{dst}")
+    sc = {
+        "topology": topo,
+        "routing": {"scheme": "rps"},
+        "workload": {"kind": "flows", "flows": [{"src": 0, "dst": dst, "size": "2MB"}]},
+    }
+    res = simulate(sc, progress=False)
+    assert res.flows["fct_s"].notna().all()
+    links = res.links
+    used = {
+        (f, t)
+        for f, t, b in zip(links["from"], links["to"], links["bytes_sent"], strict=True)
+        if f.startswith("R") and t.startswith("R") and b > 100_000  # data, not the ACKs flowing back
+    }
+    hops = shortest_hops(net, net.index["R0"])[net.index[f"R{dst}"]]
+    assert used == dag and len(dag) > hops  # more than one path to spread over
+
+
 def test_generated_workloads_use_the_racks_of_the_file():
     # inter_rack uniform flows need each host's rack: host i is under rack i // 5 (the scenario's file)
     from greendcn.sim.workload import build_table

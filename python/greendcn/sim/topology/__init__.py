@@ -29,6 +29,7 @@ def build_topology(topo) -> Network:  # type: ignore[no-untyped-def]
         "delay_ps": topo.link_delay,
         "switch_queue": topo.queue,
         "host_queue": topo.host_queue,
+        "host_delay_ps": topo.host_link_delay,
     }
     if topo.kind == "fattree":
         return fattree(topo.k, oversubscription=topo.oversubscription, **common)

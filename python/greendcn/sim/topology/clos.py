@@ -167,8 +167,10 @@ def clos(
     delay_ps: int = 25_000_000,
     switch_queue: dict[str, int] | None = None,
     host_queue: dict[str, int] | None = None,
+    host_delay_ps: int | None = None,
 ) -> Network:
-    """Hosts S*, then each tier's switches, ToRs first; every link has the same rate and delay."""
+    """Hosts S*, then each tier's switches, ToRs first; every link has the same rate, and the same delay but
+    for host links' `host_delay_ps` (None: `delay_ps`)."""
     T, s = shape.tiers, shape.per_pod
     counts = shape.switches
     names, layers = _NAMES[T], _LAYERS[T]
@@ -182,7 +184,8 @@ def clos(
         return Link(a, b, rate_bps, delay_ps, qa, switch_queue)
 
     d1 = shape.down[0]
-    links = [link(h, first[0] + h // d1, host_queue) for h in range(shape.hosts)]
+    hd = delay_ps if host_delay_ps is None else host_delay_ps
+    links = [Link(h, first[0] + h // d1, rate_bps, hd, host_queue, switch_queue) for h in range(shape.hosts)]
     # Each switch's uplinks in turn, tier by tier (the order `fattree.py` lists them, so the two give the same
     # port numbers). Tier-t switches come pod by pod: switch j of tier t (0-based, ToRs t = 0) sits at position
     # j mod s_t of level-t pod j // s_t, a sub-pod of level-(t+1) pod (j // s_t) // d_{t+1}, and links to that

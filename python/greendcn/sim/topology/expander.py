@@ -288,14 +288,15 @@ def expander(
     delay_ps: int = 25_000_000,
     switch_queue: dict[str, int] | None = None,
     host_queue: dict[str, int] | None = None,
+    host_delay_ps: int | None = None,
 ) -> Network:
     """Hosts S* (host i under ToR i // hosts_per_rack), then ToRs R*; links: hosts' first, then the graph's."""
     n_hosts = graph.racks * hosts_per_rack
     nodes = [Node(f"S{i}", "host", "host") for i in range(n_hosts)]
     nodes += [Node(f"R{r}", "switch", "tor") for r in range(graph.racks)]
+    hd = delay_ps if host_delay_ps is None else host_delay_ps  # host links (None: as the others)
     links = [
-        Link(h, n_hosts + h // hosts_per_rack, rate_bps, delay_ps, host_queue, switch_queue)
-        for h in range(n_hosts)
+        Link(h, n_hosts + h // hosts_per_rack, rate_bps, hd, host_queue, switch_queue) for h in range(n_hosts)
     ]
     links += [
         Link(n_hosts + a, n_hosts + b, rate_bps, delay_ps, switch_queue, switch_queue) for a, b in graph.edges
