@@ -1,6 +1,7 @@
 """The folded Clos builder: the public Opera simulator's 3:1 tree for 648 hosts, each tier's oversubscription,
 the k-ary fat-tree as its special case, runs through simulate and workload generation, and bad keys."""
 
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -150,6 +151,17 @@ def test_host_links_can_have_their_own_delay():
         scenario_from_dict(
             {"topology": {"kind": "opera", "racks": 8, "circuit_switches": 4, "host_link_delay": 0}}
         )
+
+
+def test_ndps_initial_window_is_the_trees_round_trip():
+    # one bandwidth-delay product of the longest path: 2 x tiers links, each a 1500-byte packet's 1.2 us at
+    # 10 Gb/s; 500 ns on the 2 x tiers - 2 switch links and 0 ns on the two host links of the shipped tree
+    from greendcn.sim.transports import ndp_initial_window
+
+    sc = load_scenario(CLOS)
+    assert ndp_initial_window(sc) == math.ceil(2 * (6 * 1.2 + 4 * 0.5) / 1.2)  # 16 packets
+    two = sc.with_overrides({"topology.tiers": 2, "topology.tier_oversubscription": [3]})
+    assert ndp_initial_window(two) == math.ceil(2 * (4 * 1.2 + 2 * 0.5) / 1.2)  # 10
 
 
 def test_workload_generate_keeps_flows_between_tors(tmp_path):

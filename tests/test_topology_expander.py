@@ -2,6 +2,7 @@
 regular graphs (regular, simple, connected, reproducible), hosts numbered as its flow files number them, runs
 through simulate and workload generation, and bad files and keys named in one error."""
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,8 @@ from greendcn.core.errors import InputError
 from greendcn.sim.limits import topology_size
 from greendcn.sim.scenario import load_scenario, scenario_from_dict
 from greendcn.sim.topology import build_topology, shortest_hops
-from greendcn.sim.topology.expander import random_regular, read_topology_file
+from greendcn.sim.topology.expander import rack_diameter, random_regular, read_topology_file
+from greendcn.sim.transports import ndp_initial_window
 from greendcn.sim.workload.racks import host_racks
 from conftest import assert_clean_error, run_greendcn
 
@@ -87,7 +89,10 @@ def test_the_papers_network_from_the_scenario():
     assert topology_size(sc.topology) == (650, 130, len(net.links), 130)
     assert np.array_equal(host_racks(sc.topology, 650), np.arange(650) // 5)
     hops = np.array(shortest_hops(net, 0)[:650])
-    assert (hops[1:] >= 2).all() and hops.max() <= 2 + 4  # connected; 130 racks at u = 7: ToR diameter <= 4
+    assert (hops[1:] >= 2).all() and hops.max() <= 2 + 4  # connected; the ToRs' diameter is 4 (below)
+    assert rack_diameter(sc.topology) == 4
+    # NDP's initial window: 6 links of 1.2 us packets, 4 rack links of 500 ns and 2 host links of 0 ns
+    assert ndp_initial_window(sc) == math.ceil(2 * (6 * 1.2 + 4 * 0.5) / 1.2)
 
 
 @pytest.mark.parametrize(("racks", "u"), [(8, 3), (20, 4), (130, 7), (11, 2)])

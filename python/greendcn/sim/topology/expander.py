@@ -33,6 +33,7 @@ __all__ = [
     "ExpanderGraph",
     "expander",
     "expander_graph",
+    "rack_diameter",
     "random_regular",
     "read_topology_file",
 ]
@@ -207,6 +208,28 @@ def expander_graph(topo, base_dir: str | None = None) -> ExpanderGraph:  # type:
             p = Path(base_dir) / p
         return read_topology_file(p)
     return random_regular(topo.racks, topo.uplinks, topo.graph_seed)
+
+
+def rack_diameter(topo) -> int:  # type: ignore[no-untyped-def]
+    """The most rack links between two racks of the expander a `Topology` names (by breadth-first search)."""
+    g = expander_graph(topo, getattr(topo, "_base_dir", None))
+    adj: list[list[int]] = [[] for _ in range(g.racks)]
+    for a, b in g.edges:
+        adj[a].append(b)
+        adj[b].append(a)
+    worst = 0
+    for s in range(g.racks):
+        dist = [-1] * g.racks
+        dist[s] = 0
+        todo = deque([s])
+        while todo:
+            u = todo.popleft()
+            for v in adj[u]:
+                if dist[v] < 0:
+                    dist[v] = dist[u] + 1
+                    todo.append(v)
+        worst = max(worst, max(dist))
+    return worst
 
 
 def hosts_per_rack(topo) -> int:  # type: ignore[no-untyped-def]
