@@ -125,6 +125,11 @@ def test_a_small_clos_runs_through_simulate_and_is_priced():
     switches = [d for d in e.devices if d["kind"] == "node:switch"]
     assert len(switches) == 8
     assert sum(d["energy_j"] for d in switches) == pytest.approx(8 * 90.5 * e.sim_time_s, rel=1e-9)
+    # priced by the ports they have ([power.ports] unused = "off"): the chassis (3/4 of 90.5 W, port_share
+    # 0.25) and 6 of the SN2700's 32 ports
+    off = simulate({**sc, "power": {"ports": {"unused": "off"}}}, progress=False).energy
+    watts = [d["avg_power_w"] for d in off.devices if d["kind"] == "node:switch"]
+    assert watts == pytest.approx([90.5 * (0.75 + 0.25 * 6 / 32)] * 8, rel=1e-9)
 
 
 def test_host_links_can_have_their_own_delay():
