@@ -199,10 +199,12 @@ def test_workload_generate_keeps_flows_between_tors(tmp_path):
         ({"tier_oversubscription": [3, 0]}, "topology.tier_oversubscription", ["tier 2: must be positive"]),
         ({"radix": 1, "tiers": 2, "tier_oversubscription": [1]}, "topology.radix", ["at least 2 ports"]),
         ({"tiers": 5}, "topology.tiers", []),
+        ({"tier_oversubscription": None, "oversubscription": 1.5}, "topology.oversubscription", ["1.5:1"]),
     ],
 )
 def test_bad_clos_keys_are_named(topology, key, words):
     raw = {"topology": {"kind": "clos", "radix": 12, "tier_oversubscription": [3, 1], **topology}}
+    raw["topology"] = {k: v for k, v in raw["topology"].items() if v is not None}
     with pytest.raises(InputError) as e:
         scenario_from_dict(raw)
     assert str(e.value).startswith(key), str(e.value)

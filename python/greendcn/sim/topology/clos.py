@@ -154,10 +154,14 @@ def shape_of(topo) -> ClosShape:  # type: ignore[no-untyped-def]
         raise FieldError(
             "radix", f"a switch needs at least 2 ports, got {min(radix)}", hint="e.g. radix = 12"
         )
-    ratios = topo.tier_oversubscription
-    if ratios is None:
-        ratios = [topo.oversubscription] + [1.0] * (tiers - 2)
-    return clos_shape(list(radix), list(ratios))
+    if topo.tier_oversubscription is not None:
+        return clos_shape(list(radix), list(topo.tier_oversubscription))
+    try:
+        return clos_shape(list(radix), [topo.oversubscription] + [1.0] * (tiers - 2))
+    except FieldError as e:  # the ratio came from `oversubscription`: name the key the user wrote
+        if e.field != "tier_oversubscription":
+            raise
+        raise FieldError("oversubscription", str(e), hint=e.hint) from None
 
 
 def clos(
