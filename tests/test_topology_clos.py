@@ -196,7 +196,11 @@ def test_workload_generate_keeps_flows_between_tors(tmp_path):
         ({"radix": [12, 12]}, "topology.radix", ["2 radixes for 3 tiers"]),
         ({"tier_oversubscription": [3]}, "topology.tier_oversubscription", ["one ratio per tier"]),
         ({"radix": 8, "tier_oversubscription": [1.5, 1]}, "topology.tier_oversubscription", ["1.5:1"]),
-        ({"tier_oversubscription": [3, 0]}, "topology.tier_oversubscription", ["tier 2: must be positive"]),
+        (
+            {"tier_oversubscription": [3, 0]},
+            "topology.tier_oversubscription",
+            ["tier 2: must be a finite positive ratio"],
+        ),
         ({"radix": 1, "tiers": 2, "tier_oversubscription": [1]}, "topology.radix", ["at least 2 ports"]),
         ({"tiers": 5}, "topology.tiers", []),
         ({"tier_oversubscription": None, "oversubscription": 1.5}, "topology.oversubscription", ["1.5:1"]),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+import math
 from math import prod
 
 from ...core.errors import FieldError
@@ -104,9 +105,11 @@ def clos_shape(radix: list[int], ratios: list[float]) -> ClosShape:
         )
     down, up = [], []
     for t, (r, o) in enumerate(zip(radix, ratios), start=1):
-        if o <= 0:
+        if not math.isfinite(o) or o <= 0:
             raise FieldError(
-                "tier_oversubscription", f"tier {t}: must be positive, got {o:g}", hint="e.g. 1 or 3"
+                "tier_oversubscription",
+                f"tier {t}: must be a finite positive ratio, got {o:g}",
+                hint="e.g. 1 or 3",
             )
         q = _ratio(o)
         # d / u = q and d + u = r: u = r x den / (num + den), whole only if (num + den) divides r x den
