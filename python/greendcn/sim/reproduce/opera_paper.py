@@ -8,6 +8,8 @@ scenario files build. The run script's parameters (docs/opera-paper.md, "Develop
 simulator's source):
 - 1500-byte packets of which 64 are header (each main_*.cpp's DEFAULT_PACKET_SIZE / DEFAULT_HEADER_SIZE):
   tcp.mss = 1436, tcp.header_bytes = ndp.header_bytes = 64;
+- per-packet spraying for NDP on the Clos and the expander (routing.scheme = "rps"); TCP and DCTCP keep the
+  scenario file's routing, as does Opera;
 - queues in packets (run.sh `-q`: 8 on Opera, 46 on the Clos and the expander): ndp.queue, and on the packet
   fabrics topology.queue (drop-tail for TCP and DCTCP);
 - initial window (run.sh `-cwnd`: 20 on Opera, 30 on the others): ndp.initial_window, tcp.initial_window
@@ -124,6 +126,12 @@ def network_scenario(
     circuit = topo.get("kind") in ("opera", "rotornet", "selectornet")
     if not circuit:
         topo["queue"] = queue  # drop-tail limit of every switch port (TCP, DCTCP); NDP trims at ndp.queue
+        # NDP sprays packet by packet: the Clos's run.sh passes `-strat perm` (SCATTER_PERMUTE,
+        # main_ndp_fatTree_3to1_k12.cpp lines 100-102), the expander's main sets SCATTER_RANDOM whatever the
+        # options (main_ndp_expander.cpp line 139); spraying over equal-cost next hops is our `rps`. TCP and
+        # DCTCP keep the file's routing (our choice: spraying would reorder their segments)
+        if transport == "ndp":
+            routing = {"scheme": "rps"}
     if rs.cutoff_bytes is not None and topo.get("kind") == "opera":
         topo["cutoff"] = f"{rs.cutoff_bytes}B"
     sc: dict[str, Any] = {
@@ -140,6 +148,7 @@ def network_scenario(
         "ndp": {"queue": queue, "header_bytes": HEADER_BYTES, "initial_window": rs.initial_window},
         "run": {"stop_time": STOP_TIME, "size_buckets": [f"{e}B" for e in BUCKET_EDGES]},
         "_file": str(path),
+        "_base_dir": str(path.parent),  # the file's own relative paths (an expander's graph_file)
     }
     if transport == "dctcp":
         # our choice: DCTCP's K = 65 packets (Alizadeh et al. 2010) does not fit a 46-packet queue; half the
@@ -151,7 +160,9 @@ def network_scenario(
 def _scenario(sc: dict[str, Any]) -> Any:
     from ..scenario import scenario_from_dict
 
-    return scenario_from_dict({k: v for k, v in sc.items() if not k.startswith("_")})
+    return scenario_from_dict(
+        {k: v for k, v in sc.items() if not k.startswith("_")}, base_dir=sc.get("_base_dir")
+    )
 
 
 def _flows(ff: FlowFile) -> list[Any]:
