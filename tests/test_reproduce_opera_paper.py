@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import assert_clean_error, run_greendcn
+from conftest import assert_clean_error
 
 from greendcn.core.errors import InputError
 from greendcn.sim.reproduce.opera_paper import network_scenario, reproduce_opera_paper
@@ -55,6 +55,24 @@ def nets(tmp_path):
     flows = tmp_path / "flows_1percLLload.htsim"
     flows.write_text("".join(f"{s} {d} {b} {t}\n" for s, d, b, t in FLOWS))
     return d, flows
+
+
+def run_greendcn(*argv):
+    """The command in this process (no interpreter start-up): what `greendcn ARGV` returns and prints."""
+    import contextlib
+    import io
+    import types
+
+    from greendcn.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([str(a) for a in argv])
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def _reference(path, per_flow, scale, fixed=True):
