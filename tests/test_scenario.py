@@ -181,7 +181,7 @@ def test_every_shipped_scenario_loads_and_pins_its_network(path):
     load_scenario(path)
     topo = raw["topology"]
     needed = {"kind", "link_rate", "link_delay"}
-    if topo["kind"] in ("fattree", "leafspine") or "hosts_per_rack" in topo:
+    if topo["kind"] in ("fattree", "leafspine", "clos", "expander") or "hosts_per_rack" in topo:
         needed |= {"queue", "host_queue"}  # only packet ports and hosts' NICs have these queues
     assert needed <= set(topo), f"{path.name} leaves {sorted(needed - set(topo))} to the defaults"
     assert "kind" in raw["workload"]

@@ -72,6 +72,16 @@ def topology_size(topo: Any) -> tuple[int, int, int, int]:
         switches = 2 * edges + half * half
         links = hosts + edges * half + edges * half
         return hosts, switches, links, edges
+    if topo.kind == "clos":
+        from .topology.clos import shape_of
+
+        shape = shape_of(topo)
+        return shape.hosts, sum(shape.switches), shape.links, shape.switches[0]
+    if topo.kind == "expander":
+        from .topology.expander import hosts_per_rack
+
+        hosts = topo.racks * hosts_per_rack(topo)
+        return hosts, topo.racks, hosts + topo.racks * topo.uplinks // 2, topo.racks
     if topo.kind in ("rotornet", "selectornet", "opera"):
         # racks (or hosts_per_rack hosts under each) are the endpoints; each rack has one uplink per circuit switch
         switches = topo.circuit_switches

@@ -80,17 +80,29 @@ class _Model(BaseModel):
 
 
 class Topology(_Model):
-    kind: Literal["fattree", "leafspine", "rotornet", "selectornet", "opera"] = "fattree"
+    kind: Literal["fattree", "leafspine", "clos", "expander", "rotornet", "selectornet", "opera"] = "fattree"
     k: int = Field(4, ge=2, description="fat-tree arity (pods); even")
     oversubscription: float = Field(1.0, ge=1.0, description="hosts per edge switch = k/2 x this")
     leaves: int = Field(4, ge=1)
     spines: int = Field(2, ge=1)
     hosts_per_leaf: int = Field(4, ge=1)
+    # Folded Clos (kind = "clos"; topology/clos.py): tiers, each tier's radix (one number for all; unset: k) and
+    # down:up ratio below the top (unset: oversubscription at the ToRs, 1:1 above). Static expander (kind =
+    # "expander"; topology/expander.py): racks, uplinks per ToR, hosts_per_rack (unset: radix - uplinks, else 1),
+    # the graph from graph_file (the public Opera simulator's format) or our generator seeded by graph_seed.
+    tiers: int = Field(3, ge=2, le=4)
+    radix: int | list[int] | None = None
+    tier_oversubscription: list[float] | None = None
+    uplinks: int = Field(3, ge=1)
+    graph_file: str | None = None
+    graph_seed: int = Field(0, ge=0)
     # Network defaults of a 10 Gb/s datacenter, each one's source in docs/scenario-format.md's table; the seed 003
     # scenarios pin Kaymak 2016's 1 Gbps, 25 us and 1000 packets. 10 Gb/s: the rate DCTCP's K = 65 is set for
     # (Alizadeh et al. 2010, section 3.4), the public Opera simulator's, the thesis's testbed NICs (seed 001 line 677).
     link_rate: RateBps = "10Gbps"  # type: ignore[assignment]
     link_delay: TimePs = "500ns"  # type: ignore[assignment]  # our choice: 100 m of fibre at about 5 ns/m
+    # Packet fabrics: the delay of host links alone (unset: link_delay); the public Opera simulator's are 0 ns.
+    host_link_delay: TimePs | None = None  # type: ignore[assignment]
     # Our choice: 500 x 1500 B = 750 KB per port, between the even share of a 4 MB shared-buffer 10 Gb/s switch
     # (24 ports, 167 KB; DCTCP paper Table 1) and the most one busy port may take of the shared buffer.
     queue: QueueLimit = "500pkt"  # type: ignore[assignment]
@@ -122,6 +134,7 @@ class Topology(_Model):
     # h // hosts_per_rack), each linked to its ToR at link_rate with link_delay and the queues above. Unset (our
     # default): the racks themselves are the workload's endpoints (R0..), as before hosts existed there.
     hosts_per_rack: int | None = Field(None, ge=1)
+    _base_dir: str | None = PrivateAttr(None)  # the scenario's folder, for a relative graph_file
 
     @property
     def circuit_switch_model(self) -> str:
@@ -158,6 +171,12 @@ class Topology(_Model):
                         hint="leave topology.epsilon unset to compute it from the worst path",
                     )
         if self.kind in ("rotornet", "selectornet", "opera"):
+            if self.host_link_delay is not None:
+                raise FieldError(
+                    "host_link_delay",
+                    f"sets host links of packet fabrics; a {self.kind} fabric's host links take link_delay",
+                    hint="remove topology.host_link_delay",
+                )
             if self.kind != "opera" and self.uptime <= 0:
                 raise FieldError("uptime", "must be a positive time", hint="write a time like '1ms'")
             if self.kind != "opera" and self.guard >= self.uptime:
@@ -206,6 +225,14 @@ class Topology(_Model):
                         hint=f"at most {ports - self.circuit_switches} hosts per rack, or a larger "
                         "topology.tor_switch",
                     )
+        if self.kind == "clos":
+            from .topology.clos import shape_of
+
+            shape_of(self)
+        if self.kind == "expander":
+            from .topology.expander import check_keys
+
+            check_keys(self)
         # Sizing keys of the other kind are ignored, not refused: `--set topology.kind=leafspine` on a fat-tree
         # file must work without deleting its k (our choice, documented in docs/scenario-format.md).
         if self.kind == "fattree":
@@ -484,6 +511,11 @@ class Scenario(_Model):
                 hint=f"set routing.scheme to one of {', '.join(allowed)}",
             )
         check_transports(self)
+        if self.topology.kind == "expander" and self.topology.graph_file:
+            from .topology.expander import check_file
+
+            self.topology._base_dir = self.base_dir
+            check_file(self.topology, self.base_dir)
         if self.eee.enabled and self.topology.kind in circuit:
             raise FieldError(
                 "eee.enabled",

@@ -143,6 +143,16 @@ def flow_transport(sc: Any, own: str, cls: str) -> str:
 _PATH_LINKS = {"fattree": 6, "leafspine": 4}
 
 
+def _path_links(topo: Any) -> int:
+    if topo.kind == "clos":  # up to the top tier and down again
+        return 2 * topo.tiers
+    if topo.kind == "expander":  # two host links and the rack graph's diameter
+        from .topology.expander import rack_diameter
+
+        return 2 + rack_diameter(topo)
+    return _PATH_LINKS.get(topo.kind, 6)
+
+
 def ndp_initial_window(sc: Any) -> int:
     """`ndp.initial_window`, or one bandwidth-delay product in full-size packets: the round trip of the longest
     path, every link's propagation delay and a full packet's store-and-forward serialization each way
@@ -152,7 +162,10 @@ def ndp_initial_window(sc: Any) -> int:
     topo = sc.topology
     full = sc.tcp.mss + sc.tcp.header_bytes + topo.frame_overhead
     ser_ps = full * 8 * 10**12 / topo.link_rate
-    rtt_ps = 2 * _PATH_LINKS.get(topo.kind, 6) * (topo.link_delay + ser_ps)
+    links = _path_links(topo)
+    rtt_ps = 2 * links * (topo.link_delay + ser_ps)
+    if getattr(topo, "host_link_delay", None) is not None:  # its two host links have their own delay
+        rtt_ps += 4 * (topo.host_link_delay - topo.link_delay)
     return max(1, math.ceil(rtt_ps / ser_ps))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .clos import clos
+from .expander import expander
 from .fattree import fattree
 from .graph import Link, Network, Node, equal_cost_paths, shortest_hops
 from .leafspine import leafspine
@@ -11,7 +13,9 @@ __all__ = [
     "Network",
     "Node",
     "build_topology",
+    "clos",
     "equal_cost_paths",
+    "expander",
     "fattree",
     "leafspine",
     "shortest_hops",
@@ -25,7 +29,17 @@ def build_topology(topo) -> Network:  # type: ignore[no-untyped-def]
         "delay_ps": topo.link_delay,
         "switch_queue": topo.queue,
         "host_queue": topo.host_queue,
+        "host_delay_ps": topo.host_link_delay,
     }
     if topo.kind == "fattree":
         return fattree(topo.k, oversubscription=topo.oversubscription, **common)
+    if topo.kind == "clos":
+        from .clos import shape_of
+
+        return clos(shape_of(topo), **common)
+    if topo.kind == "expander":
+        from .expander import expander_graph, hosts_per_rack
+
+        graph = expander_graph(topo, getattr(topo, "_base_dir", None))
+        return expander(graph, hosts_per_rack(topo), **common)
     return leafspine(topo.leaves, topo.spines, topo.hosts_per_leaf, **common)

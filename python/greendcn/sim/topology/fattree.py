@@ -20,10 +20,12 @@ def fattree(
     delay_ps: int = 25_000_000,
     switch_queue: dict[str, int] | None = None,
     host_queue: dict[str, int] | None = None,
+    host_delay_ps: int | None = None,
 ) -> Network:
     """Hosts S*, then edge E*, aggregation A*, core C* switches; every link has the same rate and delay.
 
-    `switch_queue` limits switch output ports, `host_queue` host NICs (each None = unlimited)."""
+    `switch_queue` limits switch output ports, `host_queue` host NICs (each None = unlimited); host links have
+    `host_delay_ps` (None: `delay_ps`)."""
     if k < 2 or k % 2:
         raise ValueError(f"k must be even and >= 2, got {k}")
     half = k // 2
@@ -41,7 +43,8 @@ def fattree(
     def link(a: int, b: int, qa: dict[str, int] | None, qb: dict[str, int] | None) -> Link:
         return Link(a, b, rate_bps, delay_ps, qa, qb)
 
-    links = [link(h, edge0 + h // per_edge, host_queue, switch_queue) for h in range(n_hosts)]
+    hd = delay_ps if host_delay_ps is None else host_delay_ps
+    links = [Link(h, edge0 + h // per_edge, rate_bps, hd, host_queue, switch_queue) for h in range(n_hosts)]
     for pod in range(k):
         for e in range(half):
             for a in range(half):

@@ -2,7 +2,7 @@
 network's bisection bandwidth, from the scenario's [topology] alone (nothing is built).
 
 Endpoints are numbered rack by rack on every fabric (fat-tree: k/2 x oversubscription hosts per edge switch;
-leaf-spine: hosts_per_leaf per leaf). On circuit fabrics with `topology.hosts_per_rack` the endpoints are hosts
+leaf-spine: hosts_per_leaf per leaf; Clos: the ToRs' down ports; expander: hosts_per_rack). On circuit fabrics with `topology.hosts_per_rack` the endpoints are hosts
 S0.. under the racks' ToRs, grouped like a leaf-spine; without it the racks themselves (R0..), so every endpoint
 is its own rack. Extend `_hosts_per_rack` (and `endpoint_rate_bps`) when a fabric changes its endpoints."""
 
@@ -22,6 +22,14 @@ def _hosts_per_rack(topo: Any) -> int:
         return round(topo.k // 2 * topo.oversubscription)
     if topo.kind == "leafspine":
         return topo.hosts_per_leaf
+    if topo.kind == "clos":  # hosts under each ToR, numbered ToR by ToR (topology/clos.py)
+        from ..topology.clos import shape_of
+
+        return shape_of(topo).down[0]
+    if topo.kind == "expander":
+        from ..topology.expander import hosts_per_rack
+
+        return hosts_per_rack(topo)
     return int(getattr(topo, "hosts_per_rack", None) or 1)  # circuit fabrics: racks are the endpoints
 
 
@@ -49,6 +57,12 @@ def bisection_bps(topo: Any, n_hosts: int) -> int:
     if topo.kind == "leafspine":
         half = topo.leaves // 2 or 1
         return min(half * topo.spines, half * topo.hosts_per_leaf) * rate
+    if topo.kind == "clos":  # half the top-level pods' narrowest tier of uplinks (ClosShape.bisection_links)
+        from ..topology.clos import shape_of
+
+        return shape_of(topo).bisection_links() * rate
+    if topo.kind == "expander":  # as leaf-spine: floor(racks/2) racks' uplinks, at most their hosts' links
+        return (topo.racks // 2) * min(topo.uplinks, _hosts_per_rack(topo)) * rate
     half = topo.racks // 2
     per_rack = getattr(topo, "hosts_per_rack", None)
     return (min(topo.circuit_switches, per_rack) if per_rack else topo.circuit_switches) * half * rate
