@@ -89,6 +89,10 @@ def test_run_script_parameters_reach_the_scenario(nets):
     d, _ = nets
     clos = network_scenario("clos", "ndp", d)
     assert clos["topology"]["queue"] == "46pkt" and clos["ndp"]["queue"] == "46pkt"
+    assert (
+        clos["topology"]["host_link_delay"] == "0ns"
+        and "host_link_delay" not in network_scenario("opera", "ndp", d)["topology"]
+    )
     assert clos["ndp"]["initial_window"] == 30 and clos["tcp"]["mss"] == 1436
     assert clos["topology"]["k"] == 4  # the file's topology, with the run script's settings over it
     opera = network_scenario("opera", "ndp", d)

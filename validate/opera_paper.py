@@ -69,7 +69,12 @@ def main(argv: list[str]) -> int:
             continue
         doc.pop("_flows")
         print_comparison(doc)
-        print(f"engine wall time {doc['run']['wall_s']:.1f} s")
+        r = doc["run"]
+        hops, wall = r["packet_hops"] or 0, r["engine_wall_s"] or 0.0
+        rate = f", {hops / wall / 1e6:.2f} M packet-hops/s" if wall else ""
+        print(
+            f"engine wall {wall:.1f} s, {hops / 1e6:.1f} M packet-hops{rate}; whole run {r['wall_s']:.1f} s"
+        )
         docs.append(doc)
     write_json(args.json, docs)
     return 0

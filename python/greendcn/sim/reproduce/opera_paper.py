@@ -15,8 +15,9 @@ simulator's source):
 - initial window (run.sh `-cwnd`: 20 on Opera, 30 on the others): ndp.initial_window, tcp.initial_window
   (the latter our choice: the simulator runs NDP only);
 - Opera's low-latency cutoff (run.sh `-cutoff 30000000`): topology.cutoff;
-- 10 Gb/s links (main.h HOST_NIC) with 500 ns between switches (delay_ToR2ToR / RTT_net): topology.link_rate,
-  topology.link_delay (our engine gives host links the same delay; the simulator's are 0 ns);
+- 10 Gb/s links (main.h HOST_NIC) with 500 ns between switches (delay_ToR2ToR / RTT_net) and 0 ns on host
+  links (delay_host2ToR / RTT_rack): topology.link_rate, link_delay and, on the packet fabrics,
+  host_link_delay (our circuit engine gives Opera's host links the link delay, 500 ns);
 - a 1 ms minimum retransmission timeout (NdpSrc::setMinRTO(1000)): tcp.min_rto;
 - 1.00001 s simulated (run.sh `-simtime`): run.stop_time, so flows still running then are unfinished on both.
 """
@@ -125,6 +126,9 @@ def network_scenario(
     topo |= {"link_rate": "10Gbps", "link_delay": "500ns"}
     circuit = topo.get("kind") in ("opera", "rotornet", "selectornet")
     if not circuit:
+        topo["host_link_delay"] = (
+            "0ns"  # RTT_rack (refused on circuit fabrics: Opera's host links keep 500 ns)
+        )
         topo["queue"] = queue  # drop-tail limit of every switch port (TCP, DCTCP); NDP trims at ndp.queue
         # NDP sprays packet by packet: the Clos's run.sh passes `-strat perm` (SCATTER_PERMUTE,
         # main_ndp_fatTree_3to1_k12.cpp lines 100-102), the expander's main sets SCATTER_RANDOM whatever the
