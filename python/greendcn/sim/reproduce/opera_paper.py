@@ -126,9 +126,8 @@ def network_scenario(
     topo |= {"link_rate": "10Gbps", "link_delay": "500ns"}
     circuit = topo.get("kind") in ("opera", "rotornet", "selectornet")
     if not circuit:
-        topo["host_link_delay"] = (
-            "0ns"  # RTT_rack (refused on circuit fabrics: Opera's host links keep 500 ns)
-        )
+        # RTT_rack (refused on circuit fabrics: Opera's host links keep the 500 ns link delay)
+        topo["host_link_delay"] = "0ns"
         topo["queue"] = queue  # drop-tail limit of every switch port (TCP, DCTCP); NDP trims at ndp.queue
         # NDP sprays packet by packet: the Clos's run.sh passes `-strat perm` (SCATTER_PERMUTE,
         # main_ndp_fatTree_3to1_k12.cpp lines 100-102), the expander's main sets SCATTER_RANDOM whatever the
