@@ -70,6 +70,24 @@ def test_a_packet_switched_scheme_is_refused_on_a_circuit_fabric_in_the_api():
     assert e.value.loc == ("routing", "scheme")
 
 
+@pytest.mark.parametrize(
+    ("kind", "scheme"), [("rotornet", "rotorlb"), ("selectornet", "selector"), ("opera", "opera")]
+)
+def test_routing_unset_on_a_circuit_fabric_is_the_fabrics_own(kind, scheme):
+    from greendcn.sim.scenario import scenario_from_dict
+
+    topo = {"kind": kind, "racks": 8, "circuit_switches": 2 if kind == "selectornet" else 4}
+    assert scenario_from_dict({"topology": topo}).routing.scheme == scheme
+    # a [routing] table without a scheme too; a scheme that is set is kept, or refused if it does not fit
+    assert (
+        scenario_from_dict({"topology": topo, "routing": {"single_path": "first"}}).routing.scheme == scheme
+    )
+    assert scenario_from_dict({"topology": {"kind": "fattree"}}).routing.scheme == "single"
+    with pytest.raises(InputError) as e:
+        scenario_from_dict({"topology": topo, "routing": {"scheme": "single"}})
+    assert e.value.loc == ("routing", "scheme")
+
+
 OPERA_MIXED = Path(__file__).resolve().parent.parent / "scenarios" / "opera-mixed.toml"
 
 

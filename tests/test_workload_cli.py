@@ -54,6 +54,41 @@ def test_generate_writes_the_flows_and_reports_load_and_percentiles(tmp_path):
     assert "achieved_load" in out.stdout and "p99" in out.stdout
 
 
+def _documented_scenario(fabric: str) -> str:
+    """docs/workloads.md's first TOML block as written, or with its topology comment's Opera of 648 hosts."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "workloads.md").read_text()
+    block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    if fabric == "opera":
+        line = next(x for x in block.splitlines() if x.startswith('kind = "fattree"'))
+        assert 'or "opera" with hosts_per_rack = 6, racks = 108, circuit_switches = 6' in line
+        block = block.replace(line, 'kind = "opera"\nhosts_per_rack = 6\nracks = 108\ncircuit_switches = 6')
+    return block
+
+
+@pytest.mark.parametrize(("fabric", "hosts"), [("fattree", 128), ("opera", 648)])
+def test_the_documented_scenario_runs_as_written_on_a_fat_tree_and_on_opera(tmp_path, fabric, hosts):
+    # docs/workloads.md's first example (the issue's names), on its fat-tree and on the Opera its comment names;
+    # Opera needs no [routing] table (its own routing is the default there)
+    sc = tmp_path / "s.toml"
+    sc.write_text(_documented_scenario(fabric))
+    out = run_greendcn("workload", "generate", sc, "-o", tmp_path / "f.csv", "--json", tmp_path / "g.json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert doc["endpoints"] == hosts
+    comp = doc["components"][0]
+    assert (comp["kind"], comp["pattern"], comp["sizes"], comp["target_load"]) == (
+        "poisson",
+        "uniform",
+        "websearch",
+        0.3,
+    )
+    assert comp["achieved_load"] == pytest.approx(0.3, rel=0.03) and comp["ks_distance"] <= 0.02
+    names = {r["src"] for r in csv.DictReader((tmp_path / "f.csv").read_text().splitlines())}
+    assert names <= {f"S{i}" for i in range(hosts)} and len(names) > hosts // 2
+
+
 def test_simulate_runs_the_generated_flows(tmp_path):
     sc = _scenario(
         tmp_path,
@@ -113,3 +148,83 @@ def test_a_duration_beyond_the_size_guard_is_refused_with_the_flow_count(tmp_pat
     assert "40,7" in out.stderr
     out = run_greendcn("workload", "generate", sc, "--set", "workload.duration=2000000s")
     assert_clean_error(out, "workload.duration", "flows")
+
+
+INLINE = """[topology]
+kind = "fattree"
+k = 4
+
+[workload]
+kind = "flows"
+
+[[workload.flows]]
+src = "S0"
+dst = "S5"
+size = "100KB"
+transport = "TRANSPORT"
+class = "d"
+
+[[workload.flows]]
+src = "S1"
+dst = "S6"
+size = "50KB"
+start = "10us"
+transport = "udp"
+rate = "1Gbps"
+"""
+
+
+def test_generate_writes_an_explicit_lists_udp_flows_with_their_rates(tmp_path):
+    from greendcn.sim import simulate
+
+    sc = tmp_path / "s.toml"
+    sc.write_text(INLINE.replace("TRANSPORT", "tcp"))
+    out = run_greendcn("workload", "generate", sc, "-o", tmp_path / "f.csv")
+    assert out.returncode == 0, out.stderr
+    lines = (tmp_path / "f.csv").read_text().splitlines()
+    assert lines == [
+        "src,dst,size_bytes,start_s,class,transport,rate_bps",
+        "S0,S5,100000,0.000000000000,d,tcp,",
+        "S1,S6,50000,0.000010000000,flow,udp,1000000000",
+    ]
+    # the file runs as the scenario's own list does
+    cols = ["src", "dst", "size_bytes", "start_s", "class", "transport", "fct_s"]
+    own = simulate(sc, progress=False).flows[cols]
+    assert simulate(sc, flows=tmp_path / "f.csv", progress=False).flows[cols].equals(own)
+
+
+def test_generate_refuses_a_per_flow_transport_a_flow_file_cannot_hold(tmp_path):
+    sc = tmp_path / "s.toml"
+    sc.write_text(INLINE.replace("TRANSPORT", "dctcp"))
+    out = run_greendcn("workload", "generate", sc, "-o", tmp_path / "f.csv")
+    assert_clean_error(out, "workload.flows[0].transport", "dctcp")
+    assert "[transport.classes] d = 'dctcp'" in out.stderr and not (tmp_path / "f.csv").exists()
+
+
+def test_a_load_sweep_of_a_generated_workload_stores_slowdown_by_size_and_class(tmp_path):
+    # The sweep store's summaries carry the FCT and slowdown percentiles per size bucket and per class
+    # (docs/metrics.md), one row per load; each row's count matches the run's own flow table.
+    import greendcn.sweep
+    from greendcn.sweep.driver import run_sweep
+
+    (tmp_path / "ws.toml").write_text(
+        '[topology]\nkind = "fattree"\nk = 4\n\n[workload]\nkind = "poisson"\nsizes = "websearch"\n'
+        'load = 0.1\nduration = "2ms"\nclass = "ws"\n'
+    )
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('[sweep]\nname = "ld"\nscenario = "ws.toml"\n\n[axes]\n"workload.load" = [0.1, 0.3]\n')
+    out = run_sweep(spec, store=tmp_path / "s.duckdb", workers=1, progress=False)
+    assert (out.done, out.failed) == (2, 0)
+    res = greendcn.sweep.open(tmp_path / "s.duckdb")
+    s = res.query(
+        'SELECT r."workload.load" AS load, s.* FROM summaries s JOIN runs r USING (key) ORDER BY load'
+    )
+    assert s["load"].tolist() == [0.1, 0.3]
+    for q in ("p50", "p99", "p999"):
+        assert (
+            s[f"size_lt_100KB_slowdown_{q}"].notna().all() and (s[f"size_lt_100KB_slowdown_{q}"] >= 1).all()
+        )
+        assert s[f"class_ws_slowdown_{q}"].notna().all() and f"class_ws_fct_{q}_s" in s
+    buckets = ("lt_100KB", "100KB_1MB", "1MB_10MB", "ge_10MB")
+    assert (sum(s[f"size_{b}_flows"] for b in buckets) == s["class_ws_flows"]).all()
+    assert (s["class_ws_flows"] == s["flows"]).all() and s["flows"].tolist()[0] < s["flows"].tolist()[1]

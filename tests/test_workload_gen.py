@@ -279,6 +279,22 @@ def test_uniform_pairs_never_self_and_reach_every_host():
     assert not (t.src == t.dst).any() and len(set(t.dst.tolist())) == 128
 
 
+def test_uniform_destinations_are_uniform_over_the_other_hosts_and_other_racks():
+    # 64,000 flows on 128 hosts: each host expects 500 as destination (binomial sd about 22); 5 sd is 110.
+    # The seed is fixed, so the bound is a check that the draw is uniform, not a flaky statistical test.
+    sc, net, t = _table({"kind": "count", "count": 64_000, "load": 0.2, "size": "10KB"})
+    per_dst = np.bincount(t.dst, minlength=128)
+    assert np.abs(per_dst - 500).max() < 110
+    # each source's destinations spread over the others alike: the same source's offsets are uniform on 1..127
+    offsets = (t.dst - t.src) % 128
+    assert offsets.min() == 1 and np.abs(np.bincount(offsets, minlength=128)[1:] - 64_000 / 127).max() < 110
+    # inter_rack: uniform over the 124 hosts of the other 31 racks
+    sc, net, t = _table({"kind": "count", "count": 62_000, "load": 0.2, "size": "10KB", "inter_rack": True})
+    racks = _racks(sc, net)
+    same = racks[t.src] == racks[t.dst]
+    assert not same.any() and np.abs(np.bincount(t.dst, minlength=128) - 484.4).max() < 110
+
+
 def test_all_to_all_is_every_ordered_pair_once_per_round():
     topo = {"kind": "leafspine", "leaves": 4, "spines": 2, "hosts_per_leaf": 3}
     _, _, t = _table(

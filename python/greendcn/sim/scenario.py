@@ -504,6 +504,9 @@ class Scenario(_Model):
             "opera": ("opera", "rotorlb"),
         }
         allowed = circuit.get(self.topology.kind, ("single", "ecmp", "rps"))
+        if "scheme" not in self.routing.model_fields_set and self.topology.kind in circuit:
+            # unset on a circuit fabric: the fabric's own routing (our choice), not the packet fabrics' default
+            object.__setattr__(self, "routing", self.routing.model_copy(update={"scheme": allowed[0]}))
         if self.routing.scheme not in allowed:
             raise FieldError(
                 "routing.scheme",

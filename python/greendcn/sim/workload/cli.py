@@ -77,12 +77,12 @@ def generate(
     check_output_path(output, "-o")
     sc = load_scenario(scenario, set_ or None)
     try:
-        table, net, records = _generate(sc, sc.run.seed if seed is None else seed)
+        table, net, records, rates = _generate(sc, sc.run.seed if seed is None else seed)
     except InputError as e:
         raise type(e)(f"{scenario.name}: {e}", hint=e.hint) from None
     if output is not None:
         try:
-            table.write_csv(output, net.hosts)
+            table.write_csv(output, net.hosts, rates)
         except OSError as e:
             raise InputError(
                 f"-o: cannot write {output}: {e.strerror}", hint="choose a writable path"
@@ -138,8 +138,9 @@ def generate(
     )
 
 
-def _generate(sc: Any, seed: int) -> tuple[Any, Any, list[dict[str, Any]]]:
-    """The flows of the scenario's workload (a FlowTable), its network and per-component records."""
+def _generate(sc: Any, seed: int) -> tuple[Any, Any, list[dict[str, Any]], Any]:
+    """The flows of the scenario's workload (a FlowTable), its network, per-component records and the UDP
+    flows' rates (None for generated workloads, which are TCP)."""
     import numpy as np
 
     from ..limits import (
@@ -178,8 +179,17 @@ def _generate(sc: Any, seed: int) -> tuple[Any, Any, list[dict[str, Any]]]:
     if is_generated(sc.workload):
         table = build_table(sc, net, seed)
         ctx = GenContext.of(sc.topology, len(net.hosts), sc.base_dir)
-        return table, net, describe_table(sc.workload, ctx, table)
+        return table, net, describe_table(sc.workload, ctx, table), None
     flows = build_workload(sc, net, seed)
+    own = next((f for f in flows if f.transport not in TRANSPORTS), None)
+    if own is not None:  # inline flows only: a flow file's transport column takes tcp or udp
+        raise InputError(
+            f"workload.flows[{own.id}].transport: {own.transport} cannot be written to a flow file, whose "
+            "transport column takes tcp or udp",
+            hint=f"give the flow's class its transport instead: [transport.classes] {own.cls} = "
+            f"'{own.transport}'",
+            loc=("workload", "flows", own.id, "transport"),
+        )
     classes = sorted({f.cls for f in flows})
     table = FlowTable(
         np.array([f.src for f in flows], dtype=np.int32),
@@ -190,4 +200,4 @@ def _generate(sc: Any, seed: int) -> tuple[Any, Any, list[dict[str, Any]]]:
         np.array([TRANSPORTS.index(f.transport) for f in flows], dtype=np.int8),
         classes,
     )
-    return table, net, []
+    return table, net, [], np.array([f.rate_bps or 0 for f in flows], dtype=np.int64)

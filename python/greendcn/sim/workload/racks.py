@@ -39,8 +39,8 @@ def host_racks(topo: Any, n_hosts: int) -> np.ndarray:
 
 
 def endpoint_rate_bps(topo: Any) -> int:
-    """The link rate of one endpoint: a host's NIC; a rack-as-endpoint sends over all its circuit uplinks
-    (one per circuit switch; our choice while circuit fabrics have no hosts)."""
+    """The link rate of one endpoint: a host's NIC; a rack-as-endpoint (a circuit fabric without
+    topology.hosts_per_rack) sends over all its circuit uplinks, one per circuit switch (our choice)."""
     if topo.kind in CIRCUIT_KINDS and not getattr(topo, "hosts_per_rack", None):
         return topo.link_rate * topo.circuit_switches
     return topo.link_rate

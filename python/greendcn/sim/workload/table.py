@@ -131,15 +131,21 @@ class FlowTable:
             )
         ]
 
-    def write_csv(self, path: str | Path, host_names: list[str]) -> None:
+    def write_csv(self, path: str | Path, host_names: list[str], rate_bps: np.ndarray | None = None) -> None:
         """`src,dst,size_bytes,start_s,class`, host names as `simulate` prints them; starts in seconds with
-        picosecond precision (12 decimals), so reading the file back gives the same flows."""
+        picosecond precision (12 decimals), so reading the file back gives the same flows. With UDP flows (an
+        explicit list's; generated flows are TCP) also `transport,rate_bps`, their rates from `rate_bps`."""
         names = np.asarray(host_names, dtype=object)
         whole, frac = np.divmod(self.start_ps, PS_PER_S)
         starts = [f"{w}.{f:012d}" for w, f in zip(whole.tolist(), frac.tolist())]
         cls = self.class_names()
+        udp = self.transport == TRANSPORTS.index("udp")
+        extra = [""] * len(self)
+        if udp.any():
+            assert rate_bps is not None, "UDP flows need their rates"
+            extra = [f",udp,{int(r)}" if u else ",tcp," for u, r in zip(udp.tolist(), rate_bps.tolist())]
         with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write("src,dst,size_bytes,start_s,class\n")
+            fh.write("src,dst,size_bytes,start_s,class" + (",transport,rate_bps" if udp.any() else "") + "\n")
             step = 200_000
             for lo in range(0, len(self), step):
                 hi = min(lo + step, len(self))
@@ -149,8 +155,9 @@ class FlowTable:
                     self.size_bytes[lo:hi].tolist(),
                     starts[lo:hi],
                     cls[lo:hi],
+                    extra[lo:hi],
                 )
-                fh.write("".join(f"{a},{b},{z},{t},{c}\n" for a, b, z, t, c in rows))
+                fh.write("".join(f"{a},{b},{z},{t},{c}{x}\n" for a, b, z, t, c, x in rows))
 
 
 def _code(classes: list[str], name: str) -> int:
