@@ -8,7 +8,7 @@ PYTHON ?= python3
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml') Cargo.toml
 export PYTHONHASHSEED := 0
 
-.PHONY: help build demo test test-rust test-python bench lint validate clean chromium docs
+.PHONY: help build demo test test-rust test-python bench lint validate validate-opera clean chromium docs
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -67,6 +67,14 @@ $(NS3_BIN): $(NS3_VENV)/.ns3-ok validate/ns3_network.cc
 
 validate: build $(NS3_BIN) ## seed 003's scenarios in greendcn and ns-3 side by side (not part of make test)
 	$(PY) validate/run.py --ns3-binary $(NS3_BIN) $(VALIDATE_ARGS)
+
+# The Opera paper's Figure 9 files against the public Opera simulator's outputs (docs/opera-paper.md). Needs a
+# checkout of TritonNetworking/opera-sim in OPERA_SIM_DIR; without it, says so and succeeds.
+validate-opera: ## Opera paper Figure 9: ours beside the public simulator's (OPERA_SIM_DIR; not part of make test)
+	@if [ -z "$$OPERA_SIM_DIR" ]; then \
+	  echo "validate-opera: OPERA_SIM_DIR is not set; nothing to compare (set it to a checkout of"; \
+	  echo "  TritonNetworking/opera-sim, e.g. make validate-opera OPERA_SIM_DIR=../opera-sim; docs/opera-paper.md)"; \
+	else $(MAKE) -s build && $(PY) validate/opera_paper.py "$$OPERA_SIM_DIR" $(VALIDATE_OPERA_ARGS); fi
 
 docs: build ## rewrite the docs' tables of measured output from the commands they quote (scripts/docs_tables.py)
 	$(PY) scripts/docs_tables.py

@@ -18,6 +18,7 @@ _MODULES = (
     "reproduce_energy_saving",
     "reproduce_host_energy",
     "reproduce_opera",
+    "reproduce_opera_paper",
     "reproduce_rps",
 )
 
