@@ -248,7 +248,16 @@ impl<'a> Sim<'a> {
         let started = Instant::now();
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
-        while let Some(ev) = self.events.pop() {
+        loop {
+            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
+                // This port's lines were asked for during the previous event: ask for what its arrival reads
+                // next (the pipe's next entry; the packet, at a host).
+                let (pkt, to) = self.ports[port as usize].prefetch_refill();
+                if self.kinds[to as usize] == NodeKind::Host {
+                    self.pool.prefetch(pkt);
+                }
+            }
+            let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
                 continue; // a timer that was cancelled or moved: not an event of the run
             }
@@ -264,6 +273,10 @@ impl<'a> Sim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
+            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
+                // The next event (unless this one schedules an earlier one) reads this port: start the load now.
+                Port::prefetch_arrival(&self.ports, port);
+            }
             let flows = &self.flows;
             let done = || flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64;
             if crate::check_in(watch, self.events_done, self.now, self.spec.stop_ps, flows.len() as u64, done) {
