@@ -186,11 +186,22 @@ impl Port {
     /// the entry that becomes the pipe's head when the next arrival pops the current one, and return that
     /// arrival's packet and the node it reaches.
     #[inline(always)]
-    pub fn prefetch_refill(&self) -> (u32, u32) {
+    pub fn prefetch_refill(&self) -> (InFlight, u32) {
         if let Some(e) = self.rest.front() {
             prefetch(e);
         }
-        (self.head.pkt, self.to)
+        (self.head, self.to)
+    }
+
+    /// Bring in the cache lines an offer to this port reads (its first three lines).
+    #[inline(always)]
+    pub fn prefetch_offer(ports: &[Port], port: u32) {
+        if let Some(p) = ports.get(port as usize) {
+            let line = p as *const Port as *const u8;
+            prefetch(line);
+            prefetch(line.wrapping_add(64));
+            prefetch(line.wrapping_add(128));
+        }
     }
 
     /// Add `bytes` to the window where a transmission starting at `start` falls (`window_ps` > 0 only).
