@@ -70,6 +70,14 @@ impl PacketPool {
         &mut self.slots[i as usize]
     }
 
+    /// Ask for packet `i`'s cache line ahead of its use (a hint; an index past the pool is ignored).
+    #[inline(always)]
+    pub fn prefetch(&self, i: u32) {
+        if let Some(p) = self.slots.get(i as usize) {
+            crate::port::prefetch(p);
+        }
+    }
+
     #[inline]
     pub fn release(&mut self, i: u32) {
         self.live -= 1;

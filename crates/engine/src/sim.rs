@@ -248,7 +248,22 @@ impl<'a> Sim<'a> {
         let started = Instant::now();
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
-        while let Some(ev) = self.events.pop() {
+        loop {
+            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
+                // This port's lines were asked for during the previous event: ask for what its arrival reads
+                // next (the pipe's next entry; the packet at a host, the port it leaves by at a switch).
+                let (head, to) = self.ports[port as usize].prefetch_refill();
+                if self.kinds[to as usize] == NodeKind::Host {
+                    self.pool.prefetch(head.pkt);
+                } else if self.linkstate.is_none() {
+                    let dst_host = head.dst_host & !TAG_MASK;
+                    let hops = self.routes.next_hops(to, dst_host);
+                    if let Some(i) = self.path_index(to, dst_host, head.flow_hash, hops.len()) {
+                        Port::prefetch_offer(&self.ports, hops[i]);
+                    }
+                }
+            }
+            let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
                 continue; // a timer that was cancelled or moved: not an event of the run
             }
@@ -264,6 +279,10 @@ impl<'a> Sim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
+            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
+                // The next event (unless this one schedules an earlier one) reads this port: start the load now.
+                Port::prefetch_arrival(&self.ports, port);
+            }
             let flows = &self.flows;
             let done = || flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64;
             if crate::check_in(watch, self.events_done, self.now, self.spec.stop_ps, flows.len() as u64, done) {
@@ -343,16 +362,29 @@ impl<'a> Sim<'a> {
         if n <= 1 {
             return hops.first().copied();
         }
-        let i = match self.spec.routing {
+        let i = match self.path_index(node, dst_host, flow_hash, n) {
+            Some(i) => i,
+            None => self.switch_rngs[node as usize].below(n as u32) as usize, // packet spraying
+        };
+        Some(hops[i])
+    }
+
+    /// Which of `n` > 0 equal-cost ports a packet takes, for the schemes that decide without drawing (None:
+    /// packet spraying, which draws from the switch's generator; and n = 0).
+    #[inline]
+    fn path_index(&self, node: u32, dst_host: u32, flow_hash: u32, n: usize) -> Option<usize> {
+        if n <= 1 {
+            return (n == 1).then_some(0);
+        }
+        Some(match self.spec.routing {
             // Depends on (destination, switch) only, never on the seed: one fixed path per destination.
             Routing::Single => match self.spec.single_path {
                 SinglePath::First => 0, // groups list their ports in ascending order
                 SinglePath::Hashed => (mix64((dst_host as u64) << 32 | node as u64) % n as u64) as usize,
             },
             Routing::Ecmp => (mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % n as u64) as usize,
-            Routing::Rps => self.switch_rngs[node as usize].below(n as u32) as usize,
-        };
-        Some(hops[i])
+            Routing::Rps => return None,
+        })
     }
 
     /// Enter the link schedule's epochs that have begun by now (checked when a packet is routed, so a run with

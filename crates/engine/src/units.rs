@@ -13,24 +13,25 @@ pub fn ser_time_ps(bytes: u64, rate_bps: u64) -> u64 {
 }
 
 /// Serialization clock of one link: an exact integer ps-per-byte when the rate divides 8e12
-/// (1, 10, 25, 40, 100, 400 Gbps all do), else the exact rounded-up division.
+/// (1, 10, 25, 40, 100, 400 Gbps all do), else the exact rounded-up division. 16 bytes (a port keeps it in the
+/// cache line it reads on every offer, `crate::port::Port`).
 #[derive(Debug, Clone, Copy)]
 pub struct SerClock {
     rate_bps: u64,
-    exact_ps_per_byte: Option<u64>,
+    exact_ps_per_byte: Option<std::num::NonZeroU64>,
 }
 
 impl SerClock {
     pub fn new(rate_bps: u64) -> Self {
         let per_byte = 8 * PS_PER_S;
-        let exact = if per_byte.is_multiple_of(rate_bps) { Some(per_byte / rate_bps) } else { None };
+        let exact = if per_byte.is_multiple_of(rate_bps) { std::num::NonZeroU64::new(per_byte / rate_bps) } else { None };
         SerClock { rate_bps, exact_ps_per_byte: exact }
     }
 
     #[inline]
     pub fn time_ps(&self, bytes: u64) -> u64 {
         match self.exact_ps_per_byte {
-            Some(p) => bytes * p,
+            Some(p) => bytes * p.get(),
             None => ser_time_ps(bytes, self.rate_bps),
         }
     }

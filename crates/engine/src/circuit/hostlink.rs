@@ -125,8 +125,8 @@ impl HostLinks {
     /// Packets on a host link (in a pipe: they arrive by event) and the earliest such arrival.
     pub fn in_pipes(&self) -> (u64, Option<u64>) {
         let ports = self.up.iter().chain(&self.down);
-        let n = ports.clone().map(|p| p.pipe.len() as u64).sum();
-        (n, ports.filter_map(|p| p.pipe.front().map(|e| e.arrival)).min())
+        let n = ports.clone().map(|p| p.pipe_len() as u64).sum();
+        (n, ports.filter_map(|p| p.pipe_front().map(|e| e.arrival)).min())
     }
 
     fn count(&mut self, h: u32, at: usize, time: u64, wire: u32) {
