@@ -31,6 +31,7 @@ CASES = {
 
 
 def write_spec(overrides: list[str], path: Path) -> None:
+    from greendcn.sim.engine import spec_json
     from greendcn.sim.run import build_spec
     from greendcn.sim.scenario import load_scenario
     from greendcn.sim.topology import build_topology
@@ -39,7 +40,7 @@ def write_spec(overrides: list[str], path: Path) -> None:
     sc = load_scenario(WEBSEARCH).with_overrides(overrides)
     net = build_topology(sc.topology)
     spec = build_spec(sc, net, build_workload(sc, net, sc.run.seed), sc.run.seed)
-    path.write_text(json.dumps(spec))
+    path.write_text(spec_json(spec))
 
 
 def run(path: Path) -> tuple[dict, float]:

@@ -50,6 +50,30 @@ def test_one_packet_after_a_long_idle_is_late_by_exactly_one_wake_time_per_hop()
     assert fct(on) == fct(off) + 2 * TW
 
 
+def _burst(eee: dict) -> dict:
+    """Three full datagrams (1,472 B of payload each) back to back at the line rate 1 ms into the run (every port asleep since 0), S0 through
+    its edge switch to S1: the engine's results."""
+    raw = scenario(eee)
+    raw["workload"]["flows"][0] |= {"size": "4416B", "rate": "10Gbps"}
+    return simulate(raw, seed=1, progress=False).engine_results
+
+
+def test_coalescing_wakes_at_the_byte_count_or_after_the_delay_whichever_first():
+    fct = lambda r: int(np.asarray(r["flows"]["fct_ps"])[0])  # noqa: E731
+    off = _burst({"enabled": False})
+    sent = [d for d in off["links"] if d["packets_sent"]]
+    assert [d["packets_sent"] for d in sent] == [3, 3] and sent[0]["bytes_sent"] % 3 == 0
+    wire = sent[0]["bytes_sent"] // 3  # one datagram's bytes on the wire
+    ser = wire * 800  # its serialization in ps at 10 Gb/s
+    delay = {"enabled": True, "coalesce": "50us"}
+    # Each of the two hops (S0 -> edge, edge -> S1) holds the first datagram; the delay alone: 50 us, then Tw.
+    assert fct(_burst(delay)) - fct(off) == 2 * (50_000_000 + TW)
+    # A count of two datagrams' bytes: the second, one serialization after the first, wakes the port at once.
+    assert fct(_burst(delay | {"coalesce_bytes": 2 * wire})) - fct(off) == 2 * (ser + TW)
+    # Three datagrams never reach four's bytes: they wait for the delay.
+    assert fct(_burst(delay | {"coalesce_bytes": f"{4 * wire}B"})) - fct(off) == 2 * (50_000_000 + TW)
+
+
 def test_an_idle_switch_draws_its_chassis_and_lpi_power():
     """No packet moves before the run stops: every switch port sleeps once (Ts at active power) and lies in
     LPI for the rest; its energy is exactly that (to float rounding, 1e-9)."""
@@ -119,6 +143,9 @@ def test_explicit_split_must_match_the_table_within_the_tolerance():
         ({"enabled": True, "sleep": "2us", "wake": "20ms"}, None, "wake"),
         ({"enabled": True, "phy": "40GBASE-X"}, None, "phy"),
         ({"enabled": True, "sleep": "2us"}, None, "wake"),
+        ({"enabled": True, "coalesce": "10us", "coalesce_bytes": -1}, None, "coalesce_bytes"),
+        ({"enabled": True, "coalesce": "10us", "coalesce_bytes": "-3KB"}, None, "coalesce_bytes"),
+        ({"enabled": True, "coalesce_bytes": "9KB"}, None, "coalesce_bytes"),
         (None, {"chassis_w": 10.0, "port_active_w": 1.0}, "port_active_w"),
     ],
 )

@@ -160,3 +160,47 @@ def test_the_study_carries_eee_and_both_in_rows_csv_and_findings(tmp_path):
     assert f["both_lowest_at_every_load"] is (
         v["fat-tree + EEE + ElasticTree"] >= max(v["fat-tree + EEE"], v["fat-tree + ElasticTree"])
     )
+
+
+def test_the_648_host_study_runs_the_fabric_comparisons_networks():
+    from greendcn.sim.fabrics import fabric_plan
+    from greendcn.sim.reproduce.energy_saving import (
+        SCHEMES,
+        EnergySavingConfig,
+        _entries,
+        _fabrics_config,
+    )
+
+    for tree, k, ratio in (("1:1", 14, 1.0), ("3:1", 10, 3.0), ("cost-equivalent", 12, 1.5)):
+        cfg = EnergySavingConfig.network_648(tree, (0.05, 0.3))
+        assert cfg.loads == (0.05, 0.3) and _fabrics_config(cfg).hosts == 648
+        entries = _entries(cfg)
+        assert list(entries) == list(SCHEMES)
+        plan = {e["fabric"]: e for e in fabric_plan(_fabrics_config(cfg))}
+        # Opera and RotorNet are the fabric comparison's own 648-host entries (108 racks of 6)
+        for circuit in ("opera", "rotornet"):
+            assert entries[circuit] == plan[circuit]
+            assert entries[circuit]["topology"]["racks"] == 108
+        for scheme in SCHEMES[:4]:
+            topo = entries[scheme]["topology"]
+            assert (topo["k"], topo["oversubscription"]) == (k, ratio), scheme
+        assert "elastictree" in entries["fat-tree + EEE + ElasticTree"]["scenario"]
+        assert entries["fat-tree + EEE"]["eee"]["enabled"]
+    assert EnergySavingConfig.network_648().loads == EnergySavingConfig().loads
+
+
+@pytest.mark.parametrize(
+    ("args", "word"),
+    [
+        (["--network", "100"], "--network"),
+        (["--tree", "3:1"], "--tree"),
+        (["--network", "648", "--tree", "2:1"], "--tree"),
+        (["--network", "648", "--quick"], "--quick"),
+        (["--loads", "0.05,1.5"], "--loads"),
+        (["--loads", "0.05,x"], "--loads"),
+    ],
+)
+def test_bad_study_options_are_one_error_line(args, word):
+    from conftest import assert_clean_error, run_greendcn
+
+    assert_clean_error(run_greendcn("reproduce", "energy-saving", *args), word)

@@ -10,7 +10,16 @@
 //!
 //! Time in each state is charged when the wake is decided, and the port's last idle period is charged up to
 //! the run's end by `close`. Active time (sending or awake idle) is what is left of the run.
+//!
+//! Coalescing up to a byte count as well (`coalesce_bytes` > 0) needs one timer: a later packet can bring the
+//! wake forward, so a sleeping port holds its packets here (`Held`), out of its pipe, until they reach the
+//! byte count (the wake is triggered then, or when the sleep transition ends if that is later) or the delay
+//! runs out (the `EeeWake` event at `deadline`), whichever comes first; the port then fixes their departures
+//! from the wake's end, in arrival order (crate::port's `coalesce` module).
 
+use std::collections::VecDeque;
+
+use crate::port::InFlight;
 use crate::spec::{EeePhy, EeeSpec};
 
 /// One port's EEE settings and its exact time in each low-power state.
@@ -20,9 +29,37 @@ pub struct Eee {
     sleep_ps: u64,
     wake_ps: u64,
     coalesce_ps: u64,
+    /// Bytes that wake a sleeping port before the coalescing delay runs out (0: the delay alone).
+    pub coalesce_bytes: u64,
     pub counters: EeeCounters,
     /// The last charged idle period (queue empty at .0, wake triggered at .1), for `close`.
     last: Option<(u64, u64)>,
+    /// Packets held while the port sleeps (coalesce_bytes > 0 only; empty otherwise).
+    pub held: Held,
+}
+
+/// The packets a sleeping port holds until the byte count or the coalescing delay wakes it.
+#[derive(Debug, Clone, Default)]
+pub struct Held {
+    pub queue: VecDeque<InFlight>,
+    pub bytes: u64,
+    /// Serialization time of the held packets.
+    pub ser_ps: u64,
+    /// When the port's queue emptied (the idle period began).
+    idle_from: u64,
+    /// When the delay runs out: the wake starts then unless the byte count came first.
+    pub deadline: u64,
+}
+
+/// What a sleeping port does with a packet when coalescing up to a byte count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// The port is awake (within the hold-off): the packet starts at once.
+    Send,
+    /// Hold it; `Some(t)`: it is the first, and the delay runs out at t (schedule the wake event then).
+    Hold(Option<u64>),
+    /// Hold it and wake now: the byte count is reached; the wake starts at the given time.
+    Wake(u64),
 }
 
 /// Picoseconds a port spent in each EEE state besides active, and its number of sleep transitions.
@@ -43,9 +80,60 @@ impl Eee {
             sleep_ps: phy.sleep_ps,
             wake_ps: phy.wake_ps,
             coalesce_ps: spec.coalesce_ps,
+            coalesce_bytes: spec.coalesce_bytes,
             counters: EeeCounters::default(),
             last: None,
+            held: Held::default(),
         })
+    }
+
+    /// Whether the port holds packets, waiting for the byte count or the delay.
+    #[inline]
+    pub fn holding(&self) -> bool {
+        !self.held.queue.is_empty()
+    }
+
+    /// A packet of `bytes` arrives at `a`, the port's queue having emptied at `e` (coalescing up to a byte
+    /// count): send it at once, hold it, or hold it and wake. The caller holds the packet unless `Send`.
+    pub fn hold(&mut self, e: u64, a: u64, bytes: u64) -> Hold {
+        let first = !self.holding();
+        if first {
+            if a - e <= self.hold_off_ps {
+                return Hold::Send;
+            }
+            let lpi_from = e + self.hold_off_ps + self.sleep_ps;
+            self.held.idle_from = e;
+            self.held.deadline = (a + self.coalesce_ps).max(lpi_from);
+            self.held.bytes = 0;
+            self.held.ser_ps = 0;
+        }
+        self.held.bytes += bytes;
+        if self.held.bytes >= self.coalesce_bytes {
+            // The sleep transition is not cut short: the wake starts once it is over.
+            let lpi_from = self.held.idle_from + self.hold_off_ps + self.sleep_ps;
+            return Hold::Wake(a.max(lpi_from));
+        }
+        Hold::Hold(first.then_some(self.held.deadline))
+    }
+
+    /// Wake a holding port, the wake starting at `w`: charge the idle period and return when the held packets'
+    /// transmission starts (the caller then takes them out of `held.queue`).
+    pub fn wake_at(&mut self, w: u64) -> u64 {
+        let e = self.held.idle_from;
+        self.charge(e, w, u64::MAX, 1);
+        self.last = Some((e, w));
+        self.counters.sleeps += 1;
+        w + self.wake_ps
+    }
+
+    /// When a holding port's serializer is free again if nothing else comes: the held packets sent from the end
+    /// of the wake at the deadline (`free` when the port holds nothing).
+    pub fn free_at(&self, free: u64) -> u64 {
+        if self.holding() {
+            self.held.deadline + self.wake_ps + self.held.ser_ps
+        } else {
+            free
+        }
     }
 
     /// A packet arrives at `a` to a port whose queue emptied at `e` (e <= a): when its transmission starts.
@@ -91,6 +179,8 @@ impl Eee {
                 done.charge(e, w, t, 1);
             }
         }
+        // A port still holding packets at the end has been asleep since its queue emptied.
+        let free_at = if self.holding() { self.held.idle_from } else { free_at };
         if free_at < t {
             // The tail: no wake was triggered, so charge as if one came at the end of time, cut at t.
             done.charge(free_at, u64::MAX - self.wake_ps, t, 1);
@@ -110,6 +200,7 @@ mod tests {
         let spec = EeeSpec {
             hold_off_ps,
             coalesce_ps,
+            coalesce_bytes: 0,
             phys: vec![EeePhy { rate_bps: 10, sleep_ps: 2_880_000, wake_ps: 4_480_000 }],
         };
         Eee::for_rate(&spec, 10).unwrap()

@@ -28,6 +28,9 @@ pub enum EventKind {
     UdpSend,
     /// NDP: a receiving host's pull pacer may send its next pull. Arg: host index.
     NdpPull,
+    /// Energy-Efficient Ethernet: a sleeping port's coalescing delay runs out (stale if its byte count woke it
+    /// first). Arg: port.
+    EeeWake,
     /// Circuit fabrics (`crate::circuit`): a circuit switch's next slot begins at its senders. Arg: switch.
     SlotStart,
     /// Circuit fabrics: a sender port may hand its next packet to the NIC. Arg: port.

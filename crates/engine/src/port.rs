@@ -21,6 +21,8 @@
 //! next lane packet started at the popped packet's finish, no later than its arrival, so it is committed at
 //! that pop. One pending event per port still suffices.
 
+mod coalesce;
+
 use std::collections::VecDeque;
 
 use crate::eee::Eee;
@@ -124,6 +126,9 @@ pub enum Admission {
     /// Accepted; `pipe_was_empty` tells the caller to schedule the pipe's head event at `arrival`. A packet
     /// put in a lane has `pipe_was_empty` false and, as `arrival`, the one it would have if nothing overtook it.
     Accepted { arrival: u64, pipe_was_empty: bool },
+    /// Held by a sleeping port that coalesces up to a byte count (crate::eee); `Some(t)`: schedule the port's
+    /// `EeeWake` event at t, when the coalescing delay runs out.
+    Held { timer: Option<u64> },
 }
 
 impl Port {
@@ -325,7 +330,8 @@ impl Port {
     #[inline]
     pub fn occupancy(&mut self, now: u64) -> (u64, u64) {
         self.advance(now);
-        (self.held() as u64, self.lanes.prio.len() as u64)
+        let coalesced = self.eee.as_deref().map_or(0, |e| e.held.queue.len());
+        ((self.held() + coalesced) as u64, self.lanes.prio.len() as u64)
     }
 
     /// Bytes held at `now` (call `occupancy` first, which brings the books up to `now`).
@@ -404,7 +410,13 @@ impl Port {
         if let Some(eee) = self.eee.as_deref_mut() {
             if now >= self.busy_until {
                 // The queue is empty: the port may be asleep and must wake first (crate::eee).
-                start = eee.start_after_idle(self.busy_until, now);
+                if eee.coalesce_bytes > 0 {
+                    if let Some(a) = self.offer_coalescing(now, entry, window_ps) {
+                        return a;
+                    }
+                } else {
+                    start = eee.start_after_idle(self.busy_until, now);
+                }
             }
         }
         let finish = start + ser;
@@ -428,7 +440,8 @@ impl Port {
     /// When the serializer is free again (the lanes' packets sent too).
     #[inline]
     pub fn free_at(&self) -> u64 {
-        self.busy_until + self.lanes.queued_ps
+        let free = self.busy_until + self.lanes.queued_ps;
+        self.eee.as_deref().map_or(free, |e| e.free_at(free))
     }
 
     /// Charge a packet whose transmission ends at `finish` (no earlier than `free_at()` plus its serialisation)
@@ -480,7 +493,7 @@ mod tests {
     fn arrival(a: Admission) -> Option<u64> {
         match a {
             Admission::Accepted { arrival, .. } => Some(arrival),
-            Admission::Dropped => None,
+            Admission::Dropped | Admission::Held { .. } => None,
         }
     }
 

@@ -296,6 +296,7 @@ impl<'a> Sim<'a> {
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
                 EventKind::UdpSend => self.udp_send(ev.arg),
                 EventKind::NdpPull => self.ndp_pull(ev.arg),
+                EventKind::EeeWake => self.eee_wake(ev.arg),
                 EventKind::SlotStart | EventKind::PortNext | EventKind::CircuitArrival | EventKind::OperaSlice => {
                     unreachable!("circuit events belong to circuit::CircuitSim")
                 }
@@ -343,7 +344,16 @@ impl<'a> Sim<'a> {
                 }
                 false
             }
+            EventKind::EeeWake => !self.ports[f as usize].wake_due(time),
             _ => false,
+        }
+    }
+
+    /// A sleeping port's coalescing delay ran out: it wakes and sends what it holds (crate::eee).
+    #[cold]
+    fn eee_wake(&mut self, port: u32) {
+        if let Some(arrival) = self.ports[port as usize].coalesce_deadline(self.now, self.window_ps) {
+            self.events.push(arrival, EventKind::PortArrival, port);
         }
     }
 
@@ -477,6 +487,12 @@ impl<'a> Sim<'a> {
                 self.hops += 1;
                 if pipe_was_empty {
                     self.events.push(arrival, EventKind::PortArrival, port);
+                }
+            }
+            Admission::Held { timer } => {
+                self.hops += 1;
+                if let Some(t) = timer {
+                    self.events.push(t, EventKind::EeeWake, port);
                 }
             }
         }

@@ -238,6 +238,9 @@ pub struct EeeSpec {
     /// Time a port in LPI waits after the first packet arrives before it starts to wake (0: at once).
     #[serde(default)]
     pub coalesce_ps: u64,
+    /// Bytes held that wake a port in LPI before `coalesce_ps` runs out (0: the delay alone).
+    #[serde(default)]
+    pub coalesce_bytes: u64,
     /// Sleep (Ts) and wake (Tw) times by link rate; links of other rates have no EEE.
     pub phys: Vec<EeePhy>,
 }

@@ -14,7 +14,7 @@ fn go(spec: &SimSpec) -> SimResults {
 }
 
 fn eee(hold_off_ps: u64, coalesce_ps: u64) -> Option<EeeSpec> {
-    Some(EeeSpec { hold_off_ps, coalesce_ps, phys: vec![EeePhy { rate_bps: G10, sleep_ps: TS, wake_ps: TW }] })
+    Some(EeeSpec { hold_off_ps, coalesce_ps, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: TS, wake_ps: TW }] })
 }
 
 /// h0 -(10G, EEE)- sw -(20G, no EEE PHY for that rate)- h1, one single-datagram UDP flow at `start`.
@@ -77,10 +77,10 @@ fn zero_times_change_no_packet_and_an_unmatched_rate_changes_nothing() {
     let flows = (0..8).map(|i| tcp((i * 5 + 3) % 16, i, 200_000, i as u64)).collect();
     let mut spec = base(nodes, links, flows, Routing::Ecmp);
     let off = go(&spec);
-    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 0 }] });
+    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 0 }] });
     let zero = go(&spec);
     assert_eq!(zero.flows, off.flows);
-    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, phys: vec![EeePhy { rate_bps: 1, sleep_ps: TS, wake_ps: TW }] });
+    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: 1, sleep_ps: TS, wake_ps: TW }] });
     let unmatched = go(&spec);
     assert_eq!(unmatched.flows, off.flows);
     assert_eq!(unmatched.links, off.links);
@@ -100,7 +100,73 @@ fn zero_times_change_no_packet_and_an_unmatched_rate_changes_nothing() {
 #[test]
 fn bad_eee_times_name_the_field() {
     let mut spec = one_packet(MS);
-    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 2_000_000_000_000 }] });
+    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 2_000_000_000_000 }] });
     let e = run(&spec, &mut || false).unwrap_err();
     assert!(e.to_string().contains("eee.phys[0].wake_ps"), "{e}");
+}
+
+fn eee_bytes(coalesce_ps: u64, coalesce_bytes: u64) -> Option<EeeSpec> {
+    Some(EeeSpec {
+        hold_off_ps: 0,
+        coalesce_ps,
+        coalesce_bytes,
+        phys: vec![EeePhy { rate_bps: G10, sleep_ps: TS, wake_ps: TW }],
+    })
+}
+
+#[test]
+fn a_burst_reaching_the_byte_count_wakes_at_once_and_fewer_bytes_wait_for_the_delay() {
+    // Three datagrams back to back at the line rate, 1 ms into the run (the host's port has slept since 0).
+    let mut spec = one_packet(MS);
+    spec.flows[0].size_bytes = 3 * spec.udp.payload_bytes as u64;
+    spec.flows[0].rate_bps = Some(G10);
+    let off = go(&spec);
+    let fct_off = off.flows[0].fct_ps.unwrap();
+    let l = &off.links[0];
+    assert_eq!(l.packets_sent, 3);
+    let wire = l.bytes_sent / 3;
+    let ser = wire * 800; // picoseconds per datagram at 10 Gb/s
+    let late = |eee: Option<EeeSpec>, spec: &mut SimSpec| {
+        spec.eee = eee;
+        let r = go(spec);
+        (r.flows[0].fct_ps.unwrap() - fct_off, r)
+    };
+    // The delay alone: the first datagram waits 50 us, then the wake.
+    assert_eq!(late(eee(0, 50 * US), &mut spec).0, 50 * US + TW);
+    // A count of two datagrams: the second, one serialization later, wakes the port at once.
+    let (d, r) = late(eee_bytes(50 * US, 2 * wire), &mut spec);
+    assert_eq!(d, ser + TW);
+    // In LPI from Ts until the wake at 1 ms + one serialization, then again after the burst to the run's end.
+    let c = r.links[0].eee.unwrap();
+    let tail = r.summary.sim_time_ps - (MS + ser + TW + 3 * ser);
+    assert_eq!((c.sleeps, c.wake_ps), (2, TW), "{c:?}");
+    assert_eq!(c.lpi_ps, MS + ser - TS + tail.saturating_sub(TS), "{c:?}");
+    // A count one byte short of two datagrams is reached by the second too; one byte more is not.
+    assert_eq!(late(eee_bytes(50 * US, 2 * wire - 1), &mut spec).0, ser + TW);
+    // Fewer bytes than the count (three datagrams, a count of four): they wait for the delay.
+    assert_eq!(late(eee_bytes(50 * US, 4 * wire), &mut spec).0, 50 * US + TW);
+    assert_eq!(late(eee_bytes(50 * US, 3 * wire + 1), &mut spec).0, 50 * US + TW);
+    // A count of one datagram or less: no coalescing, the wake alone.
+    assert_eq!(late(eee_bytes(50 * US, wire), &mut spec).0, TW);
+}
+
+#[test]
+fn a_byte_count_never_reached_is_the_delay_alone_bit_for_bit() {
+    // A fat-tree with short queues (drops count the held packets) under many flows: holding packets until
+    // the delay runs out gives every departure, drop and state time of the delay-only model.
+    let (nodes, links) = fattree(4, G10, US, Some(QueueLimit::Packets(8)));
+    let flows = (0..24).map(|i| tcp((i * 5 + 3) % 16, i % 16, 60_000 + 7_000 * i as u64, i as u64)).collect();
+    let mut spec = base(nodes, links, flows, Routing::Ecmp);
+    for (i, f) in spec.flows.iter_mut().enumerate() {
+        f.start_ps = i as u64 * 13 * US;
+    }
+    spec.eee = eee(0, 20 * US);
+    let delay = go(&spec);
+    spec.eee = eee_bytes(20 * US, u64::MAX);
+    let held = go(&spec);
+    assert!(delay.flows.iter().all(|f| f.completed));
+    assert!(delay.summary.drops > 0, "the queues overflow");
+    assert_eq!(held.flows, delay.flows);
+    assert_eq!(held.links, delay.links);
+    assert_eq!(held.summary.sim_time_ps, delay.summary.sim_time_ps);
 }

@@ -9,6 +9,7 @@ phy = "auto"          # each link takes the 802.3az PHY of its rate; or "10GBASE
 # wake = "4.48us"
 hold_off = "0us"      # awake this long after the queue empties before sleeping
 coalesce = "0us"      # in LPI, wait this long after the first packet before waking
+coalesce_bytes = 0    # or wake as soon as this many bytes wait, if sooner (e.g. "9KB"; needs coalesce)
 ```"""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from ..core.errors import FieldError, InputError
-from ..core.units import parse_time_ps
+from ..core.units import parse_size_bytes, parse_time_ps
 
 __all__ = ["MAX_EEE_TIME_PS", "PHYS", "EeeConfig", "PortsConfig", "eee_spec"]
 
@@ -49,6 +50,21 @@ def _time(value: Any) -> Any:
 Time = Annotated[int, BeforeValidator(_time), Field(ge=0)]
 
 
+def _size(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise InputError(f"must not be negative, got {value!r}", hint='write a size such as "9KB"')
+        return value
+    if isinstance(value, str) and value.strip().startswith("-"):
+        raise InputError(f"must not be negative, got {value!r}", hint='write a size such as "9KB"')
+    return parse_size_bytes(value, "value")
+
+
+Size = Annotated[int, BeforeValidator(_size), Field(ge=0)]
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, validate_default=True)
 
@@ -60,6 +76,7 @@ class EeeConfig(_Model):
     wake: Time | None = None
     hold_off: Time = 0
     coalesce: Time = 0
+    coalesce_bytes: Size = 0
 
     @model_validator(mode="after")
     def _bounds(self) -> EeeConfig:
@@ -78,6 +95,12 @@ class EeeConfig(_Model):
                 raise FieldError(
                     key, f"longer than the bound of {MAX_WAIT_PS / 1e9:g} ms", hint="use us or ms"
                 )
+        if self.coalesce_bytes > 0 and self.coalesce == 0:
+            raise FieldError(
+                "coalesce_bytes",
+                "a byte count needs a coalescing delay: without one the port wakes at the first packet",
+                hint='set eee.coalesce too, e.g. coalesce = "20us" (the longest a packet waits)',
+            )
         if (self.sleep is None) != (self.wake is None):
             raise FieldError(
                 "wake" if self.wake is None else "sleep",
@@ -122,4 +145,7 @@ def eee_spec(cfg: EeeConfig, rates_bps: set[int]) -> dict[str, Any] | None:
                 )
             _, ts, tw = found[0]
         phys.append({"rate_bps": rate, "sleep_ps": ts, "wake_ps": tw})
-    return {"hold_off_ps": cfg.hold_off, "coalesce_ps": cfg.coalesce, "phys": phys}
+    spec: dict[str, Any] = {"hold_off_ps": cfg.hold_off, "coalesce_ps": cfg.coalesce, "phys": phys}
+    if cfg.coalesce_bytes:
+        spec["coalesce_bytes"] = cfg.coalesce_bytes
+    return spec

@@ -96,6 +96,7 @@ impl HostLinks {
                 self.count(h, 0, now, wire);
                 Some((arrival, pipe_was_empty))
             }
+            Admission::Held { .. } => unreachable!("EEE is refused on circuit fabrics"),
         }
     }
 
@@ -106,6 +107,7 @@ impl HostLinks {
         match self.down[h as usize].offer(now, entry, 0) {
             Admission::Dropped => None,
             Admission::Accepted { arrival, pipe_was_empty } => Some((arrival, pipe_was_empty)),
+            Admission::Held { .. } => unreachable!("EEE is refused on circuit fabrics"),
         }
     }
 

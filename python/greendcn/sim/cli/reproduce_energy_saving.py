@@ -17,6 +17,17 @@ def energy_saving(
         Path("out/reproduce-energy-saving"), "--out", help="Folder for the CSV and PNG."
     ),
     quick: bool = typer.Option(False, "--quick", help="Small size: k = 4, web search, three loads, 2 ms."),
+    network: str = typer.Option(
+        "128",
+        "--network",
+        help="Hosts: 128 (k = 8 fat-tree, 32 racks of 4) or 648 (the fabric comparison's 648-host networks).",
+    ),
+    tree: str = typer.Option(
+        "1:1",
+        "--tree",
+        help="With --network 648, the fat-tree of the tree schemes: 1:1, 3:1 or cost-equivalent.",
+    ),
+    loads: str | None = typer.Option(None, "--loads", help="Comma-separated loads (default 0.05 to 0.6)."),
     workers: int | None = typer.Option(None, "--workers", min=1, help="Processes (default: all cores)."),
     json_out: Path | None = JsonOption,
 ) -> None:
@@ -26,13 +37,32 @@ def energy_saving(
         EnergySavingConfig,
         config_dict,
         findings,
+        parse_loads,
         reproduce_energy_saving,
         summarize,
         write_csv,
         write_figure,
     )
 
-    cfg = EnergySavingConfig.quick() if quick else EnergySavingConfig()
+    from dataclasses import replace
+
+    from ...core.errors import InputError
+
+    if network not in ("128", "648"):
+        raise InputError(f"--network: {network!r} is not 128 or 648", hint="--network 648", loc=("network",))
+    if network == "128" and tree != "1:1":
+        raise InputError("--tree: needs --network 648", hint="add --network 648", loc=("tree",))
+    if quick and network == "648":
+        raise InputError(
+            "--quick: not with --network 648", hint="use --loads to run fewer loads", loc=("quick",)
+        )
+    chosen = parse_loads(loads) if loads is not None else None
+    if network == "648":
+        cfg = EnergySavingConfig.network_648(tree, chosen)
+    else:
+        cfg = EnergySavingConfig.quick() if quick else EnergySavingConfig()
+        if chosen:
+            cfg = replace(cfg, loads=chosen)
     rows = summarize(reproduce_energy_saving(cfg, workers=workers))
     out.mkdir(parents=True, exist_ok=True)
     write_csv(rows, out / "energy_saving.csv")

@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "EnergySavingConfig",
     "findings",
+    "parse_loads",
     "reproduce_energy_saving",
     "summarize",
     "write_csv",
@@ -26,6 +27,13 @@ __all__ = [
 
 # Heller et al. 2010 (abstract): ElasticTree saves up to 50 % of network energy for data-center workloads.
 PUBLISHED_SAVING = 0.5
+
+# --tree: the fabric comparison's fat-trees at 648 hosts (sim/fabrics.py)
+TREES = {
+    "1:1": "fat-tree 1:1",
+    "3:1": "fat-tree 3:1",
+    "cost-equivalent": "fat-tree k=12 (cost-equivalent)",
+}
 
 SCHEMES = (
     "fat-tree",
@@ -51,6 +59,29 @@ class EnergySavingConfig:
     wake_time: str = "100us"
     seed: int = 1
     schemes: tuple[str, ...] = field(default=SCHEMES)
+    # the fabric comparison's fat-tree the four tree schemes run on (sim/fabrics.py's fabric_plan names)
+    tree: str = "fat-tree 1:1"
+
+    @classmethod
+    def network_648(cls, tree: str = "1:1", loads: tuple[float, ...] | None = None) -> EnergySavingConfig:
+        """The fabric comparison's 648-host networks (docs/fabrics.md): Opera and RotorNet on 108 racks of 6
+        hosts and 6 circuit switches, and one of its fat-trees for the tree schemes: `tree` "1:1" (k = 14,
+        its first 648 of 686 hosts), "3:1" (k = 10, 648 of 750) or "cost-equivalent" (k = 12 at 1.5 hosts
+        per edge uplink, 648 hosts, the Opera paper's comparison)."""
+        if tree not in TREES:
+            from ...core.errors import InputError
+
+            raise InputError(
+                f"--tree: unknown fat-tree {tree!r}",
+                hint="one of " + ", ".join(TREES),
+                loc=("tree",),
+            )
+        return cls(
+            racks=108,
+            circuit_switches=6,
+            tree=TREES[tree],
+            **({"loads": loads} if loads else {}),
+        )
 
     @classmethod
     def quick(cls) -> EnergySavingConfig:
@@ -66,6 +97,21 @@ class EnergySavingConfig:
         )
 
 
+def parse_loads(text: str) -> tuple[float, ...]:
+    """`--loads`: comma-separated loads, each in (0, 1]."""
+    from ...core.errors import InputError
+
+    try:
+        values = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise InputError(
+            f"--loads: {text!r} is not a comma-separated list of numbers", hint="e.g. 0.05,0.3,0.6"
+        ) from None
+    if not values or not all(0 < v <= 1 for v in values):
+        raise InputError(f"--loads: {text!r} must list loads in (0, 1]", hint="e.g. 0.05,0.3,0.6")
+    return values
+
+
 def _fabrics_config(cfg: EnergySavingConfig) -> Any:
     from ..fabrics import FabricsConfig
 
@@ -78,7 +124,7 @@ def _entries(cfg: EnergySavingConfig) -> dict[str, dict[str, Any]]:
     from ..fabrics import eee_phy, fabric_plan
 
     plan = {e["fabric"]: e for e in fabric_plan(_fabrics_config(cfg))}
-    tree = plan["fat-tree 1:1"]
+    tree = plan[cfg.tree]
     slept = tree | {
         "fabric": "fat-tree + ElasticTree",
         "scenario": {
