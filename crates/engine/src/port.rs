@@ -287,7 +287,12 @@ impl Port {
         if self.busy_until <= now {
             // The serializer is idle: every packet in the pipe has finished (none of them is read).
             self.finished_in_pipe = self.pipe_len() as u32;
-            self.held_bytes = 0;
+            // What a port coalescing under EEE keeps back is held too (port/coalesce.rs); an idle offer reads
+            // `eee` anyway, so this costs no extra line.
+            self.held_bytes = match self.eee.as_deref() {
+                Some(e) if e.holding() => e.held.bytes,
+                _ => 0,
+            };
             return;
         }
         while let Some(e) = self.pipe_get(self.finished_in_pipe as usize) {

@@ -3,7 +3,7 @@
 //! departures from the end of its wake, in arrival order. Kept apart from the port's hot path: a port comes
 //! here only when EEE with a byte count is on and its serializer is free.
 
-use super::{count_window, Admission, Port};
+use super::{Admission, Port};
 use crate::eee::Hold;
 use crate::port::InFlight;
 use crate::spec::QueueLimit;
@@ -69,18 +69,24 @@ impl Port {
     fn release(&mut self, w: u64, window_ps: u64) -> (u64, bool) {
         let eee = self.eee.as_deref_mut().expect("coalescing needs EEE");
         let mut start = eee.wake_at(w);
-        let pipe_was_empty = self.pipe.is_empty();
-        for mut e in eee.held.queue.drain(..) {
-            let finish = start + self.clock.time_ps(e.wire_bytes as u64);
-            count_window(&mut self.window_bytes, &mut self.windows_overflowed, start, window_ps, e.wire_bytes as u64);
-            e.arrival = finish + self.delay_ps;
-            self.pipe.push_back(e);
-            start = finish;
-        }
+        // Taken out while the packets move (counting a window borrows the whole port), put back empty after,
+        // so the queue keeps its allocation.
+        let mut held = std::mem::take(&mut eee.held.queue);
         eee.held.ser_ps = 0;
         eee.held.bytes = 0;
+        let pipe_was_empty = self.pipe_len() == 0;
+        for mut e in held.drain(..) {
+            let finish = start + self.clock.time_ps(e.wire_bytes as u64);
+            self.count_window(start, window_ps, e.wire_bytes as u64);
+            e.arrival = finish + self.delay_ps;
+            self.pipe_push(e);
+            start = finish;
+        }
+        if let Some(eee) = self.eee.as_deref_mut() {
+            eee.held.queue = held;
+        }
         self.busy_until = start;
-        (self.pipe.front().expect("a wake releases packets").arrival, pipe_was_empty)
+        (self.pipe_front().expect("a wake releases packets").arrival, pipe_was_empty)
     }
 }
 
@@ -114,7 +120,7 @@ mod tests {
     }
 
     fn arrivals(p: &mut Port) -> Vec<u64> {
-        std::iter::from_fn(|| (!p.pipe.is_empty()).then(|| p.pop_arrival().0.arrival)).collect()
+        std::iter::from_fn(|| (p.pipe_len() > 0).then(|| p.pop_arrival().0.arrival)).collect()
     }
 
     #[test]
