@@ -150,7 +150,7 @@ def test_bulk_tcp_on_rotornet_is_asked_for_and_stays_datagrams_by_default():
     "sets, words",
     [
         (["transport.circuit_bulk=reliable"], ["transport.circuit_bulk"]),
-        (["transport.circuit_bulk=transport", "transport.default=ndp"], ["transport.default", "ndp"]),
+        (["transport.default=ndp"], ["transport.default", "ndp", "transport.circuit_bulk"]),
         (["transport.default=dctcp"], ["transport.default", "dctcp"]),
         (
             [
@@ -182,11 +182,28 @@ def test_operas_bulk_class_runs_tcp_when_asked():
     assert res.summary["transport"] == "tcp for Opera's low-latency class, tcp for bulk"
 
 
-def test_ndp_on_operas_bulk_class_is_refused_naming_the_key():
-    out = run_greendcn(
-        "simulate",
-        OPERA_MIXED,
-        *("--set", "transport.circuit_bulk=transport", "--set", "transport.default=ndp"),
-        *("--set", "workload.long_size=1MB", "--set", "topology.cutoff=500KB"),
+def test_bulk_ndp_runs_on_rotornet_and_operas_bulk_class_when_asked():
+    # NDP on bulk traffic: the initial window into the source ToR's queue, then one packet per pull; the
+    # receivers' ACKs and pulls come back over the circuits (RotorNet) or Opera's low-latency class
+    ndp = simulate(
+        SCENARIO,
+        overrides=["workload.size=300KB", "transport.circuit_bulk=transport", "transport.default=ndp"],
+        progress=False,
     )
-    assert_clean_error(out, "transport.default", "bulk class")
+    fl = ndp.flows
+    assert set(fl["transport"]) == {"ndp"} and fl["fct_s"].notna().all()
+    assert (fl["trims"] == 0).all() and (fl["acks_sent"] == fl["packets_received"]).all()
+    assert ndp.summary["transport"] == "ndp for bulk (from each source ToR's queue, sent again when lost)"
+    res = simulate(
+        OPERA_MIXED,
+        overrides=[
+            "transport.circuit_bulk=transport",
+            "transport.default=ndp",
+            "workload.long_size=1MB",
+            "topology.cutoff=500KB",
+        ],
+        progress=False,
+    )
+    fl = res.flows
+    assert (fl["class"] == "long").any() and set(fl["transport"]) == {"ndp"} and fl["fct_s"].notna().all()
+    assert res.summary["transport"] == "ndp for Opera's low-latency class, ndp for bulk"

@@ -16,36 +16,20 @@ from conftest import assert_clean_error, run_greendcn
 QUICK = {"racks": 8, "circuit_switches": 4, "size_bytes": 200_000}  # the command's --quick size
 
 
-def test_ndp_on_every_fabric_runs_or_is_left_out_with_the_reason():
-    cfg = FabricsConfig(**QUICK, transport="ndp")
-    out = compare_fabrics(cfg)
-    shown = [r["fabric"] for r in out["fabrics"]]
-    left = [x["fabric"] for x in out["left_out"]]
-    # every fabric of the plan is either in the table or left out, once
-    assert sorted(shown + left) == sorted(p["fabric"] for p in fabric_plan(cfg))
-    assert {"fat-tree 1:1", "fat-tree 3:1"} <= set(shown)  # the packet engine runs NDP
-    # Opera's 200 KB flows are all low-latency (NDP there); RotorNet's and SelectorNet's bulk traffic cannot
-    assert "opera" in shown and {"rotornet", "selectornet"} <= set(left)
-    for r in out["fabrics"]:
-        assert r["transport"] == "ndp" and r["flows_completed"] == r["flows"] == 32, r["fabric"]
-    for x in out["left_out"]:
-        assert x["reason"] and any(
-            n.startswith(f"{x['fabric']} left out with --transport ndp: ") for n in out["notes"]
-        )
-    assert out["config"]["transport"] == "ndp"
-    assert any(n.startswith("like for like: every flow in the table ran ndp") for n in out["notes"])
-
-
-def test_tcp_runs_every_fabric_with_reliable_bulk_traffic():
-    # like for like: circuit fabrics' bulk traffic runs TCP too (transport.circuit_bulk = "transport"), so no
-    # fabric is left out and every flow of every fabric ran TCP and completed
-    cfg = FabricsConfig(**QUICK, transport="tcp")
+@pytest.mark.parametrize("transport", ["tcp", "ndp"])
+def test_every_fabric_runs_the_transport_with_reliable_bulk_traffic(transport):
+    # like for like: circuit fabrics' bulk traffic runs the transport too (transport.circuit_bulk =
+    # "transport"; NDP's bulk packets pulled by the receiver, resent on a timeout), so no fabric is left out
+    # and every flow of every fabric ran it and completed
+    cfg = FabricsConfig(**QUICK, transport=transport)
     out = compare_fabrics(cfg)
     assert out["left_out"] == []
     assert sorted(r["fabric"] for r in out["fabrics"]) == sorted(p["fabric"] for p in fabric_plan(cfg))
     for r in out["fabrics"]:
-        assert r["transport"] == "tcp" and r["flows_completed"] == r["flows"] == 32, r["fabric"]
+        assert r["transport"] == transport and r["flows_completed"] == r["flows"] == 32, r["fabric"]
     assert {"rotornet", "selectornet", "opera"} <= {r["fabric"].split()[0].lower() for r in out["fabrics"]}
+    assert out["config"]["transport"] == transport
+    assert any(n.startswith(f"like for like: every flow in the table ran {transport}") for n in out["notes"])
 
 
 def test_the_command_prints_the_transport_and_the_fabrics_left_out(tmp_path):

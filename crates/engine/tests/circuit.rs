@@ -532,21 +532,25 @@ fn fast_paths_match_the_reference_path() {
     );
     opera_transports["ndp"] = json!({"queue": {"packets": 4}, "initial_window": 12});
     opera_transports["dctcp"] = json!({"k_packets": 2});
-    // Bulk TCP beside datagrams: half the flows of the RotorLB and selector runs (relays, jitter, stalls)
-    let with_tcp = |v: &Value| {
+    // Bulk TCP (or NDP) beside datagrams: half the flows of the RotorLB and selector runs (relays, jitter,
+    // stalls)
+    let with = |v: &Value, t: &str| {
         let mut v = v.clone();
         for (i, f) in v["flows"].as_array_mut().unwrap().iter_mut().enumerate() {
             if i % 2 == 0 {
-                f["transport"] = json!("tcp");
+                f["transport"] = json!(t);
             }
         }
         v["tcp"] = json!({"min_rto_ps": 2_000_000_000u64, "initial_rto_ps": 2_000_000_000u64});
         v
     };
-    let (rotorlb_tcp, selector_tcp) = (with_tcp(&rotorlb), with_tcp(&selector));
+    let (rotorlb_tcp, selector_tcp) = (with(&rotorlb, "tcp"), with(&selector, "tcp"));
+    let (rotorlb_ndp, selector_ndp) = (with(&rotorlb, "ndp"), with(&selector, "ndp"));
     let cases = [
         ("rotorlb bulk tcp", rotorlb_tcp),
         ("selector bulk tcp", selector_tcp),
+        ("rotorlb bulk ndp", rotorlb_ndp),
+        ("selector bulk ndp", selector_ndp),
         ("opera transports", opera_transports),
         ("rotorlb", rotorlb),
         ("cut", cut),
@@ -696,13 +700,106 @@ fn bulk_dctcp_marks_at_k_in_the_source_tor_queue() {
 }
 
 #[test]
-fn ndp_and_rate_caps_on_bulk_traffic_are_refused_naming_the_flow() {
-    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "ndp"}]);
-    let err = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, 1_000_000)).unwrap_err().to_string();
-    assert!(err.contains("flows[0].transport"), "{err}");
-    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "tcp", "rate_bps": 1000}]);
-    let err = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, 1_000_000)).unwrap_err().to_string();
-    assert!(err.contains("flows[0].rate_bps"), "{err}");
+fn rate_caps_on_reliable_bulk_traffic_are_refused_naming_the_flow() {
+    for t in ["tcp", "ndp"] {
+        let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": t, "rate_bps": 1000}]);
+        let err = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, 1_000_000)).unwrap_err().to_string();
+        assert!(err.contains("flows[0].rate_bps"), "{t}: {err}");
+    }
+}
+
+/// Bulk NDP on a rotor fabric with the dark-slot loss of the bulk-TCP test above: a 3 us lag and no guard
+/// push each window's last packets into the reconfiguration gap, where they vanish without a trimmed header
+/// to say so. NDP's last-resort timer resends them (every loss here is a timeout), and the flow completes.
+/// Bulk packets are never trimmed (our choice: the pulls keep the source ToR's queue within the window).
+#[test]
+fn bulk_ndp_on_a_rotor_fabric_resends_what_a_dark_slot_dropped() {
+    for routing in ["direct", "rotorlb"] {
+        let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 2_000_000u64, "transport": "ndp"}]);
+        let mut spec = rotor_spec(8, 100_000_000, 10_000_000, routing, flows, 20_000_000_000_000);
+        spec["tdma"] = json!({"lag_ps": 3_000_000});
+        spec["tcp"] = json!({"min_rto_ps": 5_000_000_000u64, "initial_rto_ps": 5_000_000_000u64});
+        let r = run(&spec).unwrap();
+        conserved(&r);
+        let f = &r["flows"][0];
+        assert_eq!(f["transport"], "ndp");
+        assert!(f["completed"].as_bool().unwrap(), "{routing}: {f} {}", r["summary"]);
+        assert_eq!(u(f, &["bytes_received"]), 2_000_000);
+        assert!(u(&r, &["summary", "no_circuit_drops"]) > 0, "{routing}: {}", r["summary"]);
+        assert!(u(f, &["timeouts"]) > 0 && u(f, &["retransmits"]) > 0, "{routing}: {f}");
+        assert_eq!(u(f, &["trims"]), 0, "{routing}: {f}");
+        assert_eq!(u(&r, &["summary", "packets_in_flight"]), 0, "{routing}: {}", r["summary"]);
+        // one ACK per packet that reached the receiver went back over the circuits (no NACK: nothing trimmed)
+        assert_eq!(u(f, &["acks_sent"]), u(f, &["packets_received"]), "{routing}: {f}");
+    }
+}
+
+/// Bulk NDP on SelectorNet: packets take one hop per set bit of their offset and the receiver's ACKs and pulls
+/// come back the way bulk TCP's ACKs do. Without timing error nothing is lost or resent; with a lag the senders
+/// do not correct for (no preallocation, no guard) packets fall into the gap and the timer resends them.
+#[test]
+fn bulk_ndp_on_selectornet_completes_with_and_without_dark_slot_loss() {
+    let flows: Vec<Value> =
+        [3u32, 7, 5].iter().map(|&d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 300_000, "transport": "ndp"})).collect();
+    for lossy in [false, true] {
+        let mut spec = selector_spec(8, 1_000_000_000, json!(flows), 100_000_000_000_000);
+        if lossy {
+            // pulls cross several slots to come back, so a window carries little more than the initial window:
+            // one larger than a 100 us window keeps the uplinks sending to the window's end, into the gap
+            spec = selector_spec(8, 100_000_000, json!(flows), 100_000_000_000_000);
+            spec["ndp"] = json!({"initial_window": 100});
+            spec["tdma"] = json!({"lag_ps": 5_600_000});
+            spec["tcp"] = json!({"min_rto_ps": 20_000_000_000u64, "initial_rto_ps": 20_000_000_000u64});
+        }
+        let r = run(&spec).unwrap();
+        conserved(&r);
+        assert!(u(&r, &["summary", "relayed_packets"]) > 0);
+        assert_eq!(u(&r, &["summary", "no_circuit_drops"]) > 0, lossy, "{}", r["summary"]);
+        for f in r["flows"].as_array().unwrap() {
+            assert_eq!(f["transport"], "ndp");
+            assert!(f["completed"].as_bool().unwrap(), "lossy {lossy}: {f} {}", r["summary"]);
+            assert_eq!(u(f, &["trims"]), 0, "{f}");
+            if !lossy {
+                assert_eq!((u(f, &["retransmits"]), u(f, &["timeouts"])), (0, 0), "{f}");
+            }
+        }
+        if lossy {
+            let resent: u64 = r["flows"].as_array().unwrap().iter().map(|f| u(f, &["retransmits"])).sum();
+            assert!(resent > 0, "{}", r["flows"]);
+        }
+    }
+}
+
+/// Our choice not to trim bulk NDP: seven senders into one endpoint over direct circuits (an incast), each
+/// flow's pulls hold what it has queued at its ToR to its initial window, so nothing needs trimming and, with
+/// no timing error, nothing is lost or resent; the pull pacer spaces the receiver's pulls one packet apart.
+#[test]
+fn bulk_ndp_incast_on_a_rotor_fabric_completes_untrimmed() {
+    let flows: Vec<Value> =
+        (1..8u32).map(|s| json!({"id": s, "src": s, "dst": 0, "size_bytes": 500_000, "transport": "ndp"})).collect();
+    let r = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), 50_000_000_000_000)).unwrap();
+    conserved(&r);
+    assert_eq!(u(&r, &["summary", "flows_completed"]), 7, "{}", r["summary"]);
+    for f in r["flows"].as_array().unwrap() {
+        assert_eq!(f["transport"], "ndp");
+        assert_eq!((u(f, &["trims"]), u(f, &["retransmits"]), u(f, &["timeouts"])), (0, 0, 0), "{f}");
+    }
+}
+
+/// Opera's bulk class with NDP: a flow above the cutoff goes by RotorLB from its source ToR's queue; the
+/// receiver's ACKs and pulls come back on the low-latency class at high priority.
+#[test]
+fn opera_bulk_ndp_goes_by_rotorlb_and_pulls_on_the_low_latency_class() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 400_000, "transport": "ndp"}]);
+    let mut spec = opera_spec(1_000_000_000, flows);
+    spec["opera"]["cutoff_bytes"] = json!(100_000);
+    let r = run(&spec).unwrap();
+    conserved(&r);
+    let f = &r["flows"][0];
+    assert_eq!(f["transport"], "ndp");
+    assert!(f["completed"].as_bool().unwrap(), "{f} {}", r["summary"]);
+    assert_eq!((u(f, &["retransmits"]), u(f, &["trims"])), (0, 0), "{f}");
+    assert_eq!(u(f, &["acks_sent"]), u(f, &["packets_received"]), "{f}");
 }
 
 /// Opera's bulk class with TCP: a flow above the cutoff goes by RotorLB from its source ToR's queue, its ACKs

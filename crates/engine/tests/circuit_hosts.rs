@@ -181,6 +181,23 @@ fn tcp_over_opera_reaches_hosts_and_acks_cross_host_links() {
     assert_eq!(hops, u(&r["flows"][0], &["data_packets_sent"]) + u(&h[7], &["packets_sent"]));
 }
 
+/// Bulk NDP between hosts over RotorLB: the data crosses the destination host's link, and the receiver's ACKs
+/// and pulls leave that host's NIC and come down the source host's link (to the sender, not to the receiver).
+#[test]
+fn bulk_ndp_between_hosts_pulls_down_to_the_source_host() {
+    let flows = json!([{"id": 1, "src": 0, "dst": 13, "size_bytes": 300_000, "transport": "ndp"}]);
+    let r = run(&spec(8, 2, "rotorlb", GBPS10, flows)).unwrap();
+    conserved(&r);
+    let f = &r["flows"][0];
+    assert!(f["completed"].as_bool().unwrap(), "{f} {}", r["summary"]);
+    assert_eq!((u(f, &["retransmits"]), u(f, &["trims"])), (0, 0), "{f}");
+    let h = &r["hosts"];
+    assert_eq!(u(&h[13], &["packets_received"]), u(f, &["packets_received"]));
+    // one ACK per packet received and one pull per ACK owed while bytes were missing, all down to host 0
+    assert!(u(&h[13], &["packets_sent"]) > u(f, &["acks_sent"]), "{}", h[13]);
+    assert_eq!(u(&h[0], &["packets_received"]), u(&h[13], &["packets_sent"]));
+}
+
 #[test]
 fn the_fast_path_matches_the_reference_path_with_hosts() {
     let flows: Vec<Value> = (0..32u32)

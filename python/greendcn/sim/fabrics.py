@@ -30,8 +30,8 @@ Method (docs/fabrics.md says which parts the papers state and which are ours):
 - like for like (`transport` set: tcp, dctcp or ndp): every fabric's scenario gets transport.default, and a
   circuit fabric's also transport.circuit_bulk = "transport" (its bulk traffic runs that transport from each
   source ToR's queue, sent again when lost, instead of RotorLB's datagrams); a fabric whose scenario check or
-  engine refuses it (today NDP on circuit fabrics' bulk traffic), or whose flows ran another transport (as the circuit engine's
-  result says flow by flow), is left out of the rows with the reason (`left_out`), never shown as if it ran
+  engine refuses it, or whose flows ran another transport (as the circuit engine's result says flow by flow),
+  is left out of the rows with the reason (`left_out`), never shown as if it ran
   it (our choice)."""
 
 from __future__ import annotations

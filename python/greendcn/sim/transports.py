@@ -8,14 +8,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..core.errors import FieldError, InputError
+from ..core.errors import FieldError
 from ..core.units import parse_queue
 
 __all__ = [
     "Dctcp",
     "Ndp",
     "TransportChoice",
-    "bulk_ndp_error",
     "check_transports",
     "flow_transport",
     "ndp_initial_window",
@@ -36,7 +35,7 @@ class TransportChoice(_Model):
     classes: dict[str, Name] = {}
     # Circuit fabrics' bulk traffic (RotorNet, SelectorNet, Opera's bulk class): "datagram" (our default:
     # RotorLB's datagrams, the thesis's baseline, so existing scenarios keep their results) or "transport" (each
-    # bulk flow runs its transport, TCP or DCTCP, from its source ToR's queue; docs/circuit-engine.md).
+    # bulk flow runs its transport, TCP, DCTCP or NDP, from its source ToR's queue; docs/circuit-engine.md).
     circuit_bulk: Literal["datagram", "transport"] = "datagram"
 
 
@@ -72,36 +71,27 @@ def used_transports(sc: Any) -> set[str]:
 
 def check_transports(sc: Any) -> None:
     """Refuse settings no run could use, naming the key: DCTCP's K not below the switch queue, an NDP queue
-    too small for a packet, DCTCP or NDP on a circuit fabric other than Opera's low-latency class (not built
-    yet)."""
+    too small for a packet, DCTCP or NDP on a circuit fabric's bulk traffic without
+    transport.circuit_bulk = "transport"."""
     used = used_transports(sc)
     special = sorted(used & {"dctcp", "ndp"})
     if not special:
         return
     topo = sc.topology
     if topo.kind in CIRCUIT_KINDS:
-        # The circuit engine runs DCTCP and NDP on Opera's low-latency class, and DCTCP on bulk traffic with
-        # transport.circuit_bulk = "transport" (docs/transports.md); NDP on bulk traffic is not built.
+        # The circuit engine runs DCTCP and NDP on Opera's low-latency class, and on bulk traffic with
+        # transport.circuit_bulk = "transport" (docs/transports.md).
         ll_class = topo.kind == "opera" and sc.routing.scheme == "opera"
         bulk = sc.transport.circuit_bulk == "transport"
-        if bulk and "ndp" in special and not ll_class:
-            raise FieldError(
-                _transport_key(sc, "ndp"),
-                f"ndp does not run on a {topo.kind} fabric's bulk traffic yet (transport.circuit_bulk = "
-                "'transport')",
-                hint="use tcp or dctcp there; ndp runs on packet fabrics and on Opera's low-latency class "
-                "(flows below topology.cutoff)",
-            )
         bad = [] if ll_class or bulk else special
         if bad:
             raise FieldError(
                 _transport_key(sc, bad[0]),
-                f"{bad[0]} does not run on a {topo.kind} fabric"
-                + (f" with routing.scheme = {sc.routing.scheme!r}" if topo.kind == "opera" else "")
-                + " yet",
-                hint="set transport.circuit_bulk = 'transport' for dctcp on bulk traffic, or use tcp (or udp); "
-                "ndp runs on packet fabrics and on Opera's low-latency class (topology.kind = 'opera', "
-                "routing.scheme = 'opera')",
+                f"{bad[0]} does not run on a {topo.kind} fabric's datagram bulk traffic"
+                + (f" (routing.scheme = {sc.routing.scheme!r})" if topo.kind == "opera" else "")
+                + " with transport.circuit_bulk = 'datagram'",
+                hint=f"set transport.circuit_bulk = 'transport' for {bad[0]} on bulk traffic, or use tcp (or "
+                "udp); on Opera with routing.scheme = 'opera' the low-latency class runs it either way",
             )
     full = sc.tcp.mss + sc.tcp.header_bytes + topo.frame_overhead
     if "dctcp" in used and topo.queue is not None:
@@ -135,18 +125,6 @@ def check_transports(sc: Any) -> None:
             raise FieldError(
                 "ndp.header_bytes", f"{sc.ndp.header_bytes} bytes is more than a full packet ({full})"
             )
-
-
-def bulk_ndp_error(sc: Any, size_bytes: int) -> InputError:
-    """The refusal of an NDP flow in Opera's bulk class with transport.circuit_bulk = "transport" (found when
-    the flows are known, so named by the key that asks for NDP)."""
-    key = _transport_key(sc, "ndp")
-    return InputError(
-        f"{key}: ndp does not run on Opera's bulk class yet: a flow of {size_bytes} bytes is at or above "
-        f"topology.cutoff ({sc.topology.cutoff} bytes)",
-        hint="use tcp or dctcp for bulk flows (transport.classes), or raise topology.cutoff",
-        loc=tuple(key.split(".")),
-    )
 
 
 def _transport_key(sc: Any, name: str) -> str:

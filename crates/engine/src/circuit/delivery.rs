@@ -109,10 +109,9 @@ impl CircuitSim<'_> {
         let pk = self.pkts[id as usize];
         match pk.kind {
             Kind::Data => self.hold_at_relay(id, to),
-            Kind::Ack => self.route_ack(to, id), // bulk TCP's ACK on a fabric without a low-latency class
-            Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull => {
-                unreachable!("NDP's headers and control always travel the low-latency class")
-            }
+            // bulk TCP's ACK, bulk NDP's ACK, NACK or pull, on a fabric without a low-latency class
+            Kind::Ack | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull => self.route_ack(to, id),
+            Kind::Header => unreachable!("bulk packets are never trimmed: headers travel the low-latency class"),
             Kind::Offer => self.offer_arrived(id, to, sw),
             Kind::Accept => self.accept_arrived(id, to, sw),
         }

@@ -52,7 +52,7 @@ impl CircuitSim<'_> {
     pub(super) fn down_to_host(&mut self, id: u32) {
         let pk = self.pkts[id as usize];
         let f = &self.spec.flows[pk.flow as usize];
-        let h = if pk.kind == Kind::Ack { f.src } else { f.dst };
+        let h = if matches!(pk.kind, Kind::Ack | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull) { f.src } else { f.dst };
         let now = self.now;
         let hl = self.hosts.as_mut().expect("a run with hosts");
         match hl.push_down(h, id, pk.wire_bytes, now) {

@@ -3,12 +3,12 @@
 //! and sends only inside its TDMA window of the current slot; the switch passes a packet only if it arrives
 //! wholly inside the uptime of the circuit the sender meant, else it is dropped as a no-circuit drop.
 //!
-//! Bulk traffic is datagrams (no acknowledgement, no retransmission) unless a flow asks for TCP or DCTCP. A
+//! Bulk traffic is datagrams (no acknowledgement, no retransmission) unless a flow asks for TCP, DCTCP or NDP. A
 //! datagram flow is backlogged from its start or capped at a rate; its packets are made when an uplink can
-//! send them, so a backlog costs no memory. A TCP flow's window releases segments into its source ToR's queue
-//! for the destination, from which the uplinks take them as they take datagrams (docs/circuit-engine.md,
-//! "Reliable bulk traffic"). Within a window an uplink sends, in strict priority: control messages (RotorLB
-//! offers and accepts), bulk TCP's ACKs, stored relayed traffic for the peer, the endpoint's own traffic for
+//! send them, so a backlog costs no memory. A TCP flow's window (NDP: its initial window, then one packet per
+//! pull) releases segments into its source ToR's queue for the destination, from which the uplinks take them
+//! as they take datagrams (docs/circuit-engine.md, "Reliable bulk traffic"). Within a window an uplink sends,
+//! in strict priority: control messages (RotorLB offers and accepts), bulk TCP's ACKs and NDP's pulls, stored relayed traffic for the peer, the endpoint's own traffic for
 //! the peer, and RotorLB phase-3 relayed traffic. The per-packet send-to-wire lag (fixed + jitter + rare stalls) is the TDMA host model's.
 
 use std::collections::VecDeque;
@@ -201,7 +201,7 @@ struct FlowState {
     /// TCP flows (Opera's low-latency class with transport "tcp"): the NewReno sender and its timer. Boxed:
     /// most flows are datagrams, and a delivery reads this record, so it should be small.
     sender: Option<Box<TcpSender>>,
-    /// NDP flows (Opera's low-latency class with transport "ndp"): the packet engine's NDP sender.
+    /// NDP flows (transport "ndp", low-latency or bulk): the packet engine's NDP sender.
     ndp: Option<Box<NdpSender>>,
     /// Data packets of this flow trimmed to their header at an uplink (NDP).
     trims: u64,
@@ -296,7 +296,7 @@ pub struct CircuitSim<'a> {
     local: Lists,
     /// Opera: which flows are low-latency, and the low-latency flows of each source.
     low_latency: Vec<bool>,
-    /// Bulk flows that run TCP or DCTCP over the bulk path (RotorLB, direct, selector), and whether any does:
+    /// Bulk flows that run TCP, DCTCP or NDP over the bulk path (RotorLB, direct, selector), and whether any does:
     /// the datagram paths ask the per-flow flag only when one does, so datagram runs read nothing more.
     bulk_tcp: Vec<bool>,
     any_bulk_tcp: bool,
@@ -400,8 +400,12 @@ impl<'a> CircuitSim<'a> {
         let mut backlog = vec![0u64; (n * n) as usize];
         let mut capped = vec![false; (n * n) as usize];
         let tcp_kind = |f: &super::spec::CircuitFlowSpec| matches!(f.transport, CircuitTransport::Tcp | CircuitTransport::Dctcp);
-        let bulk_tcp: Vec<bool> =
-            spec.flows.iter().enumerate().map(|(i, f)| !low_latency[i] && !intra[i] && tcp_kind(f)).collect();
+        let bulk_tcp: Vec<bool> = spec
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| !low_latency[i] && !intra[i] && f.transport != CircuitTransport::Datagram)
+            .collect();
         let any_bulk_tcp = bulk_tcp.iter().any(|&b| b);
         for (i, f) in spec.flows.iter().enumerate() {
             if low_latency[i] || intra[i] || bulk_tcp[i] {
@@ -436,7 +440,7 @@ impl<'a> CircuitSim<'a> {
         // Flows that start by an event, and those starts in time order (see `quiet_until`).
         let mut starts = Vec::new();
         for (i, f) in spec.flows.iter().enumerate() {
-            let reliable = (low_latency[i] && f.transport != CircuitTransport::Datagram) || tcp_kind(f);
+            let reliable = f.transport != CircuitTransport::Datagram;
             if f.start_ps > 0 || reliable || intra[i] {
                 events.push(f.start_ps, EventKind::FlowStart, i as u32);
                 starts.push(f.start_ps);
@@ -447,13 +451,12 @@ impl<'a> CircuitSim<'a> {
             events.push(o.origin_ps + o.slice_ps, EventKind::OperaSlice, 0);
         }
         let ports = (0..n * s).map(|_| PortState::default()).collect();
-        let pacers = Self::pacers(spec, &low_latency);
+        let pacers = Self::pacers(spec);
         let rngs = (0..n * s).map(|p| Rng::new(spec.seed, 0xC1C0 + p as u64)).collect();
         let flows = spec
             .flows
             .iter()
-            .zip(&low_latency)
-            .map(|(f, &ll)| FlowState {
+            .map(|f| FlowState {
                 pending: Vec::new(),
                 sender: tcp_kind(f).then(|| {
                     let mut s = TcpSender::new(f.size_bytes, &spec.tcp);
@@ -462,7 +465,7 @@ impl<'a> CircuitSim<'a> {
                     }
                     Box::new(s)
                 }),
-                ndp: (ll && f.transport == CircuitTransport::Ndp)
+                ndp: (f.transport == CircuitTransport::Ndp)
                     .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
                 trims: 0,
                 queued: VecDeque::new(),
@@ -559,8 +562,8 @@ impl<'a> CircuitSim<'a> {
     /// One NDP pull pacer per receiver (host, or endpoint without hosts) when some flow runs NDP; pulls are
     /// paced at one full packet per receiver link time (the host's link, or an uplink's rate without hosts:
     /// our choice, as the public Opera simulator paces at the host's link rate).
-    fn pacers(spec: &CircuitSpec, low_latency: &[bool]) -> Vec<PullPacer> {
-        let ndp = spec.flows.iter().zip(low_latency).any(|(f, &ll)| ll && f.transport == CircuitTransport::Ndp);
+    fn pacers(spec: &CircuitSpec) -> Vec<PullPacer> {
+        let ndp = spec.flows.iter().any(|f| f.transport == CircuitTransport::Ndp);
         if !ndp {
             return Vec::new();
         }

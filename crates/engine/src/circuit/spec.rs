@@ -112,7 +112,8 @@ pub enum CircuitTransport {
     #[default]
     Datagram,
     Tcp,
-    /// NDP (crate::ndp) on Opera's low-latency class only: trimming at the ToR uplinks' low-latency queues.
+    /// NDP (crate::ndp): on Opera's low-latency class with trimming at the ToR uplinks' low-latency queues;
+    /// bulk traffic (any routing) from its source ToR's queue, untrimmed, pulls back the way bulk ACKs go.
     Ndp,
     /// DCTCP (TCP NewReno with crate::dctcp's ECN response): marking at K on Opera's ToR uplinks' low-latency
     /// queues, and for bulk traffic on the source ToR's queue for the destination.
@@ -134,8 +135,8 @@ pub struct CircuitFlowSpec {
     pub rate_bps: Option<u64>,
     /// "tcp" sends the flow with NewReno (`tcp`): on Opera's low-latency class hop by hop, ACKs back over the
     /// slices' paths; bulk traffic (any routing) from its source ToR's queue, ACKs back over the circuits (or
-    /// Opera's low-latency class). "dctcp" likewise with DCTCP. "ndp" (Opera's low-latency class only) with NDP
-    /// (`ndp`: trimmed headers, receiver pulls). "datagram" (the default) sends each byte once.
+    /// Opera's low-latency class). "dctcp" likewise with DCTCP. "ndp" with NDP (`ndp`: receiver pulls; headers
+    /// trimmed on Opera's low-latency class, bulk packets never). "datagram" (the default) sends each byte once.
     #[serde(default)]
     pub transport: CircuitTransport,
     /// Selector routing: the hops as offsets (powers of two, distinct, summing to dst - src mod N), in the

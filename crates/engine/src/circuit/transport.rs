@@ -95,10 +95,12 @@ impl CircuitSim<'_> {
         }
     }
 
-    /// Bulk TCP flow `f`'s window released `segs`: they join its source ToR's queue for the destination, where
-    /// the uplinks take them as they take datagrams (RotorLB offers them and may relay them). Our choice (the
-    /// window limits what the sender hands to its ToR; the schedule and RotorLB decide when queued bytes cross a
-    /// circuit): docs/circuit-engine.md, "Reliable bulk traffic". DCTCP: a segment finding K or more packets in
+    /// Bulk TCP flow `f`'s window released `segs` (or bulk NDP's initial window, a pull, a timeout): they join
+    /// its source ToR's queue for the destination, where the uplinks take them as they take datagrams (RotorLB
+    /// offers them and may relay them). Our choice (the window limits what the sender hands to its ToR; the
+    /// schedule and RotorLB decide when queued bytes cross a circuit; NDP's bulk packets are never trimmed, as
+    /// its pulls keep a flow's queue within its initial window): docs/circuit-engine.md, "Reliable bulk
+    /// traffic". DCTCP: a segment finding K or more packets in
     /// that queue is marked Congestion Experienced (Alizadeh et al. 2010, section 3.1).
     fn queue_bulk(&mut self, f: u32, segs: &[Segment]) {
         if segs.is_empty() {
@@ -196,11 +198,14 @@ impl CircuitSim<'_> {
         }
     }
 
-    /// An NDP header-sized control packet from flow `f`'s receiver back to its source, at high priority.
+    /// An NDP header-sized control packet from flow `f`'s receiver back to its source, at high priority on the
+    /// low-latency class (Opera, bulk flows too), or, on a fabric without one, the way bulk TCP's ACKs go
+    /// (`route_ack`: over the direct circuit, or hop by hop on SelectorNet).
     fn ndp_send_control(&mut self, f: u32, kind: Kind, seq: u64) {
         let src = self.ends[f as usize].0;
         let wire = self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
-        let id = self.alloc(CPacket { ll: true, ..CPacket::of_flow(kind, f, src, wire, 0, seq, self.now) });
+        let ll = self.spec.routing == CircuitRouting::Opera || !self.bulk_tcp.get(f as usize).is_some_and(|&b| b);
+        let id = self.alloc(CPacket { ll, ..CPacket::of_flow(kind, f, src, wire, 0, seq, self.now) });
         self.emit(self.spec.flows[f as usize].dst, id);
     }
 

@@ -229,15 +229,8 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
         if f.rate_bps == Some(0) {
             return bad(&format!("flows[{i}].rate_bps"), "must be positive (leave it out for a backlogged flow)");
         }
-        let low_latency = spec.opera.as_ref().is_some_and(|o| f.size_bytes < o.cutoff_bytes);
         if f.transport != CircuitTransport::Datagram && f.rate_bps.is_some() {
             return bad(&format!("flows[{i}].rate_bps"), "a rate cap applies to datagram flows only (TCP's window paces the others)");
-        }
-        if f.transport == CircuitTransport::Ndp && !low_latency {
-            return bad(
-                &format!("flows[{i}].transport"),
-                "ndp runs only on Opera's low-latency class (flows below opera.cutoff_bytes); bulk traffic runs tcp, dctcp or datagram",
-            );
         }
         if let Some(r) = &f.route_offsets {
             let at = format!("flows[{i}].route_offsets");

@@ -29,7 +29,7 @@ from ..engine import run_circuit_spec
 from .packet import circuit_spec, network_energy
 from .rotornet import build_rotornet
 from .schedule import CircuitFabric, Slot, SwitchSchedule
-from ..transports import bulk_ndp_error, flow_transport, transport_specs, used_transports
+from ..transports import flow_transport, transport_specs, used_transports
 
 __all__ = [
     "CIRCUIT_KINDS",
@@ -54,9 +54,9 @@ OPERA_NOTES = {
     "the rest as bulk via RotorLB (datagrams, or their transport with transport.circuit_bulk = 'transport')",
 }
 
-# What the engine runs on bulk traffic (transport.circuit_bulk = "transport"): TCP and DCTCP; NDP is refused
+# What the engine runs on bulk traffic (transport.circuit_bulk = "transport"): TCP, DCTCP and NDP
 # (docs/transports.md).
-_BULK_RELIABLE = ("tcp", "dctcp")
+_BULK_RELIABLE = ("tcp", "dctcp", "ndp")
 
 
 def _engine_transport(sc: Any, f: Any, cutoff: int | None, bulk_reliable: bool) -> str | None:
@@ -65,8 +65,6 @@ def _engine_transport(sc: Any, f: Any, cutoff: int | None, bulk_reliable: bool) 
     t = flow_transport(sc, f.transport, f.cls)
     if cutoff is not None and f.size_bytes < cutoff:
         return t if t in ("tcp", "dctcp", "ndp") else None
-    if bulk_reliable and t == "ndp":
-        raise bulk_ndp_error(sc, f.size_bytes)
     return t if bulk_reliable and t in _BULK_RELIABLE else None
 
 
@@ -127,7 +125,7 @@ def _summary_transport(fl: Any, tcp_ll: bool, bulk_reliable: bool, cutoff: int |
     if not bulk_reliable:
         if tcp_ll:
             return f"{_low_latency_transports(fl)} for Opera's low-latency class, datagrams for bulk"
-        return "datagram (set transport.circuit_bulk = 'transport' for TCP or DCTCP on bulk traffic)"
+        return "datagram (set transport.circuit_bulk = 'transport' for TCP, DCTCP or NDP on bulk traffic)"
     bulk = fl if cutoff is None else fl[fl["size_bytes"] >= cutoff]
     ran = "/".join(sorted(set(bulk["transport"].astype(str)))) or "none"
     if tcp_ll:
