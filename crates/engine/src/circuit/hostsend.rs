@@ -47,12 +47,14 @@ impl CircuitSim<'_> {
         }
     }
 
-    /// Packet `id` reached the ToR of its destination host (a flow's destination, or an ACK's source): onto
-    /// the ToR's port down to that host.
+    /// Packet `id` reached the ToR of its destination host (a flow's destination for data and NDP's trimmed
+    /// headers; the flow's source for TCP's ACKs and NDP's ACKs, NACKs and pulls): onto the ToR's port down to
+    /// that host.
     pub(super) fn down_to_host(&mut self, id: u32) {
         let pk = self.pkts[id as usize];
         let f = &self.spec.flows[pk.flow as usize];
-        let h = if pk.kind == Kind::Ack { f.src } else { f.dst };
+        let to_source = matches!(pk.kind, Kind::Ack | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull);
+        let h = if to_source { f.src } else { f.dst };
         let now = self.now;
         let hl = self.hosts.as_mut().expect("a run with hosts");
         match hl.push_down(h, id, pk.wire_bytes, now) {
