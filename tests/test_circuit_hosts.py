@@ -247,3 +247,33 @@ def test_the_ideal_fct_with_hosts_is_a_lower_bound_met_by_one_packet_on_an_idle_
         exact = size == "1000B" and (src == "S4" or kind == "selectornet") and kind != "opera"
         if exact:  # Opera's low-latency flows run TCP, not the datagrams the ideal counts: slightly above it
             assert f["fct_s"] == pytest.approx(f["ideal_fct_s"], rel=1e-9), (kind, src, dst)
+
+
+def test_a_lone_ndp_flow_between_hosts_on_opera_reaches_its_host_links_rate():
+    # One 2 MB NDP flow alone on an idle Opera with hosts. Its bound is the sender's 10 Gb/s host link: each
+    # 1436-byte payload travels in 1436 + 64 (header) + 24 (framing) = 1524 wire bytes, so at most
+    # 10 x 1436 / 1524 = 9.42 Gb/s of payload. Opera's reconfiguration does not lower it: a ToR has 4 uplinks
+    # of 10 Gb/s and at most one reconfigures at a time, so its low-latency paths carry more than one host
+    # link. NDP's ACKs and pulls go back to the sender's host; sent to the receiver's instead, they shared the
+    # receiver's down link with the data (1524 + 2 x 88 bytes per packet: 8.4 Gb/s). The tolerance, 3 %, is
+    # for the start (a first RTT of a few microseconds) and slice boundaries in a 1.7 ms transfer.
+    size = 2_000_000
+    sc = {
+        **_scenario("opera"),
+        "transport": {"default": "ndp"},
+        "tcp": {"mss": 1436, "header_bytes": 64},
+        "ndp": {"queue": "8pkt", "header_bytes": 64, "initial_window": 20},
+        "workload": {"kind": "flows", "flows": [{"src": "S0", "dst": "S9", "size": f"{size}B"}]},
+    }
+    res = simulate(sc, progress=False)
+    fl = res.flows.iloc[0]
+    bound_bps = 10e9 * 1436 / (1436 + 64 + 24)
+    rate = size * 8 / fl["fct_s"]
+    assert fl["completed"] and fl["trims"] == 0
+    assert 0.97 * bound_bps <= rate <= bound_bps, rate / bound_bps
+    # each data packet the receiver got sent an ACK and a pull back to the sender's host (no pull after the
+    # last: the receiver has every byte)
+    hosts = res.hosts.set_index("host")
+    assert hosts.loc["S0", "packets_received"] == 2 * fl["packets_received"] - 1
+    assert hosts.loc["S9", "packets_received"] == fl["packets_received"]
+    conserved(res.summary)

@@ -47,8 +47,9 @@ impl CircuitSim<'_> {
         }
     }
 
-    /// Packet `id` reached the ToR of its destination host (a flow's destination, or an ACK's source): onto
-    /// the ToR's port down to that host.
+    /// Packet `id` reached the ToR of its destination host (a flow's destination for data and NDP's trimmed
+    /// headers; the flow's source for TCP's ACKs and NDP's ACKs, NACKs and pulls): onto the ToR's port down to
+    /// that host.
     pub(super) fn down_to_host(&mut self, id: u32) {
         let pk = self.pkts[id as usize];
         let f = &self.spec.flows[pk.flow as usize];
