@@ -10,15 +10,22 @@ are not what this module expects, commands keep typer's conversion throughout.""
 
 from __future__ import annotations
 
-import re
+from functools import cache
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
 __all__ = ["plain_coercion"]
 
-_INT = re.compile(r"[+-]?[0-9]{1,18}")
-_FLOAT = re.compile(r"[+-]?[0-9]{1,18}(\.[0-9]{0,18})?([eE][+-]?[0-9]{1,3})?")
+_NUMBER = {int: r"[+-]?[0-9]{1,18}", float: r"[+-]?[0-9]{1,18}(\.[0-9]{0,18})?([eE][+-]?[0-9]{1,3})?"}
 _NO = object()  # a value this module does not convert: typer's adapter does
+
+
+@cache
+def _number(kind: type) -> Any:
+    """The pattern of a number this module converts (compiled when a command first has such an option)."""
+    import re
+
+    return re.compile(_NUMBER[kind]).fullmatch
 
 
 def _leaf(annotation: Any, info: Any, coerce_path: Any, routes_to_path: Any) -> Any:
@@ -29,8 +36,8 @@ def _leaf(annotation: Any, info: Any, coerce_path: Any, routes_to_path: Any) -> 
     if annotation is int or annotation is float:
         if info.min is not None or info.max is not None or info.clamp:
             return None
-        pattern = _INT if annotation is int else _FLOAT
-        return lambda v, p, c: annotation(v) if isinstance(v, str) and pattern.fullmatch(v) else _NO
+        match = _number(annotation)
+        return lambda v, p, c: annotation(v) if isinstance(v, str) and match(v) else _NO
     if annotation is str:
         return lambda v, p, c: v if isinstance(v, str) else _NO
     if annotation is bool:
@@ -87,10 +94,29 @@ def plain_coercion() -> None:
     typers = getattr(typer_core, "build_runtime_param", None)
     if typers is None or getattr(typers, "plain", False):
         return
+
+    def build(descriptor: Any) -> Any:
+        convert = _converter(descriptor, coerce_cli_path, routes_to_path)
+        if convert is None:
+            return typers(descriptor)
+        return _plain_class(RuntimeParam, typers)(
+            parameter_info=descriptor.parameter_info,
+            annotation=descriptor.annotation,
+            convert=convert,
+            descriptor=descriptor,
+        )
+
+    build.plain = True  # type: ignore[attr-defined]
+    typer_core.build_runtime_param = build
+
+
+@cache
+def _plain_class(base: type, typers: Any) -> Any:
+    """typer's `RuntimeParam` with the plain conversion, made when a command first parses a plain value."""
     from dataclasses import dataclass
 
     @dataclass(frozen=True)
-    class Plain(RuntimeParam):  # type: ignore[misc]
+    class Plain(base):  # type: ignore[misc,valid-type]
         """typer's conversion of one parameter with a plain path for plain values; typer's adapter for the rest."""
 
         convert: Any = None
@@ -102,16 +128,4 @@ def plain_coercion() -> None:
                 return typers(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
             return out
 
-    def build(descriptor: Any) -> Any:
-        convert = _converter(descriptor, coerce_cli_path, routes_to_path)
-        if convert is None:
-            return typers(descriptor)
-        return Plain(
-            parameter_info=descriptor.parameter_info,
-            annotation=descriptor.annotation,
-            convert=convert,
-            descriptor=descriptor,
-        )
-
-    build.plain = True  # type: ignore[attr-defined]
-    typer_core.build_runtime_param = build
+    return Plain
