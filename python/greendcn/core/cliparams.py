@@ -37,7 +37,17 @@ def _leaf(annotation: Any, info: Any, coerce_path: Any, routes_to_path: Any) -> 
         if info.min is not None or info.max is not None or info.clamp:
             return None
         match = _number(annotation)
-        return lambda v, p, c: annotation(v) if isinstance(v, str) and match(v) else _NO
+
+        def number(v: Any, p: Any, c: Any) -> Any:
+            if isinstance(v, str):
+                return annotation(v) if match(v) else _NO
+            if type(v) is annotation:  # a default: pydantic returns it as it is
+                return v
+            if annotation is float and type(v) is int and abs(v) < 2**53:
+                return float(v)  # as pydantic widens a whole number
+            return _NO
+
+        return number
     if annotation is str:
         return lambda v, p, c: v if isinstance(v, str) else _NO
     if annotation is bool:
@@ -53,9 +63,11 @@ def _leaf(annotation: Any, info: Any, coerce_path: Any, routes_to_path: Any) -> 
         make = Path if path_type is Path else str
 
         def path(v: Any, p: Any, c: Any) -> Any:
-            if not isinstance(v, str):
+            if isinstance(v, str):
+                v = make(v)
+            elif not (path_type is Path and isinstance(v, Path)):  # a default Path is taken as it is
                 return _NO
-            return coerce_path(make(v), info, path_type=path_type, param=p, ctx=c)
+            return coerce_path(v, info, path_type=path_type, param=p, ctx=c)
 
         return path
     return None
