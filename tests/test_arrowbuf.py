@@ -45,3 +45,43 @@ def test_no_pandas_is_imported():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_compute_functions_as_pyarrow_compute_gives_them():
+    from greendcn.core.arrowbuf import cast, compute, dictionary_encode
+
+    text = pa.chunked_array([strings([" S1", "7 ", "S1"]), strings(["x"])])
+    assert compute("utf8_trim_whitespace", text).equals(pc.utf8_trim_whitespace(text))
+    flat = text.combine_chunks()
+    assert dictionary_encode(flat).equals(flat.dictionary_encode())
+    numbers = pa.chunked_array([strings(["7", "-2", "1e3"])])
+    assert cast(numbers, pa.float64()).equals(pc.cast(numbers, pa.float64()))
+    for bad, kind in ((numbers, pa.int64()), (pa.array([300]), pa.int8())):  # refused alike: a safe cast
+        errors = []
+        for f in (cast, pc.cast):
+            try:
+                f(bad, kind)
+            except pa.ArrowInvalid as e:
+                errors.append(str(e))
+        assert len(errors) == 2 and errors[0] == errors[1], errors
+    with_null = pa.array([1.5, None, 2.0])
+    assert to_numpy(with_null)[0] == 1.5 and math.isnan(to_numpy(with_null)[1])
+
+
+def test_a_flow_file_run_imports_no_pyarrow_compute(tmp_path):
+    # pyarrow.compute builds a documented wrapper per Arrow function when imported (BENCHMARKS.md)
+    from pathlib import Path
+
+    one = Path(__file__).resolve().parent.parent / "scenarios" / "bench-one-flow.toml"
+    flows = tmp_path / "flows.csv"
+    flows.write_text("src,dst,size_bytes,start_s,class\nS0, S3,1000,0,a\n2,S1 ,2000,1e-6,b\n")
+    code = (
+        "import sys\n"
+        "from greendcn.cli import main\n"
+        f"main(['simulate', {str(one)!r}, '--set', 'topology.k=4', '--flows', {str(flows)!r}, "
+        f"'--json', {str(tmp_path / 'o.json')!r}, '--parquet', {str(tmp_path / 'pq')!r}])\n"
+        "print('LOADED', [m for m in ('pyarrow.compute', 'pandas') if m in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "LOADED []" in done.stderr, done.stderr
+    assert "flows 2" in done.stdout

@@ -13,10 +13,19 @@ os.environ.setdefault("TYPER_USE_RICH", "0")
 # ms); the command uses none (our choice; PYDANTIC_DISABLE_PLUGINS set in the environment is kept).
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
 
+from .core.startup import defer_plugin_loader  # noqa: E402
+
+defer_plugin_loader()  # pydantic's loader imports importlib.metadata even with plugins off (core/startup.py)
+
 import typer  # noqa: E402
 from typer.core import TyperCommand, TyperGroup  # noqa: E402
 
+from .core.cliparams import plain_coercion  # noqa: E402
 from .core.errors import GreendcnError  # noqa: E402
+
+# typer converts each option's value through a pydantic adapter it builds per option, even an option not given;
+# plain values (numbers, text, paths) are converted without one, with typer's results and messages (core/cliparams.py)
+plain_coercion()
 
 
 def _mount(name: str | None, module: str, attr: str) -> dict[str, Any]:

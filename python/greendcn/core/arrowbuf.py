@@ -1,6 +1,8 @@
 """numpy arrays to and from Arrow arrays through their buffers. pyarrow's own conversions (`to_numpy`,
 `pa.array`, `Table.from_pylist`) import pandas whenever it is installed, about half a second of CPU (our
-measurement, BENCHMARKS.md), which a run that never asks for a DataFrame should not pay."""
+measurement, BENCHMARKS.md), which a run that never asks for a DataFrame should not pay. Arrow's compute
+functions are called here without importing `pyarrow.compute`, which builds a documented Python wrapper for each
+of Arrow's ~290 functions when imported (tens of ms of CPU, BENCHMARKS.md)."""
 
 from __future__ import annotations
 
@@ -9,22 +11,44 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["from_numpy", "from_values", "strings", "to_numpy"]
+__all__ = ["cast", "compute", "dictionary_encode", "from_numpy", "from_values", "strings", "to_numpy"]
 
 # Arrow's names of its fixed-width types -> numpy's (the others have the same name)
 _NUMPY_NAMES = {"double": "float64", "float": "float32", "halffloat": "float16"}
+
+
+def compute(name: str, *args: Any, options: Any = None) -> Any:
+    """Arrow's compute function `name` on `args`, as `pyarrow.compute.<name>(*args, options=options)` gives it."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # another pyarrow layout: its public module
+        from pyarrow.compute import call_function
+    return call_function(name, list(args), options)
+
+
+def cast(arr: Any, target_type: Any) -> Any:
+    """`pyarrow.compute.cast(arr, target_type)`: a safe cast (refuses overflow and lost digits)."""
+    try:
+        from pyarrow._compute import CastOptions
+    except ImportError:
+        from pyarrow.compute import CastOptions
+    return compute("cast", arr, options=CastOptions.safe(target_type))
+
+
+def dictionary_encode(arr: Any) -> Any:
+    """`arr.dictionary_encode()` (nulls stay null) of an Arrow array."""
+    return compute("dictionary_encode", arr)
 
 
 def to_numpy(arr: Any) -> np.ndarray:
     """An Arrow array or chunked array of numbers or booleans as numpy (a copy). Float nulls become NaN; an
     integer or boolean column with nulls goes through pyarrow's own conversion."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if arr.null_count and pa.types.is_floating(arr.type):
-        arr = pc.fill_null(arr, float("nan"))
+        arr = compute("coalesce", arr, pa.scalar(float("nan"), type=arr.type))  # pyarrow.compute.fill_null
     if arr.null_count:
         return arr.to_numpy(zero_copy_only=False)
     n, offset = len(arr), arr.offset

@@ -109,16 +109,14 @@ class Columns:
         """A pyarrow Table of the columns as pyarrow makes one of `to_pandas()`'s DataFrame (text as
         large_string, NaN as null), built from the arrays' buffers (core/arrowbuf.py: no pandas)."""
         import pyarrow as pa
-        import pyarrow.compute as pc
 
-        from ..core.arrowbuf import from_numpy, strings
+        from ..core.arrowbuf import compute, from_numpy, strings
 
         arrays = []
         for v in self._data.values():
             if isinstance(v, Text):
-                arrays.append(
-                    pc.take(strings(v.names, large=True), from_numpy(np.asarray(v.codes, np.int32)))
-                )
+                codes = from_numpy(np.asarray(v.codes, np.int32))
+                arrays.append(compute("take", strings(v.names, large=True), codes))
             else:
                 arrays.append(from_numpy(v, nan_as_null=True, large=True))
         return pa.Table.from_arrays(arrays, names=self.columns)

@@ -4,12 +4,27 @@ switches and links of a fat-tree that carry the demand with a safety margin and 
 
 from __future__ import annotations
 
-from .config import ElasticTree
-from .demand import offered_demand
-from .exact import exact_subset
-from .fabric import FatTreeView
-from .heuristic import Subset, heuristic_subset
-from .schedule import Plan, plan
+from ...core.lazy import lazy_getattr
+
+# Each name loaded from its module on first use: a scenario imports the [elastictree] table's model
+# (config.py), and a run that leaves ElasticTree off needs none of the planner.
+_LAZY = {
+    "ElasticTree": ".config",
+    "offered_demand": ".demand",
+    "exact_subset": ".exact",
+    "FatTreeView": ".fabric",
+    "Subset": ".heuristic",
+    "heuristic_subset": ".heuristic",
+    "Plan": ".schedule",
+    "plan": ".schedule",
+}
+
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ElasticTree",

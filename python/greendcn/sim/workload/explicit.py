@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.arrowbuf import strings, to_numpy
+from ...core.arrowbuf import cast, compute, dictionary_encode, strings, to_numpy
 from ...core.errors import InputError
 from ...core.units import PS_PER_S
 from ...core.userfile import read_utf8_bytes
@@ -218,15 +218,13 @@ def _parquet(p: Path) -> tuple[Any, list[str]]:
 
 
 def _trimmed(column: Any) -> Any:
-    import pyarrow.compute as pc
-
-    return pc.utf8_trim_whitespace(column)
+    return compute("utf8_trim_whitespace", column)
 
 
 def _hosts(column: Any, net: Any, field: str, bad: _FirstBad) -> np.ndarray:
     """Node indices of a host column: each distinct reference resolved once; an unknown one is refused by
     `net.host_index`, with its message, at its first row."""
-    encoded = column.combine_chunks().dictionary_encode()
+    encoded = dictionary_encode(column.combine_chunks())
     refs = encoded.dictionary.to_pylist()
     codes = to_numpy(encoded.indices)
     lookup = net.host_lookup()
@@ -251,11 +249,10 @@ def _numbers(
     """size_bytes as whole numbers and start_s as numbers, converted column-wise; where the fast conversion
     refuses a value, each row is converted as Python reads numbers, and the first row that fails is named."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     try:
-        size = to_numpy(pc.cast(size_col, pa.int64()))
-        start = to_numpy(pc.cast(start_col, pa.float64()))
+        size = to_numpy(cast(size_col, pa.int64()))
+        start = to_numpy(cast(start_col, pa.float64()))
         return size, start, start_col
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
@@ -300,12 +297,12 @@ def _check_values(size: np.ndarray, start: np.ndarray, raw_start: Any, bad: _Fir
 
 def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.ndarray, np.ndarray]:
     """The optional transport (tcp, the default, or udp) and rate_bps columns: a UDP flow needs a positive
-    whole rate in bits per second; a TCP flow takes none."""
-    import pyarrow.compute as pc
-
+    whole rate in bits per second; a TCP flow takes none. (pyarrow.compute is imported only for these columns.)"""
     if transport is None:
         udp = np.zeros(n, dtype=bool)
     else:
+        import pyarrow.compute as pc
+
         kind = pc.utf8_lower(transport)
         # value sets, not Python scalars: pyarrow turns a scalar argument into Arrow by way of pandas
         udp = to_numpy(pc.is_in(kind, value_set=strings(["udp"])))
@@ -326,7 +323,7 @@ def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.nd
                 "rate_bps is the sending rate in bits per second on the wire, e.g. 500000000",
             )
         return udp, rates
-    given = to_numpy(pc.utf8_length(rate)) > 0
+    given = to_numpy(compute("utf8_length", rate)) > 0
     tcp_with_rate = np.flatnonzero(given & ~udp)
     if len(tcp_with_rate):
         k = int(tcp_with_rate[0])
@@ -362,7 +359,7 @@ def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.nd
 
 def _classes(column: Any) -> tuple[np.ndarray, tuple[str, ...]]:
     """Class codes and names; an empty class is 'flow'."""
-    encoded = column.combine_chunks().dictionary_encode()
+    encoded = dictionary_encode(column.combine_chunks())
     names = ["flow" if c == "" else c for c in encoded.dictionary.to_pylist()]
     unique = tuple(dict.fromkeys(names))
     remap = np.array([unique.index(c) for c in names], dtype=np.int32)
