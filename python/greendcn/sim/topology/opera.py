@@ -222,22 +222,21 @@ def _hops(partners: np.ndarray, matchings: list[int]) -> np.ndarray:
     its time checking and converting its input; the counts are the same (`_hops_reference`). Matchings are
     symmetric, so a rack's partners are its neighbours in both directions; a self-pair only points back."""
     n = partners.shape[1]
-    ids = np.arange(n)
     nbrs = [partners[m] for m in matchings]
-    d = np.full((n, n), np.inf)
-    d[ids, ids] = 0.0
-    seen = np.eye(n, dtype=bool)  # seen[source, rack]
-    frontier = seen
+    # row v holds, one bit per source rack, whether v is on that source's frontier (packed: 14 bytes for 108)
+    frontier = np.packbits(np.eye(n, dtype=bool), axis=1)
+    seen = frontier.copy()
+    d = np.where(np.eye(n, dtype=bool), 0.0, np.inf)
     k = 0
     while True:
         k += 1
-        reached = np.zeros((n, n), dtype=bool)
+        reached = np.zeros_like(frontier)
         for p in nbrs:  # rack v is reached from source i if its partner p[v] was on i's frontier
-            reached |= frontier[:, p]
+            reached |= frontier[p]
         frontier = reached & ~seen
         if not frontier.any():
-            return d
-        d[frontier] = k
+            return d  # symmetric: d[v, i] = d[i, v]
+        d[np.unpackbits(frontier, axis=1, count=n).view(bool)] = k
         seen |= frontier
 
 
