@@ -9,6 +9,7 @@ import pytest
 from greendcn.core.errors import InputError
 from greendcn.sim.reproduce.rps import seed003_scenario
 from greendcn.sim.scenario import load_scenario, parse_set, scenario_from_dict
+from conftest import assert_clean_error, run_greendcn
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -83,6 +84,26 @@ def test_set_overrides_by_dotted_path_with_the_same_validation():
     assert s.tcp.delayed_ack is False
     with pytest.raises(InputError, match=r"topology\.k"):
         s.with_overrides(["topology.k=7"])
+
+
+def test_set_indexes_lists_of_tables_by_number():
+    path = SCENARIOS / "shuffle-plus-websearch.toml"
+    s = load_scenario(path, ["workload.components.1.load=0.1", "workload.components.0.size=50KB"])
+    assert s.workload.components[1].load == 0.1 and s.workload.components[0].size == 50_000
+    assert load_scenario(path).workload.components[1].load == 0.05  # the file itself is unchanged
+    with pytest.raises(InputError, match=r"workload\.components\.2: .*entries 0\.\.1"):
+        load_scenario(path, ["workload.components.2.load=0.1"])
+    with pytest.raises(InputError, match=r"workload\.components\.first: .*entries 0\.\.1"):
+        load_scenario(path, ["workload.components.first.load=0.1"])
+    with pytest.raises(InputError, match=r"workload\.components\.1\.load is a value, not a section"):
+        load_scenario(path, ["workload.components.1.load.x=0.1"])
+
+
+def test_set_with_a_bad_list_index_is_one_error_naming_the_key():
+    out = run_greendcn(
+        "simulate", SCENARIOS / "shuffle-plus-websearch.toml", "--set", "workload.components.-1.load=0.1"
+    )
+    assert_clean_error(out, "workload.components.-1", "workload.components.-1.load")
 
 
 def test_parse_set_reads_toml_values_and_keeps_text():

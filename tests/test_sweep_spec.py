@@ -36,6 +36,21 @@ def test_key_hashes_the_resolved_scenario_not_its_spelling(tmp_path):
     assert ka == kb != kc
 
 
+def test_axes_reach_into_lists_of_tables_by_index(tmp_path):
+    mix = os.path.join(os.path.dirname(__file__), "..", "scenarios", "shuffle-plus-websearch.toml")
+    p = write_spec(
+        tmp_path, f'[sweep]\nscenario = "{mix}"\n[axes]\nworkload.components.1.load = [0.05, 0.1]\n'
+    )
+    spec = load_spec(p)
+    assert [r.params["workload.components.1.load"] for r in spec.runs] == [0.05, 0.1]
+    assert len({r.key for r in spec.runs}) == 2  # the index reaches the component: two different scenarios
+    bad = write_spec(
+        tmp_path, f'[sweep]\nscenario = "{mix}"\n[axes]\n"workload.components.9.load" = [0.1]\n', "bad.toml"
+    )
+    with pytest.raises(InputError, match=r"workload\.components\.9"):
+        load_spec(bad)
+
+
 def test_zip_groups_vary_together_and_grids_union(tmp_path):
     p = write_spec(
         tmp_path,

@@ -571,18 +571,39 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str] | dict[str, Any] |
         return out
     items = [parse_set(o) for o in overrides] if isinstance(overrides, list) else list(overrides.items())
     for key, value in items:
-        node = out
+        node: Any = out
         parts = key.split(".")
-        for i, part in enumerate(parts[:-1]):
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
+        for i, part in enumerate(parts):
+            if isinstance(node, list):  # a list of tables ([[workload.components]]): the part is an index
+                idx = _list_index(node, part, ".".join(parts[:i]), key)
+                if i == len(parts) - 1:
+                    node[idx] = value
+                    break
+                child = node[idx]
+            elif i == len(parts) - 1:
+                node[part] = value
+                break
+            else:
+                child = node.setdefault(part, {})
+            if not isinstance(child, (dict, list)):
                 raise InputError(
                     f"{'.'.join(parts[: i + 1])} is a value, not a section; cannot set {key}",
                     hint="check the dotted path against docs/scenario-format.md",
                 )
             node = child
-        node[parts[-1]] = value
     return out
+
+
+def _list_index(items: list[Any], part: str, where: str, key: str) -> int:
+    """The entry `part` of the list at `where`, counted from 0 as a number in the dotted key."""
+    n = len(items)
+    if not part.isdigit() or int(part) >= n:
+        have = f"entries 0..{n - 1}" if n else "no entries"
+        raise InputError(
+            f"{where}.{part}: {where} is a list with {have}; cannot set {key}",
+            hint=f"index the list by number, e.g. {where}.0.KEY; entries are counted from 0",
+        )
+    return int(part)
 
 
 _KINDS = {"static", "random", "permutation", "flows", "generated", "mix"}
