@@ -18,7 +18,6 @@ seed, same graph. Names: hosts S*, ToRs R* (as the circuit fabrics name racks)."
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -26,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ...core.errors import FieldError, InputError
-from .graph import Link, Network, Node
+from .graph import Link, Network, Node, bfs_hops
 
 __all__ = [
     "STREAM_GRAPH",
@@ -52,14 +51,7 @@ class ExpanderGraph:
 
 
 def _connected(n: int, adj: list[set[int]]) -> bool:
-    seen = {0}
-    todo = deque([0])
-    while todo:
-        for v in adj[todo.popleft()]:
-            if v not in seen:
-                seen.add(v)
-                todo.append(v)
-    return len(seen) == n
+    return min(bfs_hops(adj, 0)) >= 0
 
 
 def _attempt(n: int, u: int, rng: np.random.Generator) -> list[set[int]] | None:
@@ -219,16 +211,7 @@ def rack_diameter(topo) -> int:  # type: ignore[no-untyped-def]
         adj[b].append(a)
     worst = 0
     for s in range(g.racks):
-        dist = [-1] * g.racks
-        dist[s] = 0
-        todo = deque([s])
-        while todo:
-            u = todo.popleft()
-            for v in adj[u]:
-                if dist[v] < 0:
-                    dist[v] = dist[u] + 1
-                    todo.append(v)
-        worst = max(worst, max(dist))
+        worst = max(worst, max(bfs_hops(adj, s)))
     return worst
 
 

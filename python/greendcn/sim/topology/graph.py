@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...core.errors import InputError
 
-__all__ = ["Link", "Network", "Node", "equal_cost_paths", "shortest_hops"]
+__all__ = ["Link", "Network", "Node", "bfs_hops", "equal_cost_paths", "shortest_hops"]
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,12 @@ class Network:
 
 def shortest_hops(net: Network, src: int) -> list[int]:
     """Hop count from `src` to every node (-1 if unreachable), by breadth-first search."""
-    adj = net.adjacency()
-    dist = [-1] * len(net.nodes)
+    return bfs_hops(net.adjacency(), src)
+
+
+def bfs_hops(adj: Sequence[Iterable[int]], src: int) -> list[int]:
+    """Hop count from `src` to every vertex of an adjacency list (-1 if unreachable), by breadth-first search."""
+    dist = [-1] * len(adj)
     dist[src] = 0
     todo = deque([src])
     while todo:
