@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["lazy_getattr"]
+__all__ = ["lazy_dir", "lazy_getattr"]
 
 
 def lazy_getattr(package: str, table: dict[str, str], namespace: dict[str, Any]) -> Callable[[str], Any]:
@@ -23,3 +23,12 @@ def lazy_getattr(package: str, table: dict[str, str], namespace: dict[str, Any])
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+def lazy_dir(table: dict[str, str], namespace: dict[str, Any]) -> Callable[[], list[str]]:
+    """A module `__dir__` that lists the names `lazy_getattr` loads beside those already in `namespace`."""
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *table})
+
+    return __dir__

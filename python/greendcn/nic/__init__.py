@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import types
 
-from ..core.lazy import lazy_getattr
+from ..core.lazy import lazy_dir, lazy_getattr
 
 # Each name is imported from its module when first used (core/lazy.py): the simulator prices host CPUs with
 # cpupower.py alone and should not pay for the tuner, the event simulation or pymoo.
@@ -40,10 +40,7 @@ _LAZY = {
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__dir__ = lazy_dir(_LAZY, globals())
 
 
 class _Package(types.ModuleType):

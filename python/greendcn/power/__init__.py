@@ -4,7 +4,7 @@ is the simulator's ledger (`greendcn.sim.ledger`)."""
 
 from __future__ import annotations
 
-from ..core.lazy import lazy_getattr
+from ..core.lazy import lazy_dir, lazy_getattr
 
 # Each name is imported from its module when first used (core/lazy.py), so the simulator's ledger, which needs
 # only the device models, does not pay for the router model's fitting, the optimizer and their libraries.
@@ -53,10 +53,7 @@ _LAZY = {
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__dir__ = lazy_dir(_LAZY, globals())
 
 
 __all__ = [

@@ -4,7 +4,7 @@ switches and links of a fat-tree that carry the demand with a safety margin and 
 
 from __future__ import annotations
 
-from ...core.lazy import lazy_getattr
+from ...core.lazy import lazy_dir, lazy_getattr
 
 # Each name loaded from its module on first use: a scenario imports the [elastictree] table's model
 # (config.py), and a run that leaves ElasticTree off needs none of the planner.
@@ -20,10 +20,7 @@ _LAZY = {
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__dir__ = lazy_dir(_LAZY, globals())
 
 
 __all__ = [
