@@ -7,6 +7,7 @@ pub mod dctcp;
 pub mod eee;
 pub mod error;
 pub mod event;
+pub mod hugevec;
 pub mod linkstate;
 pub mod ndp;
 pub mod packet;

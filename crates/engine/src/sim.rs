@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
+use crate::hugevec::HugeVec;
 use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::ndp::{NdpSender, PullPacer};
 use crate::port::{Admission, InFlight, Port};
@@ -69,7 +70,8 @@ pub struct Sim<'a> {
     now: u64,
     events: EventQueue,
     pool: PacketPool,
-    ports: Vec<Port>,
+    /// On 2 MB pages when large (crate::hugevec): each hop reads two ports at random places in it.
+    ports: HugeVec<Port>,
     kinds: Vec<NodeKind>,
     host_index: Vec<u32>,
     routes: Routes,
@@ -125,7 +127,7 @@ impl<'a> Sim<'a> {
     pub fn new(spec: &'a SimSpec) -> Result<Self, EngineError> {
         validate::check(spec)?;
         let kinds: Vec<NodeKind> = spec.nodes.iter().map(|n| n.kind).collect();
-        let mut ports = Vec::with_capacity(spec.links.len() * 2);
+        let mut ports = HugeVec::with_capacity(spec.links.len() * 2);
         let mut out_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kinds.len()];
         for (i, l) in spec.links.iter().enumerate() {
             let (ab, ba) = ((2 * i) as u32, (2 * i + 1) as u32);
