@@ -251,20 +251,22 @@ impl<'a> Sim<'a> {
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         loop {
+            // The port the next event's packet leaves by, when the peek below already looked it up.
+            let mut via = None;
             if let Some((EventKind::PortArrival, port)) = self.events.peek() {
                 // This port's lines were asked for during the previous event: ask for what its arrival reads
                 // next (the pipe's next entry; the packet at a host, the port it leaves by at a switch).
                 let (head, to) = self.ports[port as usize].prefetch_refill();
                 if self.kinds[to as usize] == NodeKind::Host {
                     self.pool.prefetch(head.pkt);
-                } else if self.linkstate.is_none() {
-                    let dst_host = head.dst_host & !TAG_MASK;
-                    let hops = self.routes.next_hops(to, dst_host);
-                    if let Some(i) = self.path_index(to, dst_host, head.flow_hash, hops.len()) {
-                        Port::prefetch_offer(&self.ports, hops[i]);
+                } else {
+                    via = self.fixed_port(to, head.dst_host & !TAG_MASK, head.flow_hash);
+                    if let Some(out) = via {
+                        Port::prefetch_offer(&self.ports, out);
                     }
                 }
             }
+            // Nothing is pushed between the peek and the pop: the event popped is the one peeked.
             let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
                 continue; // a timer that was cancelled or moved: not an event of the run
@@ -292,7 +294,7 @@ impl<'a> Sim<'a> {
                 break;
             }
             match ev.kind {
-                EventKind::PortArrival => self.port_arrival(ev.arg),
+                EventKind::PortArrival => self.port_arrival(ev.arg, via),
                 EventKind::FlowStart => self.flow_start(ev.arg),
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
@@ -381,6 +383,19 @@ impl<'a> Sim<'a> {
         Some(hops[i])
     }
 
+    /// The port a packet for `dst_host` leaves `node` by, when choosing it needs no draw (single path, ECMP,
+    /// or one next hop) and no link schedule: the same port `pick_port` returns then. The loop looks it up
+    /// for the next event's packet (to prefetch that port) and hands it to the forwarding, which then skips
+    /// its own lookup.
+    #[inline]
+    fn fixed_port(&self, node: u32, dst_host: u32, flow_hash: u32) -> Option<u32> {
+        if self.linkstate.is_some() {
+            return None;
+        }
+        let hops = self.routes.next_hops(node, dst_host);
+        self.path_index(node, dst_host, flow_hash, hops.len()).map(|i| hops[i])
+    }
+
     /// Which of `n` > 0 equal-cost ports a packet takes, for the schemes that decide without drawing (None:
     /// packet spraying, which draws from the switch's generator; and n = 0).
     #[inline]
@@ -412,13 +427,13 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Forward a packet out of `node` (a switch, or the host that made it).
+    /// Forward a packet out of `node` (a switch, or the host that made it); `via`: the port `fixed_port` gave.
     #[inline]
-    fn forward(&mut self, node: u32, entry: InFlight) {
+    fn forward(&mut self, node: u32, entry: InFlight, via: Option<u32>) {
         if self.special {
-            return self.forward_special(node, entry);
+            return self.forward_special(node, entry, via);
         }
-        let Some(port) = self.pick_port(node, entry.dst_host, entry.flow_hash) else {
+        let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host, entry.flow_hash)) else {
             // Unreachable by construction (flows are checked for paths); counted, never silently lost.
             self.drops += 1;
             self.pool.release(entry.pkt);
@@ -435,9 +450,9 @@ impl<'a> Sim<'a> {
     ///
     /// What the packet is travels in the top bits of its pipe entry's destination (`TAG_*`), so a switch
     /// decides without reading the packet itself (a cache miss per hop otherwise).
-    fn forward_special(&mut self, node: u32, mut entry: InFlight) {
+    fn forward_special(&mut self, node: u32, mut entry: InFlight, via: Option<u32>) {
         let tag = entry.dst_host & TAG_MASK;
-        let Some(port) = self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash) else {
+        let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash)) else {
             self.drops += 1;
             self.pool.release(entry.pkt);
             return;
@@ -524,7 +539,7 @@ impl<'a> Sim<'a> {
         if self.window_ps > 0 {
             self.count_host_window(host, 0, entry.wire_bytes);
         }
-        self.forward(host, entry);
+        self.forward(host, entry, None);
     }
 
     /// Count one packet of `wire_bytes` in the host's current window: `at` 0 for sent, 2 for received.
@@ -547,7 +562,8 @@ impl<'a> Sim<'a> {
         row[w][at + 1] += wire_bytes as u64;
     }
 
-    fn port_arrival(&mut self, port: u32) {
+    /// The packet at the head of `port`'s pipe reaches the far node; `via`: the port it leaves by, if known.
+    fn port_arrival(&mut self, port: u32, via: Option<u32>) {
         let p = &mut self.ports[port as usize];
         let (entry, next) = p.pop_arrival();
         if let Some(next) = next {
@@ -557,7 +573,7 @@ impl<'a> Sim<'a> {
         match self.kinds[node as usize] {
             NodeKind::Switch => {
                 self.node_counters[node as usize].forwarded += 1;
-                self.forward(node, entry);
+                self.forward(node, entry, via);
             }
             NodeKind::Host => self.deliver(node, entry.pkt),
         }
