@@ -144,13 +144,26 @@ impl EventQueue {
         }
         if self.buckets[0].is_empty() {
             debug_assert!(self.occupied != 0, "len > 0 with every bucket empty");
-            let b = self.occupied.trailing_zeros() as usize + 1;
-            self.occupied &= !(1u128 << (b - 1));
+            // `occupied` is kept in a local while the bucket's entries move down: updating the field itself
+            // (a 4-byte write into it, then an 8-byte read of it) stalled each refill on store forwarding.
+            let mut occupied = self.occupied;
+            let b = occupied.trailing_zeros() as usize + 1;
+            occupied &= !(1u128 << (b - 1));
             let items = std::mem::take(&mut self.buckets[b]);
-            self.last = std::mem::replace(&mut self.mins[b], NO_ENTRY).key;
+            let last = std::mem::replace(&mut self.mins[b], NO_ENTRY).key;
+            self.last = last;
             for e in &items {
-                self.put(*e);
+                // The minimum goes to bucket 0 (its key is `last`), the others to buckets below b.
+                let nb = bucket_of(e.key, last);
+                if nb > 0 {
+                    occupied |= 1u128 << (nb - 1);
+                    if e.key < self.mins[nb].key {
+                        self.mins[nb] = *e;
+                    }
+                }
+                self.buckets[nb].push(*e);
             }
+            self.occupied = occupied;
             // keep the bucket's allocation for later pushes
             let mut emptied = items;
             emptied.clear();
