@@ -188,14 +188,12 @@ impl Port {
     }
 
     /// Second step of a prefetch (call it once `prefetch_arrival`'s lines have had time to come in): bring in
-    /// the entry that becomes the pipe's head when the next arrival pops the current one, and return that
-    /// arrival's packet and the node it reaches.
+    /// the entry that becomes the pipe's head when the next arrival pops the current one.
     #[inline(always)]
-    pub fn prefetch_refill(&self) -> (InFlight, u32) {
+    pub fn prefetch_refill(&self) {
         if let Some(e) = self.rest.front() {
             prefetch(e);
         }
-        (self.head, self.to)
     }
 
     /// Bring in the cache lines an offer to this port reads (its first three lines).

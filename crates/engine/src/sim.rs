@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::error::EngineError;
-use crate::event::{EventKind, EventQueue};
+use crate::event::{EventKind, EventQueue, NO_HINT};
 use crate::hugevec::HugeVec;
 use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::ndp::{NdpSender, PullPacer};
@@ -31,6 +31,10 @@ const TAG_MASK: u32 = 0b111 << 29;
 const TAG_ECT: u32 = 1 << 29;
 const TAG_NDP_DATA: u32 = 2 << 29;
 const TAG_PRIO: u32 = 3 << 29;
+
+/// A port arrival's hint (`arrival_hint`) names a packet when this bit is set, else a port (ports and packets
+/// stay below 2^31: a pool that large would be 100 GB).
+const HINT_PKT: u32 = 1 << 31;
 
 impl FlowState {
     fn rto_deadline(&self) -> Option<u64> {
@@ -251,22 +255,11 @@ impl<'a> Sim<'a> {
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         loop {
-            // The port the next event's packet leaves by, when the peek below already looked it up.
-            let mut via = None;
-            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
-                // This port's lines were asked for during the previous event: ask for what its arrival reads
-                // next (the pipe's next entry; the packet at a host, the port it leaves by at a switch).
-                let (head, to) = self.ports[port as usize].prefetch_refill();
-                if self.kinds[to as usize] == NodeKind::Host {
-                    self.pool.prefetch(head.pkt);
-                } else {
-                    via = self.fixed_port(to, head.dst_host & !TAG_MASK, head.flow_hash);
-                    if let Some(out) = via {
-                        Port::prefetch_offer(&self.ports, out);
-                    }
-                }
+            if let Some((EventKind::PortArrival, port, _)) = self.events.peek() {
+                // This port's lines were asked for during the previous event: ask for the pipe's next entry,
+                // which becomes its head when this arrival pops the current one.
+                self.ports[port as usize].prefetch_refill();
             }
-            // Nothing is pushed between the peek and the pop: the event popped is the one peeked.
             let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
                 continue; // a timer that was cancelled or moved: not an event of the run
@@ -283,9 +276,15 @@ impl<'a> Sim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
-            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
-                // The next event (unless this one schedules an earlier one) reads this port: start the load now.
+            if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
+                // The next event (unless this one schedules an earlier one) reads this port and what its hint
+                // names (the packet at a host, the port it leaves by at a switch): start the loads now.
                 Port::prefetch_arrival(&self.ports, port);
+                if hint & HINT_PKT != 0 {
+                    self.pool.prefetch(hint & !HINT_PKT);
+                } else {
+                    Port::prefetch_offer(&self.ports, hint);
+                }
             }
             let flows = &self.flows;
             let done = || flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64;
@@ -294,7 +293,7 @@ impl<'a> Sim<'a> {
                 break;
             }
             match ev.kind {
-                EventKind::PortArrival => self.port_arrival(ev.arg, via),
+                EventKind::PortArrival => self.port_arrival(ev.arg, (ev.hint & HINT_PKT == 0).then_some(ev.hint)),
                 EventKind::FlowStart => self.flow_start(ev.arg),
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
@@ -384,9 +383,9 @@ impl<'a> Sim<'a> {
     }
 
     /// The port a packet for `dst_host` leaves `node` by, when choosing it needs no draw (single path, ECMP,
-    /// or one next hop) and no link schedule: the same port `pick_port` returns then. The loop looks it up
-    /// for the next event's packet (to prefetch that port) and hands it to the forwarding, which then skips
-    /// its own lookup.
+    /// or one next hop) and no link schedule: the same port `pick_port` returns then. Looked up when a port's
+    /// arrival event is pushed (`arrival_hint`), so the loop can prefetch that port one event ahead and the
+    /// forwarding skips its own lookup.
     #[inline]
     fn fixed_port(&self, node: u32, dst_host: u32, flow_hash: u32) -> Option<u32> {
         if self.linkstate.is_some() {
@@ -493,6 +492,20 @@ impl<'a> Sim<'a> {
         self.admitted(port, entry, a);
     }
 
+    /// The hint of `port`'s arrival event (crate::event::EventQueue::push_hinted), from its pipe's head: the
+    /// packet with HINT_PKT set when the far node is a host, else the port `fixed_port` names (NO_HINT: none).
+    /// The head cannot change while its event is pending, so the hint holds when the event runs.
+    #[inline]
+    fn arrival_hint(&self, port: u32) -> u32 {
+        let p = &self.ports[port as usize];
+        let Some(head) = p.pipe_front() else { return NO_HINT };
+        if self.kinds[p.to as usize] == NodeKind::Host {
+            if head.pkt < HINT_PKT { head.pkt | HINT_PKT } else { NO_HINT }
+        } else {
+            self.fixed_port(p.to, head.dst_host & !TAG_MASK, head.flow_hash).unwrap_or(NO_HINT)
+        }
+    }
+
     #[inline]
     fn admitted(&mut self, port: u32, entry: InFlight, a: Admission) {
         match a {
@@ -503,7 +516,8 @@ impl<'a> Sim<'a> {
             Admission::Accepted { arrival, pipe_was_empty } => {
                 self.hops += 1;
                 if pipe_was_empty {
-                    self.events.push(arrival, EventKind::PortArrival, port);
+                    let hint = self.arrival_hint(port);
+                    self.events.push_hinted(arrival, EventKind::PortArrival, port, hint);
                 }
             }
             Admission::Held { timer } => {
@@ -564,12 +578,12 @@ impl<'a> Sim<'a> {
 
     /// The packet at the head of `port`'s pipe reaches the far node; `via`: the port it leaves by, if known.
     fn port_arrival(&mut self, port: u32, via: Option<u32>) {
-        let p = &mut self.ports[port as usize];
-        let (entry, next) = p.pop_arrival();
+        let (entry, next) = self.ports[port as usize].pop_arrival();
         if let Some(next) = next {
-            self.events.push(next, EventKind::PortArrival, port);
+            let hint = self.arrival_hint(port);
+            self.events.push_hinted(next, EventKind::PortArrival, port, hint);
         }
-        let node = p.to;
+        let node = self.ports[port as usize].to;
         match self.kinds[node as usize] {
             NodeKind::Switch => {
                 self.node_counters[node as usize].forwarded += 1;
