@@ -100,6 +100,8 @@ pub struct Sim<'a> {
     /// Some transport needs more than a FIFO per port (DCTCP marking, NDP trimming and priority): `forward`
     /// looks at the packet itself only then, so runs of TCP alone take the plain path.
     special: bool,
+    /// The ports have lanes (runs with NDP): the loop prefetches their lanes too.
+    lanes: bool,
     /// NDP receivers' pull pacers (`crate::ndp::PullPacer`), per host index: the gap between pulls is one full
     /// packet at the host's link rate.
     pull_pacers: Vec<PullPacer>,
@@ -243,6 +245,7 @@ impl<'a> Sim<'a> {
             created: 0,
             delivered: 0,
             special,
+            lanes: ndp_on,
             pull_pacers: pull_gap.into_iter().map(PullPacer::new).collect(),
         })
     }
@@ -255,10 +258,14 @@ impl<'a> Sim<'a> {
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         loop {
-            if let Some((EventKind::PortArrival, port, _)) = self.events.peek() {
+            if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
                 // This port's lines were asked for during the previous event: ask for the pipe's next entry,
-                // which becomes its head when this arrival pops the current one.
+                // which becomes its head when this arrival pops the current one (and the lanes' next entries,
+                // here and at the port the packet leaves by, whose lines were asked for too).
                 self.ports[port as usize].prefetch_refill();
+                if self.lanes && hint & HINT_PKT == 0 {
+                    self.ports[hint as usize].prefetch_lanes();
+                }
             }
             let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
@@ -279,11 +286,11 @@ impl<'a> Sim<'a> {
             if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
                 // The next event (unless this one schedules an earlier one) reads this port and what its hint
                 // names (the packet at a host, the port it leaves by at a switch): start the loads now.
-                Port::prefetch_arrival(&self.ports, port);
+                Port::prefetch_arrival(&self.ports, port, self.lanes);
                 if hint & HINT_PKT != 0 {
                     self.pool.prefetch(hint & !HINT_PKT);
                 } else {
-                    Port::prefetch_offer(&self.ports, hint);
+                    Port::prefetch_offer(&self.ports, hint, self.lanes);
                 }
             }
             let flows = &self.flows;
