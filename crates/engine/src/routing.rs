@@ -218,12 +218,21 @@ impl Routes {
 #[derive(Default)]
 struct GroupStore {
     ids: HashMap<Vec<u32>, u32>,
+    /// The id of each one-port group, by port (NO_ROUTE: none yet): most lookups are of one port (a host's
+    /// uplink, asked once per attachment switch: k^5/8 times in a k-ary fat-tree), and hashing a Vec for
+    /// each was the larger part of building a k = 32 fat-tree's routes.
+    single: Vec<u32>,
     offsets: Vec<u32>,
     ports: Vec<u32>,
 }
 
 impl GroupStore {
     fn id(&mut self, group: &[u32]) -> u32 {
+        if let [port] = group {
+            if let Some(&g) = self.single.get(*port as usize).filter(|&&g| g != NO_ROUTE) {
+                return g;
+            }
+        }
         if let Some(&g) = self.ids.get(group) {
             return g;
         }
@@ -233,6 +242,13 @@ impl GroupStore {
         self.ports.extend_from_slice(group);
         self.offsets.push(self.ports.len() as u32);
         let g = (self.offsets.len() - 2) as u32;
+        if let [port] = group {
+            let p = *port as usize;
+            if self.single.len() <= p {
+                self.single.resize(p + 1, NO_ROUTE);
+            }
+            self.single[p] = g;
+        }
         self.ids.insert(group.to_vec(), g);
         g
     }
