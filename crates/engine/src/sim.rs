@@ -86,6 +86,10 @@ pub struct Sim<'a> {
     node_counters: Vec<NodeCounters>,
     /// Per host index and window: [packets sent, bytes sent, packets received, bytes received] (windows on).
     host_windows: Vec<Vec<[u64; 4]>>,
+    /// Per host index: its current window (u32::MAX: none) and that window's counts so far, added to
+    /// `host_windows` when the window changes (time never goes back, so once per window) and when the run ends:
+    /// one flat entry per packet sent or received instead of a row header and a row in `host_windows`.
+    host_cur: Vec<(u32, [u64; 4])>,
     host_windows_overflowed: bool,
     flows: Vec<FlowState>,
     /// Flows whose receiver holds every byte.
@@ -228,6 +232,7 @@ impl<'a> Sim<'a> {
             ports,
             node_counters: vec![NodeCounters::default(); kinds.len()],
             host_windows: vec![Vec::new(); hosts.len()],
+            host_cur: vec![(u32::MAX, [0; 4]); hosts.len()],
             host_windows_overflowed: false,
             kinds,
             host_index,
@@ -313,6 +318,7 @@ impl<'a> Sim<'a> {
             }
         }
         self.ports.iter_mut().for_each(Port::drain_lanes);
+        (0..self.host_cur.len()).for_each(|h| self.flush_host_window(h));
         if self.host_windows_overflowed || self.ports.iter().any(|p| p.windows_overflowed) {
             return Err(EngineError::invalid(
                 "stats_window_ps",
@@ -570,7 +576,25 @@ impl<'a> Sim<'a> {
             self.host_windows_overflowed = true;
             return;
         }
-        let row = &mut self.host_windows[self.host_index[host as usize] as usize];
+        let h = self.host_index[host as usize] as usize;
+        if self.host_cur[h].0 as u64 != w {
+            self.flush_host_window(h);
+            self.host_cur[h].0 = w as u32;
+        }
+        let counts = &mut self.host_cur[h].1;
+        counts[at] += 1;
+        counts[at + 1] += wire_bytes as u64;
+    }
+
+    /// Add host index `h`'s current window's counts to its row of `host_windows`.
+    #[cold]
+    #[inline(never)]
+    fn flush_host_window(&mut self, h: usize) {
+        let (w, counts) = std::mem::replace(&mut self.host_cur[h], (u32::MAX, [0; 4]));
+        if w == u32::MAX {
+            return;
+        }
+        let row = &mut self.host_windows[h];
         let w = w as usize;
         if row.len() <= w {
             if row.try_reserve(w + 1 - row.len()).is_err() {
@@ -579,8 +603,9 @@ impl<'a> Sim<'a> {
             }
             row.resize(w + 1, [0; 4]);
         }
-        row[w][at] += 1;
-        row[w][at + 1] += wire_bytes as u64;
+        for (total, c) in row[w].iter_mut().zip(counts) {
+            *total += c;
+        }
     }
 
     /// The packet at the head of `port`'s pipe reaches the far node; `via`: the port it leaves by, if known.
