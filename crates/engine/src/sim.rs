@@ -415,13 +415,15 @@ impl<'a> Sim<'a> {
         if n <= 1 {
             return (n == 1).then_some(0);
         }
+        // x % n, without a 64-bit division when n is a power of two (a fat-tree's k/2 up-links): the same index.
+        let modulo = |x: u64| if n.is_power_of_two() { x as usize & (n - 1) } else { (x % n as u64) as usize };
         Some(match self.spec.routing {
             // Depends on (destination, switch) only, never on the seed: one fixed path per destination.
             Routing::Single => match self.spec.single_path {
                 SinglePath::First => 0, // groups list their ports in ascending order
-                SinglePath::Hashed => (mix64((dst_host as u64) << 32 | node as u64) % n as u64) as usize,
+                SinglePath::Hashed => modulo(mix64((dst_host as u64) << 32 | node as u64)),
             },
-            Routing::Ecmp => (mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % n as u64) as usize,
+            Routing::Ecmp => modulo(mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))),
             Routing::Rps => return None,
         })
     }
