@@ -15,6 +15,7 @@ use crate::spec::{NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport}
 use crate::tcp::{AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
+use crate::vlb::Vlb;
 
 
 #[derive(Debug, Default, Clone)]
@@ -24,12 +25,16 @@ struct NodeCounters {
     forwarded: u64,
 }
 
-/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows; host indices
-/// stay below 2^29, checked in `validate`): ECN-capable data, NDP data, and packets that go at high priority.
+/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows or VLB; host
+/// indices stay below 2^29, checked in `validate`): what the packet is (`TAG_KIND`: ECN-capable data, NDP data,
+/// packets that go at high priority) and, apart, `TAG_VIA`: on its way to its intermediate rack (crate::vlb),
+/// whose first host is then the entry's destination.
 const TAG_MASK: u32 = 0b111 << 29;
+const TAG_KIND: u32 = 0b11 << 29;
 const TAG_ECT: u32 = 1 << 29;
 const TAG_NDP_DATA: u32 = 2 << 29;
 const TAG_PRIO: u32 = 3 << 29;
+const TAG_VIA: u32 = 4 << 29;
 
 impl FlowState {
     fn rto_deadline(&self) -> Option<u64> {
@@ -94,6 +99,8 @@ pub struct Sim<'a> {
     /// Some transport needs more than a FIFO per port (DCTCP marking, NDP trimming and priority): `forward`
     /// looks at the packet itself only then, so runs of TCP alone take the plain path.
     special: bool,
+    /// Valiant load balancing's intermediates per flow (None: shortest paths only).
+    vlb: Option<Box<Vlb>>,
     /// NDP receivers' pull pacers (`crate::ndp::PullPacer`), per host index: the gap between pulls is one full
     /// packet at the host's link rate.
     pull_pacers: Vec<PullPacer>,
@@ -188,8 +195,23 @@ impl<'a> Sim<'a> {
                 delack_pending: None,
             });
         }
+        let vlb = match &spec.vlb {
+            None => None,
+            Some(v) => {
+                let attach = crate::routing::attachments(&kinds, &out_ports, &hosts);
+                let fl = flows.iter().zip(&spec.flows).map(|(s, f)| (f.id, s.src_host, s.dst_host, f.size_bytes));
+                let per_packet = spec.routing == Routing::Rps;
+                let built = Vlb::build(v, spec.seed, &attach, fl, per_packet).map_err(|h| {
+                    EngineError::invalid(
+                        "vlb",
+                        format!("host {} is not under one switch (a rack), which VLB needs", spec.nodes[hosts[h] as usize].name),
+                    )
+                })?;
+                Some(Box::new(built))
+            }
+        };
         let ndp_on = spec.flows.iter().any(|f| f.transport == Transport::Ndp);
-        let special = ndp_on || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
+        let special = ndp_on || vlb.is_some() || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
         let mut pull_gap = Vec::new();
         if ndp_on {
             // A host's pull gap: one full-size packet at the rate of its (first) link.
@@ -237,6 +259,7 @@ impl<'a> Sim<'a> {
             created: 0,
             delivered: 0,
             special,
+            vlb,
             pull_pacers: pull_gap.into_iter().map(PullPacer::new).collect(),
         })
     }
@@ -434,7 +457,10 @@ impl<'a> Sim<'a> {
     /// What the packet is travels in the top bits of its pipe entry's destination (`TAG_*`), so a switch
     /// decides without reading the packet itself (a cache miss per hop otherwise).
     fn forward_special(&mut self, node: u32, mut entry: InFlight) {
-        let tag = entry.dst_host & TAG_MASK;
+        if entry.dst_host & TAG_VIA != 0 {
+            self.vlb_turn(node, &mut entry);
+        }
+        let tag = entry.dst_host & TAG_KIND;
         let Some(port) = self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash) else {
             self.drops += 1;
             self.pool.release(entry.pkt);
@@ -458,7 +484,7 @@ impl<'a> Sim<'a> {
                     q.wire_bytes = hdr;
                     let flow = q.flow;
                     entry.wire_bytes = hdr;
-                    entry.dst_host = (entry.dst_host & !TAG_MASK) | TAG_PRIO;
+                    entry.dst_host = (entry.dst_host & !TAG_KIND) | TAG_PRIO; // TAG_VIA kept
                     self.flows[flow as usize].trims += 1;
                     p.offer_priority(now, entry, self.window_ps)
                 } else {
@@ -474,6 +500,16 @@ impl<'a> Sim<'a> {
             _ => p.offer(now, entry, self.window_ps),
         };
         self.admitted(port, entry, a);
+    }
+
+    /// A packet on its way to its intermediate rack (crate::vlb): at that rack's switch, it turns to its
+    /// destination, which the packet itself holds.
+    #[cold]
+    fn vlb_turn(&mut self, node: u32, entry: &mut InFlight) {
+        let via = entry.dst_host & !TAG_MASK;
+        if self.vlb.as_ref().is_some_and(|v| v.reached(node, via)) {
+            entry.dst_host = self.pool.get(entry.pkt).dst_host | (entry.dst_host & TAG_KIND);
+        }
     }
 
     #[inline]
@@ -499,21 +535,33 @@ impl<'a> Sim<'a> {
     }
 
     fn send_from_host(&mut self, host: u32, pkt: Packet) {
+        let mut dst = pkt.dst_host;
         let tag = if !self.special {
             0
-        } else if pkt.ect {
-            TAG_ECT
         } else {
-            match pkt.kind {
-                PacketKind::NdpData => TAG_NDP_DATA,
-                PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
-                _ => 0,
+            if let Some(v) = self.vlb.as_ref() {
+                // Data goes through an intermediate rack; ACKs, NACKs and pulls take shortest paths.
+                if matches!(pkt.kind, PacketKind::TcpData | PacketKind::NdpData | PacketKind::Udp) {
+                    let rng = &mut self.switch_rngs[host as usize];
+                    if let Some(via) = v.via(pkt.flow, pkt.flow_hash as u32, |n| rng.below(n)) {
+                        dst = via | TAG_VIA;
+                    }
+                }
+            }
+            if pkt.ect {
+                TAG_ECT
+            } else {
+                match pkt.kind {
+                    PacketKind::NdpData => TAG_NDP_DATA,
+                    PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
+                    _ => 0,
+                }
             }
         };
         let entry = InFlight {
             arrival: 0,
             pkt: self.pool.alloc(pkt),
-            dst_host: pkt.dst_host | tag,
+            dst_host: dst | tag,
             wire_bytes: pkt.wire_bytes,
             flow_hash: pkt.flow_hash as u32,
         };
