@@ -135,3 +135,21 @@ def test_vlb_where_it_cannot_run_is_one_error_naming_the_key(tmp_path, sets, wor
     )
     out = run_greendcn("simulate", scenario, *[x for s in sets for x in ("--set", s)])
     assert_clean_error(out, *words)
+
+
+def test_the_opera_paper_reproduction_keeps_the_expander_files_vlb(tmp_path):
+    # `reproduce opera-paper` sprays NDP (rps) on the expander; a scenario file with routing.vlb keeps it, so
+    # the simulator's -VLB 1 runs from a folder passed as --scenarios-dir.
+    from greendcn.sim.reproduce.opera_paper import network_scenario
+
+    (tmp_path / "expander-u7-650.toml").write_text(
+        '[topology]\nkind = "expander"\nracks = 8\nuplinks = 3\nradix = 4\n'
+        '[routing]\nscheme = "ecmp"\nvlb = true\nvlb_intermediates = 5\n'
+    )
+    ndp = network_scenario("expander", "ndp", tmp_path)["routing"]
+    assert ndp == {"scheme": "rps", "vlb": True, "vlb_intermediates": 5}
+    assert network_scenario("expander", "tcp", tmp_path)["routing"]["vlb"] is True
+    sc = scenario_from_dict(
+        {k: v for k, v in network_scenario("expander", "ndp", tmp_path).items() if k[0] != "_"}
+    )
+    assert sc.routing.vlb and sc.routing.scheme == "rps"
