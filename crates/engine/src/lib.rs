@@ -19,6 +19,7 @@ pub mod sim;
 pub mod spec;
 pub mod tcp;
 pub mod units;
+pub mod vlb;
 mod validate;
 
 pub use error::{EngineError, Loc, LocItem};

@@ -33,14 +33,7 @@ impl Routes {
     /// Routes of the network, with one search per attachment switch (see the module comment).
     pub fn build(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Routes {
         let n = kinds.len();
-        // The switch each single-homed host hangs from (None: several links, or none, or a host neighbour).
-        let attach: Vec<Option<u32>> = hosts
-            .iter()
-            .map(|&h| match out_ports[h as usize].as_slice() {
-                [(_, v)] if kinds[*v as usize] == NodeKind::Switch => Some(*v),
-                _ => None,
-            })
-            .collect();
+        let attach = attachments(kinds, out_ports, hosts);
         let mut groups = GroupStore::default();
         // Per attachment switch: group id of every node towards it (NO_ROUTE: unreachable or itself).
         let mut tor_index: HashMap<u32, usize> = HashMap::new();
@@ -212,6 +205,18 @@ impl Routes {
     pub fn run_count(&self) -> usize {
         self.runs.len()
     }
+}
+
+/// The switch each single-homed host hangs from, per host index (None: several links, or none, or a host
+/// neighbour). A rack, for crate::vlb.
+pub fn attachments(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Vec<Option<u32>> {
+    hosts
+        .iter()
+        .map(|&h| match out_ports[h as usize].as_slice() {
+            [(_, v)] if kinds[*v as usize] == NodeKind::Switch => Some(*v),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Distinct groups of ports, each stored once, numbered in order of first appearance.

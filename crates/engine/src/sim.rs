@@ -16,6 +16,7 @@ use crate::spec::{NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport}
 use crate::tcp::{AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
+use crate::vlb::Vlb;
 
 
 #[derive(Debug, Default, Clone)]
@@ -25,12 +26,16 @@ struct NodeCounters {
     forwarded: u64,
 }
 
-/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows; host indices
-/// stay below 2^29, checked in `validate`): ECN-capable data, NDP data, and packets that go at high priority.
+/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows or VLB; host
+/// indices stay below 2^29, checked in `validate`): what the packet is (`TAG_KIND`: ECN-capable data, NDP data,
+/// packets that go at high priority) and, apart, `TAG_VIA`: on its way to its intermediate rack (crate::vlb),
+/// whose first host is then the entry's destination.
 const TAG_MASK: u32 = 0b111 << 29;
+const TAG_KIND: u32 = 0b11 << 29;
 const TAG_ECT: u32 = 1 << 29;
 const TAG_NDP_DATA: u32 = 2 << 29;
 const TAG_PRIO: u32 = 3 << 29;
+const TAG_VIA: u32 = 4 << 29;
 
 /// A port arrival's hint (`arrival_hint`) names a packet when this bit is set, else a port (ports and packets
 /// stay below 2^31: a pool that large would be 100 GB).
@@ -106,6 +111,8 @@ pub struct Sim<'a> {
     special: bool,
     /// The ports have lanes (runs with NDP): the loop prefetches their lanes too.
     lanes: bool,
+    /// Valiant load balancing's intermediates per flow (None: shortest paths only).
+    vlb: Option<Box<Vlb>>,
     /// NDP receivers' pull pacers (`crate::ndp::PullPacer`), per host index: the gap between pulls is one full
     /// packet at the host's link rate.
     pull_pacers: Vec<PullPacer>,
@@ -200,8 +207,23 @@ impl<'a> Sim<'a> {
                 delack_pending: None,
             });
         }
+        let vlb = match &spec.vlb {
+            None => None,
+            Some(v) => {
+                let attach = crate::routing::attachments(&kinds, &out_ports, &hosts);
+                let fl = flows.iter().zip(&spec.flows).map(|(s, f)| (f.id, s.src_host, s.dst_host, f.size_bytes));
+                let per_packet = spec.routing == Routing::Rps;
+                let built = Vlb::build(v, spec.seed, &attach, fl, per_packet).map_err(|h| {
+                    EngineError::invalid(
+                        "vlb",
+                        format!("host {} is not under one switch (a rack), which VLB needs", spec.nodes[hosts[h] as usize].name),
+                    )
+                })?;
+                Some(Box::new(built))
+            }
+        };
         let ndp_on = spec.flows.iter().any(|f| f.transport == Transport::Ndp);
-        let special = ndp_on || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
+        let special = ndp_on || vlb.is_some() || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
         let mut pull_gap = Vec::new();
         if ndp_on {
             // A host's pull gap: one full-size packet at the rate of its (first) link.
@@ -251,6 +273,7 @@ impl<'a> Sim<'a> {
             delivered: 0,
             special,
             lanes: ndp_on,
+            vlb,
             pull_pacers: pull_gap.into_iter().map(PullPacer::new).collect(),
         })
     }
@@ -465,7 +488,11 @@ impl<'a> Sim<'a> {
     /// What the packet is travels in the top bits of its pipe entry's destination (`TAG_*`), so a switch
     /// decides without reading the packet itself (a cache miss per hop otherwise).
     fn forward_special(&mut self, node: u32, mut entry: InFlight, via: Option<u32>) {
-        let tag = entry.dst_host & TAG_MASK;
+        if entry.dst_host & TAG_VIA != 0 {
+            // Never hinted (`arrival_hint`): the packet may turn here towards its destination.
+            self.vlb_turn(node, &mut entry);
+        }
+        let tag = entry.dst_host & TAG_KIND;
         let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash)) else {
             self.drops += 1;
             self.pool.release(entry.pkt);
@@ -489,7 +516,7 @@ impl<'a> Sim<'a> {
                     q.wire_bytes = hdr;
                     let flow = q.flow;
                     entry.wire_bytes = hdr;
-                    entry.dst_host = (entry.dst_host & !TAG_MASK) | TAG_PRIO;
+                    entry.dst_host = (entry.dst_host & !TAG_KIND) | TAG_PRIO; // TAG_VIA kept
                     self.flows[flow as usize].trims += 1;
                     p.offer_priority(now, entry, self.window_ps)
                 } else {
@@ -514,10 +541,23 @@ impl<'a> Sim<'a> {
     fn arrival_hint(&self, port: u32) -> u32 {
         let p = &self.ports[port as usize];
         let Some(head) = p.pipe_front() else { return NO_HINT };
-        if self.kinds[p.to as usize] == NodeKind::Host {
+        if head.dst_host & TAG_VIA != 0 {
+            // On its way to a VLB intermediate: where it leaves depends on whether it turns there.
+            NO_HINT
+        } else if self.kinds[p.to as usize] == NodeKind::Host {
             if head.pkt < HINT_PKT { head.pkt | HINT_PKT } else { NO_HINT }
         } else {
             self.fixed_port(p.to, head.dst_host & !TAG_MASK, head.flow_hash).unwrap_or(NO_HINT)
+        }
+    }
+
+    /// A packet on its way to its intermediate rack (crate::vlb): at that rack's switch, it turns to its
+    /// destination, which the packet itself holds.
+    #[cold]
+    fn vlb_turn(&mut self, node: u32, entry: &mut InFlight) {
+        let via = entry.dst_host & !TAG_MASK;
+        if self.vlb.as_ref().is_some_and(|v| v.reached(node, via)) {
+            entry.dst_host = self.pool.get(entry.pkt).dst_host | (entry.dst_host & TAG_KIND);
         }
     }
 
@@ -545,21 +585,33 @@ impl<'a> Sim<'a> {
     }
 
     fn send_from_host(&mut self, host: u32, pkt: Packet) {
+        let mut dst = pkt.dst_host;
         let tag = if !self.special {
             0
-        } else if pkt.ect {
-            TAG_ECT
         } else {
-            match pkt.kind {
-                PacketKind::NdpData => TAG_NDP_DATA,
-                PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
-                _ => 0,
+            if let Some(v) = self.vlb.as_ref() {
+                // Data goes through an intermediate rack; ACKs, NACKs and pulls take shortest paths.
+                if matches!(pkt.kind, PacketKind::TcpData | PacketKind::NdpData | PacketKind::Udp) {
+                    let rng = &mut self.switch_rngs[host as usize];
+                    if let Some(via) = v.via(pkt.flow, pkt.flow_hash as u32, |n| rng.below(n)) {
+                        dst = via | TAG_VIA;
+                    }
+                }
+            }
+            if pkt.ect {
+                TAG_ECT
+            } else {
+                match pkt.kind {
+                    PacketKind::NdpData => TAG_NDP_DATA,
+                    PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
+                    _ => 0,
+                }
             }
         };
         let entry = InFlight {
             arrival: 0,
             pkt: self.pool.alloc(pkt),
-            dst_host: pkt.dst_host | tag,
+            dst_host: dst | tag,
             wire_bytes: pkt.wire_bytes,
             flow_hash: pkt.flow_hash as u32,
         };

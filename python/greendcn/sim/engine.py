@@ -65,6 +65,7 @@ _TCP_KEYS = {
 _FLOW_KEYS = {"size_bytes": "size", "rate_bps": "rate", "start_ps": "start"}
 _TOP_KEYS: dict[str, Loc] = {
     "routing": ("routing", "scheme"),
+    "vlb": ("routing", "vlb"),
     "seed": ("run", "seed"),
     "stop_ps": ("run", "stop_time"),
     "stats_window_ps": ("power", "window"),

@@ -104,6 +104,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         "seed": seed,
         "routing": sc.routing.scheme,
         "single_path": sc.routing.single_path,
+        **({"vlb": vlb_spec(sc.routing)} if sc.routing.vlb else {}),
         **net.to_spec(),
         "flows": (specs := _flow_specs(sc, net, flows)),
         "tcp": tcp_spec(sc.tcp),
@@ -113,6 +114,11 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
         **({"eee": eee} if (eee := eee_spec(sc.eee, {link.rate_bps for link in net.links})) else {}),
     }
+
+
+def vlb_spec(r: Any) -> dict[str, Any]:
+    """The engine's Valiant load balancing settings (docs/engine-spec.md) from a scenario's [routing]."""
+    return {"intermediates": r.vlb_intermediates, "min_size_bytes": r.vlb_min_size}
 
 
 def tcp_spec(t: Any) -> dict[str, Any]:
@@ -475,6 +481,7 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
         "scenario": sc.name,
         "seed": seed,
         "routing": sc.routing.scheme,
+        **({"vlb": True} if sc.routing.vlb else {}),
         "sim_time_s": sim_time_s,
         **s,
         "flows": len(flows),

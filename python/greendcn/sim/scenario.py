@@ -258,6 +258,12 @@ class Routing(_Model):
     # Which equal-cost next hop "single" takes: "hashed" (a hash of switch and destination; our default, as
     # before) or "first" (the lowest-numbered port, ns-3 global routing's choice; seed 003's scenarios use it).
     single_path: Literal["first", "hashed"] = "hashed"
+    # Valiant load balancing on the static expander (docs/scenario-format.md, "Valiant load balancing"): data of
+    # flows larger than vlb_min_size goes through an intermediate rack, one of up to vlb_intermediates drawn per
+    # flow; defaults are the public Opera simulator's (20 draws, flows above 100,000 bytes).
+    vlb: bool = False
+    vlb_intermediates: int = Field(20, ge=1, le=1000)
+    vlb_min_size: ByteCount = 100_000
 
 
 class Tcp(_Model):
@@ -513,6 +519,8 @@ class Scenario(_Model):
                 f"{self.routing.scheme!r} does not run on a {self.topology.kind} fabric",
                 hint=f"set routing.scheme to one of {', '.join(allowed)}",
             )
+        if self.routing.vlb:
+            _check_vlb(self)
         check_transports(self)
         if self.topology.kind == "expander" and self.topology.graph_file:
             from .topology.expander import check_file
@@ -541,6 +549,24 @@ class Scenario(_Model):
     def with_overrides(self, overrides: list[str] | dict[str, Any]) -> Scenario:
         """A copy with `--set` style overrides applied and validated again."""
         return scenario_from_dict(apply_overrides(self._raw, overrides), base_dir=self.base_dir)
+
+
+def _check_vlb(sc: Scenario) -> None:
+    """Valiant load balancing runs on the static expander, over spreading schemes; each refusal names its key."""
+    if sc.topology.kind != "expander":
+        raise FieldError(
+            "routing.vlb",
+            f"Valiant load balancing routes through intermediate racks of a static expander; this topology is "
+            f"{sc.topology.kind}",
+            hint='set routing.vlb = false, or topology.kind = "expander"',
+        )
+    if sc.routing.scheme == "single":
+        raise FieldError(
+            "routing.vlb",
+            "Valiant load balancing spreads a flow over intermediate racks; routing.scheme = 'single' fixes one "
+            "path per destination",
+            hint='set routing.scheme = "rps" (an intermediate per packet) or "ecmp" (one per flow)',
+        )
 
 
 def _deepcopy(d: Any) -> Any:
