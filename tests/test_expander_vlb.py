@@ -53,12 +53,13 @@ def _neighbour_of_r0(net):
 def test_a_flow_goes_through_its_intermediate_rack_and_back():
     net = _net()
     dst, hops = _neighbour_of_r0(net)
-    # Shortest: one rack link per packet. With VLB (one intermediate, per flow): the packets go to a third rack
-    # and on, d(R0, im) + d(im, dst) >= 2 rack links each, and that rack's ToR forwards every one of them.
+    # Shortest: one rack link per packet. With VLB per flow (ecmp: the flow's hash picks one of its 20 draws)
+    # the packets go to a third rack and on, d(R0, im) + d(im, dst) >= 2 rack links each, and that rack's ToR
+    # forwards every one of them.
     plain = simulate({**_udp(dst), "routing": {"scheme": "ecmp"}}, progress=False)
     n = int(plain.flows["data_packets_sent"].iloc[0])
     assert _rack_packets(plain) == n
-    res = simulate(_udp(dst, routing={"vlb_intermediates": 1, "vlb_min_size": 0}), progress=False)
+    res = simulate(_udp(dst, routing={"vlb_min_size": 0}), progress=False)
     assert int(res.flows["data_packets_sent"].iloc[0]) == n and res.flows["fct_s"].notna().all()
     per_packet, rest = divmod(_rack_packets(res), n)
     assert rest == 0 and per_packet >= 2  # one fixed path per flow (ecmp): the same length for every packet

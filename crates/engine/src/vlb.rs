@@ -6,7 +6,8 @@
 //! of 20 intermediate racks drawn uniformly from all racks, draws that hit the flow's own racks dropped
 //! (datacenter/expander_topology.cpp lines 330-336), paths through that rack (lines 338-360); every data
 //! packet, retransmissions too, takes one of those paths drawn uniformly (ndp.cpp lines 581-597 and 826-832),
-//! while the receiver's ACKs, NACKs and pulls take the shortest paths (ndp.cpp lines 1193-1199).
+//! while the receiver's ACKs, NACKs and pulls take the shortest paths (ndp.cpp lines 1193-1199; a pull is made
+//! from its ACK or NACK, lines 1406-1409).
 //!
 //! Here: per flow, `intermediates` draws with replacement over the racks (switches with hosts under them),
 //! those on the flow's own racks dropped, from the flow's own stream (seed, flow id); a flow left with none, or

@@ -262,7 +262,7 @@ class Routing(_Model):
     # flows larger than vlb_min_size goes through an intermediate rack, one of up to vlb_intermediates drawn per
     # flow; defaults are the public Opera simulator's (20 draws, flows above 100,000 bytes).
     vlb: bool = False
-    vlb_intermediates: int = Field(20, ge=1, le=1000)
+    vlb_intermediates: int = Field(20, ge=1, le=1000)  # at most 1000: our bound (4 bytes per draw and flow)
     vlb_min_size: ByteCount = 100_000
 
 

@@ -295,6 +295,7 @@ def reproduce_opera_paper(
             "network": network,
             "network_file": sc["_file"],
             "topology_kind": sc["topology"].get("kind"),
+            "routing": dict(sc["routing"]),  # the [routing] that ran (with routing.vlb if the file sets it)
             "hosts": hosts,
             "transport": transport,
             "transport_ran": _ran(fl, s),
