@@ -65,6 +65,15 @@ pub fn run_watched(spec: &SimSpec, watch: &mut dyn FnMut(&Progress) -> bool) -> 
     Sim::new(spec)?.run(watch)
 }
 
+/// `run_watched`, with the results' `flows` empty and the flows' result rows beside them, in the spec's order
+/// (`results::FlowRow::result` joins a row with its flow's spec).
+pub fn run_watched_rows(
+    spec: &SimSpec,
+    watch: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<(SimResults, Vec<results::FlowRow>), EngineError> {
+    Sim::new(spec)?.run_rows(watch)
+}
+
 /// Parse a JSON spec, run it, and return the JSON results.
 pub fn run_json(spec_json: &str, interrupted: &mut dyn FnMut() -> bool) -> Result<String, EngineError> {
     run_json_watched(spec_json, &mut |_: &Progress| interrupted())
