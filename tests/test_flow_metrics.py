@@ -33,6 +33,28 @@ def test_a_one_packet_flow_on_the_idle_network_has_slowdown_one(handshake):
     assert r.flows["ideal_fct_s"].iloc[0] == pytest.approx(ideal, rel=1e-12)
 
 
+@pytest.mark.parametrize("transport", ["ndp", "tcp"])
+def test_a_lone_two_packet_flow_has_slowdown_one_sprayed_or_not_and_ndp_makes_no_handshake(transport):
+    # 2,000 bytes S0 -> S15 on the default k = 4 fat-tree (10 Gb/s, 500 ns): a full packet F (1,500 wire
+    # bytes: 1,448 of payload and 52 of header) and a last one L (552 + 52). On one path L waits behind F on
+    # every link: 6 F + L + 6 d. Sprayed, L takes another aggregation or core switch and reaches the
+    # destination's edge switch first, so the flow ends with F: 6 F + 6 d (the ideal used to say 6 F + L + 6 d
+    # there, slowdown 0.95). Exact in whole picoseconds, hence the 1e-9 tolerance.
+    f_us, l_us, d_us = 1500 * 8 / 1e4, 604 * 8 / 1e4, 0.5
+    for scheme, ideal_us in (("ecmp", 6 * f_us + l_us + 6 * d_us), ("rps", 6 * f_us + 6 * d_us)):
+        sc = {**one_flow("2000B"), "routing": {"scheme": scheme}, "transport": {"default": transport}}
+        fl = simulate(sc, progress=False).flows
+        assert fl["ideal_fct_s"].iloc[0] * 1e6 == pytest.approx(ideal_us, rel=1e-12), scheme
+        assert fl["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9), scheme
+    # With tcp.handshake, TCP's FCT and ideal carry the handshake's round trip; NDP makes none, so neither does.
+    sc = {**one_flow("2000B", handshake=True), "transport": {"default": transport}}
+    fl = simulate(sc, progress=False).flows
+    assert fl["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9)
+    rtt_us = 2 * 6 * (52 * 8 / 1e4 + d_us)
+    with_rtt = 6 * f_us + l_us + 6 * d_us + (rtt_us if transport == "tcp" else 0.0)
+    assert fl["ideal_fct_s"].iloc[0] * 1e6 == pytest.approx(with_rtt, rel=1e-9)
+
+
 def test_a_udp_flow_at_the_link_rate_has_slowdown_one():
     # 1 MB in 680 datagrams sent back to back at the default 10 Gbps over S0 -> E0 -> S1: the ideal is exact
     # here (the last, shorter datagram waits at the switch for the full one before it); whole picoseconds again.

@@ -98,6 +98,8 @@ def test_run_script_parameters_reach_the_scenario(nets):
     opera = network_scenario("opera", "ndp", d)
     assert opera["topology"]["cutoff"] == "30000000B" and opera["ndp"]["queue"] == "8pkt"
     assert opera["ndp"]["initial_window"] == 20 and opera["tcp"]["min_rto"] == "1ms"
+    # a pull pacer per flow on the packet fabrics, as the simulator's Clos and expander mains; Opera keeps ours
+    assert clos["ndp"]["pull_pacer"] == "flow" and "pull_pacer" not in opera["ndp"]
     # DCTCP's K fits under the 46-packet queue (our choice: half of it)
     assert network_scenario("clos", "dctcp", d)["dctcp"]["k"] == 23
 

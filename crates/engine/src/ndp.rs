@@ -20,7 +20,9 @@ pub struct NdpSender {
     acked_count: u64,
     /// NACKed packets waiting for a pull, oldest first (may hold packets acknowledged since: skipped).
     rtx: VecDeque<u64>,
+    /// The timeout now: `base_rto`, doubled at each timeout, back to `base_rto` when a packet is acknowledged.
     rto: u64,
+    base_rto: u64,
     /// Deadline of the last-resort timer, if armed.
     pub rto_deadline: Option<u64>,
     pub stats: SenderStats,
@@ -39,6 +41,7 @@ impl NdpSender {
             acked_count: 0,
             rtx: VecDeque::new(),
             rto: rto_ps,
+            base_rto: rto_ps,
             rto_deadline: None,
             stats: SenderStats::default(),
         }
@@ -79,6 +82,8 @@ impl NdpSender {
         if !self.is_acked(i) {
             self.acked[(i / 64) as usize] |= 1 << (i % 64);
             self.acked_count += 1;
+            // Progress: the back-off of earlier timeouts ends (as TCP's does, RFC 6298 section 5.7).
+            self.rto = self.base_rto;
         }
         self.rearm(now);
     }
@@ -163,6 +168,11 @@ impl PullPacer {
         Some(now.max(self.next))
     }
 
+    /// Flow `f` needs no more pulls (its receiver has every byte): forget those still owed to it.
+    pub fn release(&mut self, f: u32) {
+        self.owed.retain(|&x| x != f);
+    }
+
     /// The pacer's event fired: the flow to pull now, and when the next event must fire (more are owed).
     pub fn fire(&mut self, now: u64) -> (Option<u32>, Option<u64>) {
         self.pending = false;
@@ -202,6 +212,24 @@ mod tests {
     }
 
     #[test]
+    fn timeouts_back_off_and_an_ack_ends_the_back_off() {
+        let mut s = NdpSender::new(5_000, 1000, 1_000);
+        let mut out = Vec::new();
+        s.start(0, 2, &mut out);
+        assert_eq!(s.rto_deadline, Some(1_000));
+        s.on_timeout(1_000, 2, &mut out);
+        assert_eq!(s.rto_deadline, Some(3_000), "doubled after one timeout");
+        s.on_timeout(3_000, 2, &mut out);
+        assert_eq!(s.rto_deadline, Some(7_000), "doubled again");
+        s.on_ack(7_500, 1000); // a retransmitted packet arrived: progress
+        assert_eq!(s.rto_deadline, Some(8_500), "back to the base timeout");
+        s.on_ack(7_600, 1000); // a duplicate ACK is no progress and leaves the timeout as it is
+        assert_eq!(s.rto_deadline, Some(8_600));
+        s.on_timeout(8_600, 2, &mut out);
+        assert_eq!(s.rto_deadline, Some(10_600), "the back-off starts again from the base");
+    }
+
+    #[test]
     fn pacer_spaces_pulls_by_the_gap() {
         let mut p = PullPacer::new(100);
         assert_eq!(p.owe(1, 10), Some(10));
@@ -209,5 +237,20 @@ mod tests {
         assert_eq!(p.fire(10), (Some(1), Some(110)));
         assert_eq!(p.fire(110), (Some(2), None));
         assert_eq!(p.owe(3, 150), Some(210));
+    }
+
+    #[test]
+    fn released_pulls_leave_their_slots_to_the_other_flows() {
+        let mut p = PullPacer::new(100);
+        assert_eq!(p.owe(1, 0), Some(0));
+        p.owe(1, 1);
+        p.owe(2, 2);
+        assert_eq!(p.fire(0), (Some(1), Some(100)));
+        p.release(1);
+        assert_eq!(p.fire(100), (Some(2), None), "flow 1's second pull is gone");
+        p.release(2);
+        assert_eq!(p.owe(3, 150), Some(200));
+        p.release(3);
+        assert_eq!(p.fire(200), (None, None), "an event with nothing owed sends nothing");
     }
 }

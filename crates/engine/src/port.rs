@@ -375,6 +375,16 @@ impl Port {
         a
     }
 
+    /// Offer a data packet whose admission its transport already decided (NDP data a switch did not trim:
+    /// NDP's own queue rule, on data packets only, is the limit): the drop-tail limit, which counts the
+    /// waiting headers too, does not apply.
+    pub fn offer_admitted(&mut self, now: u64, entry: InFlight, window_ps: u64) -> Admission {
+        let limit = self.limit.take();
+        let a = self.offer_to(now, entry, window_ps, false);
+        self.limit = limit;
+        a
+    }
+
     /// Take every lane packet in turn as if no other packet came, and bring `window_bytes` up to date (the end
     /// of a run: the per-window byte counts then hold every accepted packet, as they do on ports without lanes).
     pub fn drain_lanes(&mut self) {

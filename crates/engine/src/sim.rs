@@ -232,9 +232,10 @@ pub struct Sim<'a> {
     lanes: bool,
     /// Valiant load balancing's intermediates per flow (None: shortest paths only).
     vlb: Option<Box<Vlb>>,
-    /// NDP receivers' pull pacers (`crate::ndp::PullPacer`), per host index: the gap between pulls is one full
-    /// packet at the host's link rate.
+    /// NDP receivers' pull pacers (`crate::ndp::PullPacer`), per host index, or per flow with
+    /// `ndp.pull_pacer = flow`: the gap between pulls is one full packet at the receiving host's link rate.
     pull_pacers: Vec<PullPacer>,
+    pull_per_flow: bool,
 }
 
 /// When a port's last packet has reached the far end (0 if it never sent one): a link turned off powers down then.
@@ -336,6 +337,12 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+        let pull_per_flow = spec.ndp.pull_pacer == crate::spec::PullPacing::Flow;
+        let pull_pacers = if pull_per_flow && ndp_on {
+            flows.iter().map(|f| PullPacer::new(pull_gap[f.dst_host as usize])).collect()
+        } else {
+            pull_gap.into_iter().map(PullPacer::new).collect()
+        };
         if ndp_on {
             // Headers and control go in a lane ahead of waiting data (crate::port::Lanes).
             ports.iter_mut().for_each(Port::add_lanes);
@@ -373,7 +380,8 @@ impl<'a> Sim<'a> {
             special,
             lanes: ndp_on,
             vlb,
-            pull_pacers: pull_gap.into_iter().map(PullPacer::new).collect(),
+            pull_pacers,
+            pull_per_flow,
         })
     }
 
@@ -633,7 +641,11 @@ impl<'a> Sim<'a> {
                     self.flows[flow as usize].trims += 1;
                     p.offer_priority(now, entry, self.window_ps)
                 } else {
-                    p.offer(now, entry, self.window_ps)
+                    // Not trimmed: admitted. The port's drop-tail limit would count the waiting headers too
+                    // and drop data NDP's rule admits, a loss only a timeout repairs; the public Opera
+                    // simulator's switch queues trim or keep every data packet (src/clos/compositequeue.cpp,
+                    // CompositeQueue::receivePacket, lines 115-216: the data queue's size alone decides).
+                    p.offer_admitted(now, entry, self.window_ps)
                 }
             }
             TAG_ECT if at_switch => {
@@ -890,11 +902,15 @@ impl<'a> Sim<'a> {
         fl.receiver.stats.acks_sent += 1;
         let wanted = fl.receiver.finish.is_none();
         self.ndp_send_control(f, kind, pkt.seq);
+        let h = if self.pull_per_flow { f as usize } else { self.flows[f as usize].dst_host as usize };
         if wanted {
-            let h = self.flows[f as usize].dst_host as usize;
             if let Some(t) = self.pull_pacers[h].owe(f, self.now) {
                 self.events.push(t, EventKind::NdpPull, h as u32);
             }
+        } else {
+            // Everything arrived: the pulls still owed to this flow would fetch nothing and hold up the
+            // host's other flows (the simulator's receiver releases them, src/clos/ndp.cpp line 1102).
+            self.pull_pacers[h].release(f);
         }
     }
 
@@ -917,7 +933,8 @@ impl<'a> Sim<'a> {
         self.send_from_host(dst, pkt);
     }
 
-    /// A receiving host's pacer sends the next pull it owes, then waits one full packet's time at its rate.
+    /// A receiving host's pacer (or a flow's) sends the next pull it owes, then waits one full packet's time
+    /// at the host's rate.
     fn ndp_pull(&mut self, h: u32) {
         let h = h as usize;
         let (Some(f), next) = self.pull_pacers[h].fire(self.now) else { return };

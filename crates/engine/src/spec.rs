@@ -205,11 +205,27 @@ pub struct NdpSpec {
     /// Packets sent before the first pull (our default 12: one bandwidth-delay product at 10 Gb/s and a 14 us
     /// round trip; the paper sends one BDP, so settable).
     pub initial_window: u32,
+    /// Who paces pulls: one pacer per receiving host (the paper's) or one per flow (the public Opera
+    /// simulator's Clos and expander runs). The packet engine only.
+    pub pull_pacer: PullPacing,
+}
+
+/// NDP's pull pacing: `Host` paces all the pulls of a receiving host at its link rate (Handley et al. 2017,
+/// section 3.2); `Flow` gives each flow a pacer of its own at the receiver's link rate, so a host receiving n
+/// flows pulls up to n packets per packet time, as the public Opera simulator's Clos and expander mains build
+/// their sinks (src/clos/datacenter/main_ndp_fatTree_3to1_k12.cpp line 200, src/expander/datacenter/
+/// main_ndp_expander.cpp line 206: a `NdpPullPacer` per flow).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PullPacing {
+    #[default]
+    Host,
+    Flow,
 }
 
 impl Default for NdpSpec {
     fn default() -> Self {
-        NdpSpec { queue: QueueLimit::Packets(8), header_bytes: 64, initial_window: 12 }
+        NdpSpec { queue: QueueLimit::Packets(8), header_bytes: 64, initial_window: 12, pull_pacer: PullPacing::Host }
     }
 }
 

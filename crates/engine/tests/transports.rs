@@ -158,3 +158,54 @@ fn a_stopped_ndp_run_counts_every_accepted_byte_in_the_link_windows() {
     let port = r.links.iter().find(|l| l.from == 33 && l.to == 0).unwrap();
     assert!(port.bytes_sent > 0);
 }
+
+#[test]
+fn ndp_data_the_trimming_rule_admits_is_never_dropped_by_the_ports_limit() {
+    // Five hosts on one switch whose ports drop beyond 8 packets, NDP's data queue 8 packets too. h1 and h2
+    // send to h0 while h0 sends to h3 and h4, so the switch's port to h0 carries data and, ahead of it, the
+    // ACKs and pulls of h0's own flows. A drop-tail count of everything held would drop data that NDP's rule
+    // (data only) admits whenever control waits there, a loss only a timeout repairs. NDP data is trimmed
+    // or kept, never dropped.
+    let nodes = (0..5).map(|h| node(&format!("h{h}"), NodeKind::Host)).chain([node("sw", NodeKind::Switch)]);
+    let switch_port = Some(QueueLimit::Packets(8));
+    let host_nic = Some(QueueLimit::Packets(1000));
+    let links = (0..5).map(|h| LinkSpec { queue_a: host_nic, ..link(h, 5, 10 * GBPS, US, switch_port) }).collect();
+    let size = 1_000_000;
+    let pairs = [(0, 1), (0, 2), (3, 0), (4, 0)];
+    let flows = pairs.iter().enumerate().map(|(i, &(d, s))| flow(d, s, size, i as u64, Transport::Ndp)).collect();
+    let mut s = base(nodes.collect(), links, flows, Routing::Single);
+    s.ndp.queue = QueueLimit::Packets(8);
+    let r = go(&s);
+    assert_eq!(r.summary.drops, 0);
+    assert!(r.flows.iter().map(|f| f.trims).sum::<u64>() > 0);
+    for f in &r.flows {
+        assert!(f.completed && f.timeouts == 0, "{f:?}");
+        assert_eq!(f.retransmits, f.trims, "{f:?}");
+    }
+}
+
+#[test]
+fn per_flow_pull_pacers_pull_each_flow_at_the_link_rate() {
+    // h0 and h1 each send 2 MB to h2, starting with 40 packets each: 80 in flight, far more than the path's
+    // bandwidth-delay product (about 17 packets) and the switch's 8-packet data queue. Each packet that
+    // arrives, whole or trimmed, earns its flow one pull. One pacer at h2 sends the pulls of both flows one
+    // packet time apart: after the first windows the port to h2 is fed as fast as it drains, the excess
+    // waits as pulls owed at h2, and trims stop. A pacer per flow (the public Opera simulator's Clos and
+    // expander runs) pulls each at the link rate, twice what the port drains, so the port keeps trimming
+    // until one flow ends. Both finish without a timeout either way.
+    let size = 2_000_000;
+    let trims = |pacing: PullPacing| {
+        let mut s = two_to_one(Transport::Ndp, 1000, size);
+        s.ndp.initial_window = 40;
+        s.ndp.pull_pacer = pacing;
+        let r = go(&s);
+        assert!(r.flows.iter().all(|f| f.completed && f.timeouts == 0), "{:?}", r.flows);
+        assert_eq!(r.summary.drops, 0);
+        r.flows.iter().map(|f| f.trims).sum::<u64>()
+    };
+    let (host, flow) = (trims(PullPacing::Host), trims(PullPacing::Flow));
+    // One pacer: the first windows' excess is trimmed (at most the 80 packets) and little after. Per flow,
+    // a large share of the 2 x 1,382 packets is trimmed while both run.
+    assert!(host <= 80, "{host}");
+    assert!(flow > 5 * host.max(100), "{flow} (host: {host})");
+}

@@ -8,8 +8,12 @@ circuit fabrics alike. docs/metrics.md gives every definition and says which cho
   rest of the unloaded shortest path (propagation d_i). When every link of the network has one rate (all
   topologies greendcn builds), L is a full packet for flows of several packets: the last packet waits on each
   later link for the one before it, so the formula is then the exact idle-network FCT of a stream at line
-  rate. With tcp.handshake, the handshake's round trip is added (the engine's FCT includes it). No flow can
-  finish sooner, so slowdown >= 1 on packet fabrics.
+  rate. Sprayed packets (routing.scheme = "rps") need not wait for each other between the first and the last
+  link, so a short last packet may overtake and reach the last switch first: there the ideal is the
+  smaller of that formula and the first and last links' schedule with every packet on a path of its own
+  (docs/metrics.md). With tcp.handshake, the handshake's round trip is added for the flows that make one
+  (TCP and DCTCP; the engine's FCT includes it; NDP and UDP start at once). No flow can finish sooner, so
+  slowdown >= 1 on packet fabrics.
 - Circuit fabrics: ideal FCT = W x 8 / link_rate + 2 x link_delay, as if a direct circuit to the destination
   were up for the whole flow (one uplink at the link rate, endpoint -> circuit switch -> endpoint): waiting for a
   circuit and indirection count as slowdown (our choice). With hosts as endpoints (topology.hosts_per_rack)
@@ -155,10 +159,17 @@ def _hops_to(net: Any, hosts: int, sources: np.ndarray, s_sw: np.ndarray, d_sw: 
 
 
 def ideal_fct_packet_s(
-    sc: Any, net: Any, src: np.ndarray, dst: np.ndarray, size: np.ndarray, udp: np.ndarray
+    sc: Any,
+    net: Any,
+    src: np.ndarray,
+    dst: np.ndarray,
+    size: np.ndarray,
+    udp: np.ndarray,
+    handshake: np.ndarray | None = None,
 ) -> np.ndarray:
     """Ideal FCT (s) of each flow on the idle packet network (module doc). `src` and `dst` are node indices,
-    `udp` marks datagram flows (the engine's 1472-byte payloads and 28-byte headers)."""
+    `udp` marks datagram flows (the engine's 1472-byte payloads and 28-byte headers), `handshake` the flows
+    that open with a handshake when tcp.handshake is on (default: every flow but the datagrams)."""
     size = np.asarray(size, dtype=np.int64)
     frame = int(sc.topology.frame_overhead)
     w_tcp, l_tcp = _wire(size, int(sc.tcp.mss), int(sc.tcp.header_bytes) + frame)
@@ -171,6 +182,7 @@ def ideal_fct_packet_s(
     src, dst = np.asarray(src), np.asarray(dst)
     s_sw, d_sw = sw[src], sw[dst]
     mid_delay = np.zeros(len(size))
+    sprayed = None
     mid_inv = np.zeros(len(size))
     sources = _distinct(s_sw)
     uniform = {(l.rate_bps, l.delay_ps) for l in net.links if min(l.a, l.b) >= len(sw)}
@@ -179,6 +191,8 @@ def ideal_fct_packet_s(
         hops = _hops_to(net, len(sw), sources, s_sw, d_sw)
         mid_delay, mid_inv = hops * float(d), hops / float(r)
         if np.all(rate[src] == r) and np.all(rate[dst] == r):
+            if sc.routing.scheme == "rps":
+                sprayed = _sprayed_ps(wire, last, full, hops, r)
             # One rate everywhere: on each later link the last packet also waits for the one before it to
             # be sent on, so a flow of several packets pays a full packet's time there (exact when idle).
             last = np.where(several, np.maximum(last, full), last)
@@ -195,13 +209,33 @@ def ideal_fct_packet_s(
         + last * 8 * PS_PER_S / rate[dst]
         + delay[dst]
     )
+    if sprayed is not None:
+        ideal_ps = np.where(
+            several, np.minimum(ideal_ps, sprayed + delay[src] + mid_delay + delay[dst]), ideal_ps
+        )
     if sc.tcp.handshake:
         header = 8 * PS_PER_S * (int(sc.tcp.header_bytes) + frame)
         rtt = 2 * (
             delay[src] + header / rate[src] + mid_delay + header * mid_inv + delay[dst] + header / rate[dst]
         )
-        ideal_ps = ideal_ps + np.where(udp, 0.0, np.ceil(rtt))
+        shakes = ~np.asarray(udp, dtype=bool) if handshake is None else np.asarray(handshake, dtype=bool)
+        ideal_ps = ideal_ps + np.where(shakes, np.ceil(rtt), 0.0)
     return ideal_ps / PS_PER_S
+
+
+def _sprayed_ps(wire: np.ndarray, last: np.ndarray, full: Any, hops: np.ndarray, rate: float) -> np.ndarray:
+    """Serialization part (ps) of a sprayed flow's idle FCT on one-rate links, each packet on a path of its own
+    (our derivation, docs/metrics.md): its m packets leave the host back to back, full ones F long and the last
+    L; between the first and the last link a packet is held up by none of the others, so full packet k reaches
+    the last switch at (k + h) F (h links between switches) and the last packet at (m - 1) F + (h + 1) L. If
+    the last packet comes before the first full one, it goes first on the last link and the full ones follow:
+    max((1 + h) F, (m - 1) F + (h + 2) L) + (m - 1) F. Otherwise it falls among them and the single-path
+    formula is exact; the caller takes the smaller of the two."""
+    ps_per_byte = 8 * PS_PER_S / rate
+    f = np.asarray(full, dtype=float) * ps_per_byte
+    lt = last * ps_per_byte
+    m1 = np.rint((wire - last) / np.asarray(full, dtype=float))  # full packets before the last one
+    return np.maximum((1 + hops) * f, m1 * f + (hops + 2) * lt) + m1 * f
 
 
 def ideal_fct_circuit_s(

@@ -488,8 +488,11 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
         "flows": len(flows),
     }
     res = SimResult(fl, li, no, summary, sc)
-    udp = f.raw("transport").codes == TRANSPORTS.index("udp")
-    ideal = ideal_fct_packet_s(sc, net, f["src"], f["dst"], f["size_bytes"], udp)
+    codes = f.raw("transport").codes
+    udp = codes == TRANSPORTS.index("udp")
+    # the flows the engine gives a handshake (TCP and DCTCP, as _flow_specs): NDP starts at once
+    shakes = np.isin(codes, [TRANSPORTS.index("tcp"), TRANSPORTS.index("dctcp")])
+    ideal = ideal_fct_packet_s(sc, net, f["src"], f["dst"], f["size_bytes"], udp, shakes)
     attach(res, ideal, sc.run.size_buckets)
     return res
 

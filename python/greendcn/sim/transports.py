@@ -56,6 +56,10 @@ class Ndp(_Model):
     # Packets sent before the first pull. Unset: one bandwidth-delay product of the fabric's longest
     # host-to-host path (the paper's choice), see `ndp_initial_window`.
     initial_window: int | None = Field(None, ge=1)
+    # Who paces the receiver's pulls: "host" (Handley et al. 2017, section 3.2: one pacer per receiving host,
+    # our default) or "flow" (one pacer per flow, as the public Opera simulator's Clos and expander runs build
+    # them; docs/transports.md). Packet fabrics only.
+    pull_pacer: Literal["host", "flow"] = "host"
 
 
 CIRCUIT_KINDS = ("rotornet", "selectornet", "opera")
@@ -120,6 +124,12 @@ def check_transports(sc: Any) -> None:
                 "ndp.queue",
                 f"{q['bytes']} bytes cannot hold {what}: every data packet would be trimmed",
                 hint=f"write a queue of at least {full} bytes, or in packets like '8pkt'",
+            )
+        if sc.ndp.pull_pacer != "host" and topo.kind in CIRCUIT_KINDS:
+            raise FieldError(
+                "ndp.pull_pacer",
+                f"{sc.ndp.pull_pacer!r} pacing runs on packet fabrics only, not on {topo.kind}",
+                hint="leave ndp.pull_pacer = 'host' (one pacer per receiving host) on circuit fabrics",
             )
         if sc.ndp.header_bytes > full:
             raise FieldError(
@@ -187,5 +197,7 @@ def transport_specs(sc: Any, used: set[str]) -> dict[str, Any]:
             "queue": n.queue,
             "header_bytes": n.header_bytes,
             "initial_window": ndp_initial_window(sc),
+            # only when chosen, so the document of a run that does not use it is unchanged
+            **({"pull_pacer": n.pull_pacer} if n.pull_pacer != "host" else {}),
         }
     return out

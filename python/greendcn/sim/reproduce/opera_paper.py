@@ -19,6 +19,7 @@ simulator's source):
   links (delay_host2ToR / RTT_rack): topology.link_rate, link_delay and, on the packet fabrics,
   host_link_delay (our circuit engine gives Opera's host links the link delay, 500 ns);
 - a 1 ms minimum retransmission timeout (NdpSrc::setMinRTO(1000)): tcp.min_rto;
+- on the Clos and the expander a pull pacer per flow (one NdpPullPacer per flow in their mains): ndp.pull_pacer;
 - 1.00001 s simulated (run.sh `-simtime`): run.stop_time, so flows still running then are unfinished on both.
 """
 
@@ -154,6 +155,10 @@ def network_scenario(
         "_file": str(path),
         "_base_dir": str(path.parent),  # the file's own relative paths (an expander's graph_file)
     }
+    if not circuit:
+        # a pull pacer per flow, as its Clos and expander mains build one NdpPullPacer per flow
+        # (main_ndp_fatTree_3to1_k12.cpp line 200, main_ndp_expander.cpp line 206); Opera keeps one per host
+        sc["ndp"]["pull_pacer"] = "flow"
     if transport == "dctcp":
         # our choice: DCTCP's K = 65 packets (Alizadeh et al. 2010) does not fit a 46-packet queue; half the
         # queue on packet fabrics, 65 on Opera (its ToRs' ports down to hosts keep the default queue)
