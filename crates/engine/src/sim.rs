@@ -311,7 +311,7 @@ impl<'a> Sim<'a> {
             None => None,
             Some(v) => {
                 let attach = crate::routing::attachments(&kinds, &out_ports, &hosts);
-                let fl = flows.iter().zip(&spec.flows).map(|(s, f)| (f.id, s.src_host, s.dst_host, f.size_bytes));
+                let fl = spec.flows.iter().map(|f| (f.id, host_index[f.src as usize], host_index[f.dst as usize], f.size_bytes));
                 let per_packet = spec.routing == Routing::Rps;
                 let built = Vlb::build(v, spec.seed, &attach, fl, per_packet).map_err(|h| {
                     EngineError::invalid(
@@ -339,7 +339,7 @@ impl<'a> Sim<'a> {
         }
         let pull_per_flow = spec.ndp.pull_pacer == crate::spec::PullPacing::Flow;
         let pull_pacers = if pull_per_flow && ndp_on {
-            flows.iter().map(|f| PullPacer::new(pull_gap[f.dst_host as usize])).collect()
+            spec.flows.iter().map(|f| PullPacer::new(pull_gap[host_index[f.dst as usize] as usize])).collect()
         } else {
             pull_gap.into_iter().map(PullPacer::new).collect()
         };
