@@ -89,10 +89,12 @@ def test_run_script_parameters_reach_the_scenario(nets):
     d, _ = nets
     clos = network_scenario("clos", "ndp", d)
     assert clos["topology"]["queue"] == "46pkt" and clos["ndp"]["queue"] == "46pkt"
-    assert (
-        clos["topology"]["host_link_delay"] == "0ns"
-        and "host_link_delay" not in network_scenario("opera", "ndp", d)["topology"]
-    )
+    opera = network_scenario("opera", "ndp", d)
+    assert clos["topology"]["host_link_delay"] == opera["topology"]["host_link_delay"] == "0ns"
+    # Opera's packets carry no framing and each NDP flow has its own pull pacer, as the simulator's; the
+    # Clos's ndp table keeps the default pacing (one pacer per receiving host)
+    assert opera["topology"]["frame_overhead"] == 0 and opera["ndp"]["pacing"] == "flow"
+    assert "pacing" not in clos["ndp"] and "frame_overhead" not in clos["topology"]
     assert clos["ndp"]["initial_window"] == 30 and clos["tcp"]["mss"] == 1436
     assert clos["topology"]["k"] == 4  # the file's topology, with the run script's settings over it
     opera = network_scenario("opera", "ndp", d)

@@ -56,6 +56,10 @@ class Ndp(_Model):
     # Packets sent before the first pull. Unset: one bandwidth-delay product of the fabric's longest
     # host-to-host path (the paper's choice), see `ndp_initial_window`.
     initial_window: int | None = Field(None, ge=1)
+    # Who paces the pulls: one pacer per receiving host, shared by its flows (Handley et al. 2017, section
+    # 3.2), or one per flow at the host's link rate, as the public Opera simulator's mains build them
+    # (src/opera/datacenter/main_ndp_dynexpTopology.cpp line 195). "flow" runs on circuit fabrics only.
+    pacing: Literal["receiver", "flow"] = "receiver"
 
 
 CIRCUIT_KINDS = ("rotornet", "selectornet", "opera")
@@ -124,6 +128,12 @@ def check_transports(sc: Any) -> None:
         if sc.ndp.header_bytes > full:
             raise FieldError(
                 "ndp.header_bytes", f"{sc.ndp.header_bytes} bytes is more than a full packet ({full})"
+            )
+        if sc.ndp.pacing == "flow" and topo.kind not in CIRCUIT_KINDS:
+            raise FieldError(
+                "ndp.pacing",
+                f"per-flow pull pacers are built on circuit fabrics only, not on a {topo.kind}",
+                hint="leave ndp.pacing unset (one pacer per receiving host)",
             )
 
 
