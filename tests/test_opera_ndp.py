@@ -90,6 +90,22 @@ def test_a_receivers_pull_pacer_paces_its_flows_together_at_its_link_rate():
     assert per_flow.hosts.set_index("host").loc["S9", "tor_trims"] > 10 * max(1, trims[600_000])
 
 
+def test_a_nack_after_everything_was_sent_is_answered_at_once():
+    # Fourteen 10 KB flows from other hosts into S15, beside a 1 MB flow: the ToR's port down to S15 trims
+    # their packets, and their NACKs and pulls spray over different paths, so a pull can overtake its NACK
+    # and find nothing to send. A sender that has sent every packet resends a NACKed one at once (as the
+    # public Opera simulator's, src/opera/ndp.cpp lines 252-258); waiting for a pull there left a flow to its
+    # last-resort timer (200 ms here, tcp.min_rto's default). So: trims, yet no timeout, and every flow ends
+    # within 1 ms.
+    flows = [{"src": f"S{i}", "dst": "S15", "size": "10KB"} for i in range(14)]
+    flows.append({"src": "S14", "dst": "S1", "size": "1MB"})
+    res = simulate(ndp_scenario(flows, pacing="flow"), progress=False)
+    fl = res.flows
+    assert fl["completed"].all() and fl["trims"].sum() > 0
+    assert fl["timeouts"].sum() == 0
+    assert fl["fct_s"].max() < 1e-3
+
+
 def test_ndp_packets_spray_over_every_shortest_path_of_the_slice():
     # The spray table marks every switch whose circuit starts a shortest path; next_switch's choice is one of
     # them, and a pair with one path has one bit.

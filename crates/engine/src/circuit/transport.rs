@@ -220,7 +220,16 @@ impl CircuitSim<'_> {
         let was_done = s.done();
         match pk.kind {
             Kind::NdpAck => s.on_ack(now, pk.seq),
-            Kind::NdpNack => s.on_nack(now, pk.seq),
+            Kind::NdpNack => {
+                s.on_nack(now, pk.seq);
+                // With every packet sent, a NACKed one goes again at once, as the public Opera simulator's
+                // sender does (src/opera/ndp.cpp, `NdpSrc::processNack`, lines 252-258): its pull may have
+                // overtaken the NACK on another path (NDP's packets spray) and found nothing to send, and no
+                // later pull would come for it, leaving the flow to its last-resort timer.
+                if s.all_sent() {
+                    s.on_pull(now, &mut segs);
+                }
+            }
             _ => s.on_pull(now, &mut segs),
         }
         if s.done() && !was_done {
