@@ -89,17 +89,17 @@ def test_run_script_parameters_reach_the_scenario(nets):
     d, _ = nets
     clos = network_scenario("clos", "ndp", d)
     assert clos["topology"]["queue"] == "46pkt" and clos["ndp"]["queue"] == "46pkt"
-    assert (
-        clos["topology"]["host_link_delay"] == "0ns"
-        and "host_link_delay" not in network_scenario("opera", "ndp", d)["topology"]
-    )
+    opera = network_scenario("opera", "ndp", d)
+    assert clos["topology"]["host_link_delay"] == opera["topology"]["host_link_delay"] == "0ns"
+    # Opera's packets carry no framing, as the simulator's; the Clos keeps the default framing
+    assert opera["topology"]["frame_overhead"] == 0 and "frame_overhead" not in clos["topology"]
     assert clos["ndp"]["initial_window"] == 30 and clos["tcp"]["mss"] == 1436
     assert clos["topology"]["k"] == 4  # the file's topology, with the run script's settings over it
     opera = network_scenario("opera", "ndp", d)
     assert opera["topology"]["cutoff"] == "30000000B" and opera["ndp"]["queue"] == "8pkt"
     assert opera["ndp"]["initial_window"] == 20 and opera["tcp"]["min_rto"] == "1ms"
-    # a pull pacer per flow on the packet fabrics, as the simulator's Clos and expander mains; Opera keeps ours
-    assert clos["ndp"]["pull_pacer"] == "flow" and "pull_pacer" not in opera["ndp"]
+    # a pull pacer per flow on every network, as each of the simulator's mains builds them
+    assert clos["ndp"]["pull_pacer"] == opera["ndp"]["pull_pacer"] == "flow"
     # DCTCP's K fits under the 46-packet queue (our choice: half of it)
     assert network_scenario("clos", "dctcp", d)["dctcp"]["k"] == 23
 

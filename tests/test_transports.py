@@ -54,16 +54,6 @@ def test_a_class_chooses_its_transport_and_the_rest_keep_the_default():
             ],
             "transport.default",
         ),
-        (
-            [
-                "transport.default=ndp",
-                "ndp.pull_pacer=flow",
-                "topology.kind=opera",
-                "topology.circuit_switches=4",
-                "routing.scheme=opera",
-            ],
-            "ndp.pull_pacer",
-        ),
         (["transport.default=ndp", "ndp.pull_pacer=receiver"], "ndp.pull_pacer"),
     ],
 )

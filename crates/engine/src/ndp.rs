@@ -51,6 +51,11 @@ impl NdpSender {
         self.acked_count >= self.packets
     }
 
+    /// Every packet has been sent at least once (nothing new is left for a pull to release).
+    pub fn all_sent(&self) -> bool {
+        self.next_new >= self.packets
+    }
+
     fn is_acked(&self, i: u64) -> bool {
         self.acked[(i / 64) as usize] >> (i % 64) & 1 == 1
     }

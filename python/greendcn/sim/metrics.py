@@ -243,21 +243,27 @@ def ideal_fct_circuit_s(
     link_delay_ps: int,
     size: np.ndarray,
     same_rack: np.ndarray | None = None,
+    host_delay_ps: int | None = None,
+    frame_bytes: int = 24,
 ) -> np.ndarray:
     """Ideal FCT (s) on a circuit fabric (module doc): the circuit engine's datagrams (1472 payload bytes, 28
-    header and 24 framing bytes each) at the link rate, plus endpoint -> circuit switch -> endpoint.
+    header and `frame_bytes` of framing each) at the link rate, plus endpoint -> circuit switch -> endpoint.
 
-    With hosts as endpoints (topology.hosts_per_rack; host links at the same rate and delay), pass
-    `same_rack` (per flow: source and destination under one ToR). The flow streams out of its host and its
-    last packet is stored and forwarded at each ToR it crosses: host -> ToR -> host within a rack, host ->
-    ToR -> circuit switch -> ToR -> host between racks."""
-    wire, last = _wire(np.asarray(size, dtype=np.int64), 1472, 28 + 24)
+    With hosts as endpoints (topology.hosts_per_rack; host links at the same rate, with `host_delay_ps`,
+    unset: the link delay), pass `same_rack` (per flow: source and destination under one ToR). The flow
+    streams out of its host and its last packet is stored and forwarded at each ToR it crosses: host -> ToR ->
+    host within a rack, host -> ToR -> circuit switch -> ToR -> host between racks."""
+    wire, last = _wire(np.asarray(size, dtype=np.int64), 1472, 28 + frame_bytes)
     d = link_delay_ps / PS_PER_S
     stream = wire * 8 / link_rate_bps
     if same_rack is None:
         return stream + 2 * d
     hop = last * 8 / link_rate_bps
-    return np.where(np.asarray(same_rack, dtype=bool), stream + hop + 2 * d, stream + 2 * hop + 4 * d)
+    same = np.asarray(same_rack, dtype=bool)
+    if host_delay_ps is None or host_delay_ps == link_delay_ps:
+        return np.where(same, stream + hop + 2 * d, stream + 2 * hop + 4 * d)
+    h = host_delay_ps / PS_PER_S
+    return np.where(same, stream + hop + 2 * h, stream + 2 * hop + 2 * d + 2 * h)
 
 
 def _stats(values: np.ndarray, prefix: str, unit: str) -> dict[str, float | None]:

@@ -101,7 +101,8 @@ class Topology(_Model):
     # (Alizadeh et al. 2010, section 3.4), the public Opera simulator's, the thesis's testbed NICs (seed 001 line 677).
     link_rate: RateBps = "10Gbps"  # type: ignore[assignment]
     link_delay: TimePs = "500ns"  # type: ignore[assignment]  # our choice: 100 m of fibre at about 5 ns/m
-    # Packet fabrics: the delay of host links alone (unset: link_delay); the public Opera simulator's are 0 ns.
+    # The delay of host links alone (unset: link_delay; circuit fabrics need hosts_per_rack); the public Opera
+    # simulator's are 0 ns.
     host_link_delay: TimePs | None = None  # type: ignore[assignment]
     # Our choice: 500 x 1500 B = 750 KB per port, between the even share of a 4 MB shared-buffer 10 Gb/s switch
     # (24 ports, 167 KB; DCTCP paper Table 1) and the most one busy port may take of the shared buffer.
@@ -171,11 +172,11 @@ class Topology(_Model):
                         hint="leave topology.epsilon unset to compute it from the worst path",
                     )
         if self.kind in ("rotornet", "selectornet", "opera"):
-            if self.host_link_delay is not None:
+            if self.host_link_delay is not None and not self.hosts_per_rack:
                 raise FieldError(
                     "host_link_delay",
-                    f"sets host links of packet fabrics; a {self.kind} fabric's host links take link_delay",
-                    hint="remove topology.host_link_delay",
+                    f"sets the delay of host links; this {self.kind} fabric has none (its racks are the endpoints)",
+                    hint="set topology.hosts_per_rack, or remove topology.host_link_delay",
                 )
             if self.kind != "opera" and self.uptime <= 0:
                 raise FieldError("uptime", "must be a positive time", hint="write a time like '1ms'")

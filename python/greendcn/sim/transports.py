@@ -57,8 +57,9 @@ class Ndp(_Model):
     # host-to-host path (the paper's choice), see `ndp_initial_window`.
     initial_window: int | None = Field(None, ge=1)
     # Who paces the receiver's pulls: "host" (Handley et al. 2017, section 3.2: one pacer per receiving host,
-    # our default) or "flow" (one pacer per flow, as the public Opera simulator's Clos and expander runs build
-    # them; docs/transports.md). Packet fabrics only.
+    # shared by its flows; our default) or "flow" (one pacer per flow at the host's link rate, as the public
+    # Opera simulator's mains build them: src/opera/datacenter/main_ndp_dynexpTopology.cpp line 195,
+    # src/clos/datacenter/main_ndp_fatTree_3to1_k12.cpp line 200; docs/transports.md). Every fabric.
     pull_pacer: Literal["host", "flow"] = "host"
 
 
@@ -124,12 +125,6 @@ def check_transports(sc: Any) -> None:
                 "ndp.queue",
                 f"{q['bytes']} bytes cannot hold {what}: every data packet would be trimmed",
                 hint=f"write a queue of at least {full} bytes, or in packets like '8pkt'",
-            )
-        if sc.ndp.pull_pacer != "host" and topo.kind in CIRCUIT_KINDS:
-            raise FieldError(
-                "ndp.pull_pacer",
-                f"{sc.ndp.pull_pacer!r} pacing runs on packet fabrics only, not on {topo.kind}",
-                hint="leave ndp.pull_pacer = 'host' (one pacer per receiving host) on circuit fabrics",
             )
         if sc.ndp.header_bytes > full:
             raise FieldError(

@@ -14,7 +14,9 @@
 //!
 //! The ToR's port down to a host is pushed by every packet arriving for the host: from a circuit, or from
 //! another host of the rack. Its queue is `tor_queue`; an overflow is a drop, counted per host and in the
-//! summary (`host_link_drops`), and conserved like every other drop.
+//! summary (`host_link_drops`), and conserved like every other drop. NDP's packets take the packet engine's
+//! lanes on both directions: headers, ACKs, NACKs and pulls ahead of data, and at the ToR's port (a switch's)
+//! NDP data meeting `ndp.queue` of data is trimmed to its header (`down_full`, counted per host).
 
 use crate::port::{Admission, InFlight, Port, MAX_WINDOWS};
 use crate::spec::QueueLimit;
@@ -35,6 +37,8 @@ pub(crate) struct HostLinks {
     rx_payload: Vec<u64>,
     rx_packets: Vec<u64>,
     rx_bytes: Vec<u64>,
+    /// Per host: NDP data packets trimmed at the ToR's port down to it.
+    tor_trims: Vec<u64>,
     /// Per host and window: [packets sent, bytes sent, packets received, bytes received] (wire bytes).
     windows: Vec<Vec<[u64; 4]>>,
     pub window_ps: u64,
@@ -54,6 +58,7 @@ impl HostLinks {
             rx_payload: vec![0; count as usize],
             rx_packets: vec![0; count as usize],
             rx_bytes: vec![0; count as usize],
+            tor_trims: vec![0; count as usize],
             windows: vec![Vec::new(); if window_ps > 0 { count as usize } else { 0 }],
             window_ps,
             windows_overflowed: false,
@@ -87,10 +92,14 @@ impl HostLinks {
         self.count(h, 0, finish - ser, wire);
     }
 
-    /// Offer a packet made by host `h` at `now` to its NIC: its arrival at the ToR, or None (dropped).
-    pub fn push_up(&mut self, h: u32, pkt: u32, wire: u32, now: u64) -> Option<(u64, bool)> {
+    /// Offer a packet made by host `h` at `now` to its NIC: its arrival at the ToR, or None (dropped). A
+    /// `prio` packet (NDP's headers, ACKs, NACKs and pulls) goes ahead of waiting data and is never dropped,
+    /// as at the packet engine's ports (`Port::offer_priority`).
+    pub fn push_up(&mut self, h: u32, pkt: u32, wire: u32, now: u64, prio: bool) -> Option<(u64, bool)> {
         let entry = InFlight { arrival: 0, pkt, dst_host: h, wire_bytes: wire, flow_hash: 0 };
-        match self.up[h as usize].offer(now, entry, 0) {
+        let port = &mut self.up[h as usize];
+        let a = if prio { port.offer_priority(now, entry, 0) } else { port.offer(now, entry, 0) };
+        match a {
             Admission::Dropped => None,
             Admission::Accepted { arrival, pipe_was_empty } => {
                 self.count(h, 0, now, wire);
@@ -101,14 +110,33 @@ impl HostLinks {
     }
 
     /// Offer a packet that reached host `h`'s ToR at `now` to the ToR's port down to the host: its arrival
-    /// at the host (it enters the port's pipe and arrives by event), or None (dropped).
-    pub fn push_down(&mut self, h: u32, pkt: u32, wire: u32, now: u64) -> Option<(u64, bool)> {
+    /// at the host (it enters the port's pipe and arrives by event), or None (dropped). `prio` as `push_up`.
+    pub fn push_down(&mut self, h: u32, pkt: u32, wire: u32, now: u64, prio: bool) -> Option<(u64, bool)> {
         let entry = InFlight { arrival: 0, pkt, dst_host: h, wire_bytes: wire, flow_hash: 0 };
-        match self.down[h as usize].offer(now, entry, 0) {
+        let port = &mut self.down[h as usize];
+        let a = if prio { port.offer_priority(now, entry, 0) } else { port.offer(now, entry, 0) };
+        match a {
             Admission::Dropped => None,
             Admission::Accepted { arrival, pipe_was_empty } => Some((arrival, pipe_was_empty)),
             Admission::Held { .. } => unreachable!("EEE is refused on circuit fabrics"),
         }
+    }
+
+    /// Does the ToR's port down to host `h` hold `limit` of data at `now` (NDP's trimming threshold, data
+    /// only: waiting headers and control do not count), so that NDP data of `wire` bytes must be trimmed?
+    /// As the packet engine's switches decide (`sim.rs`, `forward_special`).
+    pub fn down_full(&mut self, h: u32, now: u64, limit: QueueLimit, wire: u32) -> bool {
+        let port = &mut self.down[h as usize];
+        let (held, prio) = port.occupancy(now);
+        match limit {
+            QueueLimit::Packets(n) => held - prio >= n,
+            QueueLimit::Bytes(b) => port.held_bytes() + wire as u64 > b,
+        }
+    }
+
+    /// NDP data trimmed at the ToR's port down to host `h`.
+    pub fn trimmed(&mut self, h: u32) {
+        self.tor_trims[h as usize] += 1;
     }
 
     /// A packet of `wire` bytes (`payload` of them data) reached host `h` at `at`.
@@ -174,6 +202,7 @@ impl HostLinks {
                     payload_bytes_received: self.rx_payload[h],
                     rx_busy_ps: d.busy_ps,
                     tor_drops: d.drops,
+                    tor_trims: self.tor_trims[h],
                     peak_tor_queue_packets: d.peak_queue_packets,
                 }
             })

@@ -36,7 +36,10 @@ impl CircuitSim<'_> {
     pub(super) fn emit(&mut self, x: u32, id: u32) {
         let now = self.now;
         let Some(hl) = &mut self.hosts else { return self.route_from(x, id) };
-        match hl.push_up(x, id, self.pkts[id as usize].wire_bytes, now) {
+        let pk = &self.pkts[id as usize];
+        // NDP's headers and control go ahead of data on the NIC, as the public Opera simulator's host queues
+        // send them (src/opera/queue.cpp, `PriorityQueue::getPriority`, lines 178-192)
+        match hl.push_up(x, id, pk.wire_bytes, now, pk.kind.ndp_priority()) {
             None => self.release(id),
             Some((arrival, first)) => {
                 self.in_pipes += 1;
@@ -49,14 +52,26 @@ impl CircuitSim<'_> {
 
     /// Packet `id` reached the ToR of its destination host (a flow's destination for data and NDP's trimmed
     /// headers; the flow's source for TCP's ACKs and NDP's ACKs, NACKs and pulls): onto the ToR's port down to
-    /// that host.
+    /// that host. NDP's headers and control go ahead of data there, and NDP data meeting `ndp.queue` of data
+    /// is trimmed to its header, as at the ToR's uplinks (the public Opera simulator's ToR ports down to hosts
+    /// are the same trimming queues as its uplinks, src/opera/datacenter/dynexp_topology.cpp lines 196-200).
     pub(super) fn down_to_host(&mut self, id: u32) {
         let pk = self.pkts[id as usize];
         let f = &self.spec.flows[pk.flow as usize];
         let h = if matches!(pk.kind, Kind::Ack | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull) { f.src } else { f.dst };
         let now = self.now;
+        let ndp_data = pk.kind == Kind::Data && self.flows[pk.flow as usize].ndp.is_some();
         let hl = self.hosts.as_mut().expect("a run with hosts");
-        match hl.push_down(h, id, pk.wire_bytes, now) {
+        let mut prio = pk.kind.ndp_priority();
+        if ndp_data && hl.down_full(h, now, self.spec.ndp.queue, pk.wire_bytes) {
+            let p = &mut self.pkts[id as usize];
+            p.kind = Kind::Header;
+            p.wire_bytes = self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
+            self.flows[pk.flow as usize].trims += 1;
+            hl.trimmed(h);
+            prio = true;
+        }
+        match hl.push_down(h, id, self.pkts[id as usize].wire_bytes, now, prio) {
             None => self.release(id),
             Some((arrival, first)) => {
                 self.in_pipes += 1;

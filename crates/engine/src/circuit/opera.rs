@@ -6,19 +6,46 @@ use super::{CPacket, CircuitSim, Kind};
 use crate::spec::QueueLimit;
 
 impl CircuitSim<'_> {
+    /// The entry of the routing tables for (current slice, `at`, `dst`).
+    #[inline]
+    fn table_at(&self, at: u32, dst: u32) -> usize {
+        let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        let slice = (self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64;
+        ((slice as usize * self.n as usize) + at as usize) * self.n as usize + dst as usize
+    }
+
     /// The switch whose circuit from `at` leads towards `dst` in the current slice (None: no path).
     #[inline]
     pub(super) fn next_switch(&self, at: u32, dst: u32) -> Option<u32> {
-        let o = self.spec.opera.as_ref().expect("opera routing has its table");
-        let slice = (self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64;
-        let x = o.next_switch[((slice as usize * self.n as usize) + at as usize) * self.n as usize + dst as usize];
+        let x = self.spec.opera.as_ref().expect("opera routing has its table").next_switch[self.table_at(at, dst)];
         (x != 255).then_some(x as u32)
+    }
+
+    /// The switch low-latency packet `id` leaves endpoint `at` by: with `opera.spray`, an NDP flow's packet
+    /// takes one of the switches starting a shortest path in the current slice, drawn at random (NDP sprays
+    /// packet by packet, Handley et al. 2017 section 3; the public Opera simulator draws each packet's path
+    /// among its topology file's paths of the slice at the host's NIC, src/opera/queue.cpp line 503); every
+    /// other packet takes `next_switch`.
+    fn first_hop(&mut self, at: u32, id: u32) -> Option<u32> {
+        let pk = self.pkts[id as usize];
+        let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        if let Some(spray) = o.spray.as_ref().filter(|_| self.flows[pk.flow as usize].ndp.is_some()) {
+            let mut mask = spray[self.table_at(at, pk.dst)];
+            if mask == 0 {
+                return None;
+            }
+            for _ in 0..self.spray_rng.below(mask.count_ones()) {
+                mask &= mask - 1; // drop the lowest switch: the k-th set bit is left lowest
+            }
+            return Some(mask.trailing_zeros());
+        }
+        self.next_switch(at, pk.dst)
     }
 
     /// Queue low-latency packet `id` at endpoint `at` on the uplink of the current slice's path, or drop it
     /// (counted) where the slice has no path.
     pub(super) fn route_low_latency(&mut self, at: u32, id: u32) {
-        match self.next_switch(at, self.pkts[id as usize].dst) {
+        match self.first_hop(at, id) {
             Some(sw) => {
                 let port = at * self.s + sw;
                 // The circuit this packet is queued for: it keeps it while that circuit lasts.

@@ -65,6 +65,8 @@ pub struct CircuitHostResult {
     /// Busy time of the ToR's port down to the host, and its drops.
     pub rx_busy_ps: u64,
     pub tor_drops: u64,
+    /// NDP data trimmed to its header there (a full data queue, `ndp.queue`).
+    pub tor_trims: u64,
     pub peak_tor_queue_packets: u64,
 }
 

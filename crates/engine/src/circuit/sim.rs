@@ -18,7 +18,7 @@ use super::hostlink::HostLinks;
 use super::results::CircuitResults;
 use super::rotorlb::Offer;
 use super::schedule::Schedule;
-use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport};
+use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport, NdpPacing};
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::rng::Rng;
@@ -290,6 +290,8 @@ pub struct CircuitSim<'a> {
     /// makes over its endpoint's uplinks: one cache line instead of one per uplink.
     peer_of: Vec<u32>,
     rngs: Vec<Rng>,
+    /// Draws NDP packets' switches where they spray (`opera.spray`), a stream of its own.
+    spray_rng: Rng,
     flows: Vec<FlowState>,
     hot: Vec<FlowHot>,
     /// Flow indices per (source, destination), in flow order.
@@ -332,7 +334,8 @@ pub struct CircuitSim<'a> {
     win_tx: Vec<Vec<u64>>,
     windows_overflowed: bool,
     tcp: TcpSpec,
-    /// NDP receivers' pull pacers, per host (or endpoint without hosts); empty when no flow runs NDP.
+    /// NDP receivers' pull pacers, per host (or endpoint without hosts), or per flow (`ndp_pacing`); empty
+    /// when no flow runs NDP.
     pacers: Vec<PullPacer>,
     now: u64,
     events_done: u64,
@@ -490,6 +493,7 @@ impl<'a> CircuitSim<'a> {
             ports,
             peer_of: vec![u32::MAX; (n * s) as usize],
             rngs,
+            spray_rng: Rng::new(spec.seed, 0x5B4A7),
             flows,
             hot: spec
                 .flows
@@ -559,21 +563,37 @@ impl<'a> CircuitSim<'a> {
         self
     }
 
-    /// One NDP pull pacer per receiver (host, or endpoint without hosts) when some flow runs NDP; pulls are
-    /// paced at one full packet per receiver link time (the host's link, or an uplink's rate without hosts:
-    /// our choice, as the public Opera simulator paces at the host's link rate).
+    /// NDP's pull pacers when some flow runs NDP: one per receiver (host, or endpoint without hosts), or one
+    /// per flow with `ndp_pacing = "flow"` (the public Opera simulator's main makes a pacer for every flow,
+    /// src/opera/datacenter/main_ndp_dynexpTopology.cpp line 195). Either paces its pulls one full packet
+    /// apart at the receiver's link rate (the host's link, or an uplink's rate without hosts: our choice; the
+    /// simulator's pacers space pulls by a packet's payload at 10 Gb/s, src/opera/ndp.cpp line 1014, 4 %
+    /// faster than its 1500-byte packets arrive).
     fn pacers(spec: &CircuitSpec) -> Vec<PullPacer> {
         let ndp = spec.flows.iter().any(|f| f.transport == CircuitTransport::Ndp);
         if !ndp {
             return Vec::new();
         }
         let full = (spec.tcp.mss + spec.tcp.header_bytes + spec.packet.frame_overhead_bytes) as u64;
-        let (count, rate) = match &spec.hosts {
+        let (receivers, rate) = match &spec.hosts {
             Some(h) => (spec.endpoints * h.per_endpoint, h.rate_bps),
             None => (spec.endpoints, spec.link_rate_bps),
         };
+        let count = match spec.ndp_pacing {
+            NdpPacing::Host => receivers as usize,
+            NdpPacing::Flow => spec.flows.len(),
+        };
         let gap = SerClock::new(rate).time_ps(full);
         (0..count).map(|_| PullPacer::new(gap)).collect()
+    }
+
+    /// The pull pacer of flow `f`'s receiver: its destination's, or its own with per-flow pacing.
+    #[inline]
+    fn pacer_of(&self, f: u32) -> u32 {
+        match self.spec.ndp_pacing {
+            NdpPacing::Host => self.spec.flows[f as usize].dst,
+            NdpPacing::Flow => f,
+        }
     }
 
     /// When the fabric next gets work, if it has none now: every packet alive is on a circuit (none queued,

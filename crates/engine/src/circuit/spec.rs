@@ -72,6 +72,26 @@ pub struct OperaSpec {
     pub slices: u32,
     pub cutoff_bytes: u64,
     pub next_switch: Vec<u8>,
+    /// NDP's packets spray (docs/circuit-engine.md, routing "opera"): `spray[(slice * N + at) * N + dst]` has
+    /// bit s set when switch s's current circuit from `at` starts a shortest path to `dst` in that slice (0
+    /// exactly where `next_switch` is 255). With it, every NDP packet (data, trimmed header, ACK, NACK, pull)
+    /// leaves each endpoint by one of those switches drawn at random; others keep `next_switch`. Absent: none
+    /// sprays.
+    #[serde(default)]
+    pub spray: Option<Vec<u64>>,
+}
+
+/// Who paces an NDP receiver's pulls (docs/circuit-engine.md, routing "opera").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NdpPacing {
+    /// One pacer per receiving host (per endpoint without hosts), shared by the flows to it (Handley et al.
+    /// 2017, section 3.2).
+    #[default]
+    Host,
+    /// One pacer per flow, each at the receiver's link rate (the public Opera simulator's mains build one per
+    /// flow).
+    Flow,
 }
 
 /// The sender's TDMA: for a slot whose circuits are up at the switch over [start, start + uptime), the
@@ -206,6 +226,9 @@ pub struct CircuitSpec {
     /// low-latency data queue, beyond which NDP data is trimmed to its header.
     #[serde(default)]
     pub ndp: crate::spec::NdpSpec,
+    /// Whether NDP's pull pacers are per receiving host (the default) or per flow.
+    #[serde(default)]
+    pub ndp_pacing: NdpPacing,
     /// DCTCP settings of DCTCP flows: `k_packets` is the marking threshold on each uplink's low-latency data
     /// queue (Opera) and on each source ToR's bulk queue per destination.
     #[serde(default)]

@@ -180,7 +180,7 @@ impl CircuitSim<'_> {
         rx.stats.acks_sent += 1;
         let wanted = rx.finish.is_none();
         self.ndp_send_control(f, if whole { Kind::NdpAck } else { Kind::NdpNack }, seq);
-        let x = self.spec.flows[f as usize].dst;
+        let x = self.pacer_of(f);
         if !wanted {
             return; // every byte is in: no more pulls (as the packet engine)
         }
@@ -189,7 +189,7 @@ impl CircuitSim<'_> {
         }
     }
 
-    /// Receiver `x`'s pacer sends the next pull it owes.
+    /// Pacer `x` (a receiver's, or a flow's: `pacer_of`) sends the next pull it owes.
     pub(super) fn ndp_pull(&mut self, x: u32) {
         let (Some(f), next) = self.pacers[x as usize].fire(self.now) else { return };
         self.ndp_send_control(f, Kind::NdpPull, 0);
@@ -220,7 +220,16 @@ impl CircuitSim<'_> {
         let was_done = s.done();
         match pk.kind {
             Kind::NdpAck => s.on_ack(now, pk.seq),
-            Kind::NdpNack => s.on_nack(now, pk.seq),
+            Kind::NdpNack => {
+                s.on_nack(now, pk.seq);
+                // With every packet sent, a NACKed one goes again at once, as the public Opera simulator's
+                // sender does (src/opera/ndp.cpp, `NdpSrc::processNack`, lines 252-258): its pull may have
+                // overtaken the NACK on another path (NDP's packets spray) and found nothing to send, and no
+                // later pull would come for it, leaving the flow to its last-resort timer.
+                if s.all_sent() {
+                    s.on_pull(now, &mut segs);
+                }
+            }
             _ => s.on_pull(now, &mut segs),
         }
         if s.done() && !was_done {

@@ -187,6 +187,28 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
         if let Some(i) = o.next_switch.iter().position(|&x| x != 255 && x as usize >= s) {
             return bad(&format!("opera.next_switch[{i}]"), format!("switch {} does not exist ({s} switches)", o.next_switch[i]));
         }
+        if let Some(spray) = &o.spray {
+            if spray.len() as u64 != want {
+                return bad("opera.spray", format!("has {} entries, want slices x N x N = {want}", spray.len()));
+            }
+            if s > 64 {
+                return bad("opera.spray", format!("spraying covers at most 64 circuit switches, the fabric has {s}"));
+            }
+            let beyond = if s == 64 { 0 } else { u64::MAX << s };
+            let wrong = spray.iter().zip(&o.next_switch).position(|(&m, &x)| {
+                m & beyond != 0 || (x == 255) != (m == 0) || (x != 255 && m >> x & 1 == 0)
+            });
+            if let Some(i) = wrong {
+                return bad(
+                    &format!("opera.spray[{i}]"),
+                    format!(
+                        "switches {:#b} do not match next_switch {} ({s} switches; 0 exactly where there is no path, \
+                         and next_switch among them)",
+                        spray[i], o.next_switch[i]
+                    ),
+                );
+            }
+        }
     } else if spec.opera.is_some() {
         return bad("opera", "the opera table is used only with routing = \"opera\"");
     }

@@ -141,15 +141,29 @@ def endpoint_racks(topo: Any) -> list[int]:
     return host_racks(topo, topo.racks * (topo.hosts_per_rack or 1)).tolist()
 
 
+def _host_delay(topo: Any) -> int:
+    """The delay of a host link: topology.host_link_delay, else link_delay."""
+    return topo.link_delay if topo.host_link_delay is None else topo.host_link_delay
+
+
+def _packet_spec(topo: Any) -> dict[str, Any] | None:
+    """The engine's `packet` when the scenario sets topology.frame_overhead (None: the engine's default of 24
+    bytes of framing per packet on circuit fabrics, docs/models.md)."""
+    if "frame_overhead" not in topo.model_fields_set:
+        return None
+    return {"frame_overhead_bytes": int(topo.frame_overhead)}
+
+
 def _hosts_spec(topo: Any) -> dict[str, Any] | None:
-    """The engine's `hosts`: each host linked to its ToR at the link rate and delay; the host's NIC queue is
-    topology.host_queue, the ToR's port down to it topology.queue (as a packet fabric's edge switch)."""
+    """The engine's `hosts`: each host linked to its ToR at the link rate and the host link delay; the host's
+    NIC queue is topology.host_queue, the ToR's port down to it topology.queue (as a packet fabric's edge
+    switch)."""
     if not topo.hosts_per_rack:
         return None
     out: dict[str, Any] = {
         "per_endpoint": topo.hosts_per_rack,
         "rate_bps": topo.link_rate,
-        "delay_ps": topo.link_delay,
+        "delay_ps": _host_delay(topo),
     }
     if topo.host_queue is not None:
         out["nic_queue"] = topo.host_queue
@@ -163,17 +177,20 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
 
     topo = sc.topology
     opera = None
+    bulk_reliable = sc.transport.circuit_bulk == "transport"
     if topo.kind == "opera":
         from .opera_fabric import opera_from_topology, slice_ps
         from .opera_routes import opera_spec_table
 
         fabric, sched = opera_from_topology(topo)
         if sc.routing.scheme == "opera":
-            opera = opera_spec_table(sched, slice_ps(sched), topo.cutoff)
+            # NDP's packets spray over every shortest path of the slice (docs/circuit-engine.md, routing
+            # "opera"): only when some low-latency flow runs NDP, so other runs carry no spray table
+            ndp_ll = any(_engine_transport(sc, f, topo.cutoff, False) == "ndp" for f in flows)
+            opera = opera_spec_table(sched, slice_ps(sched), topo.cutoff, spray=ndp_ll)
     else:
         fabric = build_fabric(topo)
     tcp_ll = opera is not None
-    bulk_reliable = sc.transport.circuit_bulk == "transport"
     cutoff = opera["cutoff_bytes"] if opera is not None else None
     transports = {f.id: _engine_transport(sc, f, cutoff, bulk_reliable) for f in flows}
     # Hosts are priced as on packet fabrics (the [power.hosts] ledger) from the engine's per-host windows.
@@ -205,6 +222,8 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         **(transport_specs(sc, used_transports(sc)) if tcp_ll or bulk_reliable else {}),
         hosts=_hosts_spec(topo),
         window_ps=observation_window_ps(sc, window),
+        packet=_packet_spec(topo),
+        ndp_pacing=sc.ndp.pull_pacer if "ndp" in set(transports.values()) else None,
     )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
@@ -256,7 +275,14 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         res.hosts = res_hosts
     attach(
         res,
-        ideal_fct_circuit_s(topo.link_rate, topo.link_delay, fl["size_bytes"].to_numpy(), same_rack),
+        ideal_fct_circuit_s(
+            topo.link_rate,
+            topo.link_delay,
+            fl["size_bytes"].to_numpy(),
+            same_rack,
+            host_delay_ps=_host_delay(topo),
+            frame_bytes=24 if (p := _packet_spec(topo)) is None else p["frame_overhead_bytes"],
+        ),
         sc.run.size_buckets,
     )
     nodes_in = [{"name": n, "kind": "host"} for n in names]

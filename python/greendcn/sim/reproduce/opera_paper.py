@@ -16,10 +16,13 @@ simulator's source):
   (the latter our choice: the simulator runs NDP only);
 - Opera's low-latency cutoff (run.sh `-cutoff 30000000`): topology.cutoff;
 - 10 Gb/s links (main.h HOST_NIC) with 500 ns between switches (delay_ToR2ToR / RTT_net) and 0 ns on host
-  links (delay_host2ToR / RTT_rack): topology.link_rate, link_delay and, on the packet fabrics,
-  host_link_delay (our circuit engine gives Opera's host links the link delay, 500 ns);
+  links (delay_host2ToR / RTT_rack): topology.link_rate, link_delay and host_link_delay;
+- Opera's packets of 1500 bytes on the wire, no framing (the circuit engine's default adds 24 bytes):
+  topology.frame_overhead = 0;
+- one NDP pull pacer per flow on every network (main_ndp_dynexpTopology.cpp line 195,
+  main_ndp_fatTree_3to1_k12.cpp line 200 and main_ndp_expander.cpp line 206 make one for every flow):
+  ndp.pull_pacer = "flow" (our default is one per receiving host);
 - a 1 ms minimum retransmission timeout (NdpSrc::setMinRTO(1000)): tcp.min_rto;
-- on the Clos and the expander a pull pacer per flow (one NdpPullPacer per flow in their mains): ndp.pull_pacer;
 - 1.00001 s simulated (run.sh `-simtime`): run.stop_time, so flows still running then are unfinished on both.
 """
 
@@ -124,11 +127,11 @@ def network_scenario(
     topo, routing, path = _network_tables(network, scenarios_dir)
     rs = RUN_SCRIPTS[network]
     queue = f"{rs.queue_pkts}pkt"
-    topo |= {"link_rate": "10Gbps", "link_delay": "500ns"}
+    topo |= {"link_rate": "10Gbps", "link_delay": "500ns", "host_link_delay": "0ns"}  # RTT_net, RTT_rack
     circuit = topo.get("kind") in ("opera", "rotornet", "selectornet")
-    if not circuit:
-        # RTT_rack (refused on circuit fabrics: Opera's host links keep the 500 ns link delay)
-        topo["host_link_delay"] = "0ns"
+    if circuit:
+        topo["frame_overhead"] = 0  # the simulator's packets are 1500 bytes on the wire
+    else:
         topo["queue"] = queue  # drop-tail limit of every switch port (TCP, DCTCP); NDP trims at ndp.queue
         # NDP sprays packet by packet: the Clos's run.sh passes `-strat perm` (SCATTER_PERMUTE,
         # main_ndp_fatTree_3to1_k12.cpp lines 100-102), the expander's main sets SCATTER_RANDOM whatever the
@@ -150,15 +153,19 @@ def network_scenario(
             "initial_window": rs.initial_window,
             "min_rto": "1ms",
         },
-        "ndp": {"queue": queue, "header_bytes": HEADER_BYTES, "initial_window": rs.initial_window},
+        "ndp": {
+            "queue": queue,
+            "header_bytes": HEADER_BYTES,
+            "initial_window": rs.initial_window,
+            # a pull pacer per flow, as every main of the simulator builds one NdpPullPacer per flow
+            # (main_ndp_dynexpTopology.cpp line 195, main_ndp_fatTree_3to1_k12.cpp line 200,
+            # main_ndp_expander.cpp line 206); ours default to one per receiving host
+            "pull_pacer": "flow",
+        },
         "run": {"stop_time": STOP_TIME, "size_buckets": [f"{e}B" for e in BUCKET_EDGES]},
         "_file": str(path),
         "_base_dir": str(path.parent),  # the file's own relative paths (an expander's graph_file)
     }
-    if not circuit:
-        # a pull pacer per flow, as its Clos and expander mains build one NdpPullPacer per flow
-        # (main_ndp_fatTree_3to1_k12.cpp line 200, main_ndp_expander.cpp line 206); Opera keeps one per host
-        sc["ndp"]["pull_pacer"] = "flow"
     if transport == "dctcp":
         # our choice: DCTCP's K = 65 packets (Alizadeh et al. 2010) does not fit a 46-packet queue; half the
         # queue on packet fabrics, 65 on Opera (its ToRs' ports down to hosts keep the default queue)
