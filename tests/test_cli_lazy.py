@@ -53,14 +53,17 @@ def test_a_sub_apps_help_and_an_unknown_command_still_work():
 
 def test_a_one_flow_simulate_with_json_imports_no_pandas(tmp_path):
     # The run's tables are numpy columns until someone asks for a DataFrame; the power and NIC packages load
-    # only the modules the ledger uses.
+    # only the modules the ledger uses; listed flows need none of the workload generators; the FCT percentiles
+    # and Bolla's chi(t) import neither numpy.ma nor numpy.polynomial.
     out = tmp_path / "one.json"
     code = (
         "import sys\n"
         "from greendcn.cli import main\n"
         f"main(['simulate', {str(ONE)!r}, '--set', 'topology.k=4', '--json', {str(out)!r}])\n"
         "heavy = [m for m in ('pandas', 'pyarrow', 'scipy', 'pymoo', 'greendcn.power.optimizer',"
-        " 'greendcn.power.router_fit', 'greendcn.nic.tuner', 'greendcn.sim.cli.demo') if m in sys.modules]\n"
+        " 'greendcn.power.router_fit', 'greendcn.nic.tuner', 'greendcn.sim.cli.demo', 'numpy.ma',"
+        " 'numpy.polynomial', 'greendcn.sim.workload.generate', 'greendcn.sim.workload.distributions',"
+        " 'greendcn.sim.workload.table') if m in sys.modules]\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -92,3 +95,24 @@ def test_power_and_nic_names_load_on_first_use():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+def test_simulate_as_the_program_ends_quickly_yet_runs_exit_handlers_and_flushes(tmp_path):
+    # `greendcn simulate` ends the process without Python's teardown: what it printed and wrote is all there,
+    # exit handlers still run (after its output), and an error still exits 1 with its `error:` line.
+    out = tmp_path / "one.json"
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('handler ran'))\n"
+        f"sys.argv = ['greendcn', 'simulate', {str(ONE)!r}, '--set', 'topology.k=4', '--json', {str(out)!r}]\n"
+        "from greendcn.cli import main\n"
+        "main()\n"
+        "print('not reached: main ends the process')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("scenario bench-one-flow") and done.stdout.endswith("handler ran\n")
+    assert "not reached" not in done.stdout
+    assert json.loads(out.read_text())["flows"][0]["src"] == "S0"
+    bad = run_greendcn("simulate", ONE, "--set", "topology.k=5")
+    assert bad.returncode == 1 and bad.stderr.startswith("error: ") and "hint: " in bad.stderr, bad.stderr

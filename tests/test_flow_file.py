@@ -176,6 +176,49 @@ def test_a_ten_million_line_file_is_refused_by_the_size_guard_before_it_is_read(
     assert "would need about" in out.stderr and "GiB" in out.stderr, out.stderr
 
 
+def test_a_ten_million_row_parquet_file_is_refused_by_its_footers_row_count(tmp_path):
+    # the guard reads the row count from the footer, not the rows (nor newline bytes of the binary file)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 10_000_000
+    column = pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int8), pa.array(["0"]))
+    table = pa.table({"src": column, "dst": column, "size_bytes": column, "start_s": column})
+    path = tmp_path / "huge.parquet"
+    pq.write_table(table, path)
+    assert path.stat().st_size < 2**20  # a few kB of dictionary and run lengths
+    out = run_greendcn("simulate", STATIC, "--flows", path, "--max-memory", "1GB")
+    assert_clean_error(out, "10,000,000 flows")
+    assert "would need about" in out.stderr and "GiB" in out.stderr, out.stderr
+
+
+def test_the_size_guard_accepts_ten_million_flows_within_its_limit_and_says_why_not_above():
+    from greendcn.sim.limits import RunSize, check_run_size, estimate_run_bytes
+
+    size = RunSize(16, 20, 48, 10_000_000, 0)  # the k = 4 fat-tree of the files above
+    need = estimate_run_bytes(size)
+    assert 2**30 < need < 64 * 2**30  # gigabytes, not kilobytes nor terabytes: a per-flow figure at work
+    assert check_run_size(size, max_memory_bytes=need + 1) == need
+    with pytest.raises(InputError, match="10,000,000 flows would need about") as e:
+        check_run_size(size, max_memory_bytes=need - 1, where="workload")
+    assert e.value.hint
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b"src,dst,size_bytes,start_s\nS0,S15,1000,0\nS1,S\xff\xfe,1000,0\n", "flows.csv"),
+        (b"\x00\x01\x02PK\x03\x04" + bytes(range(256)) * 8, "flows.csv"),
+        (b"PAR1" + bytes(range(256)), "flows.csv"),  # a Parquet head and nothing of the rest
+    ],
+    ids=["bad-utf8", "binary", "parquet-head-only"],
+)
+def test_a_corrupted_flow_file_gets_one_error_line(tmp_path, content, needle):
+    p = tmp_path / "flows.csv"
+    p.write_bytes(content)
+    assert_clean_error(run_greendcn("simulate", STATIC, "--flows", p), needle)
+
+
 def test_host_lookup_names_every_host_once_by_name_and_index():
     lookup = NET.host_lookup()
     assert lookup["S15"] == 15 and lookup["15"] == 15 and "E0" not in lookup

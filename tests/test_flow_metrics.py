@@ -202,3 +202,24 @@ def test_the_vectorized_hop_count_agrees_with_the_plain_breadth_first_search(top
         slow[s_sw == s] = delay[d_sw[s_sw == s]] / net.links[-1].delay_ps
     assert np.array_equal(fast, slow)
     assert set(fast.tolist()) == ({0.0, 2.0} if topo.get("kind") == "leafspine" else {0.0, 2.0, 4.0})
+
+
+def test_the_percentiles_and_distinct_values_are_numpys_bit_for_bit():
+    # quantile_sorted and _distinct stand in for np.quantile and np.unique (which import numpy.ma): the same
+    # floats exactly, on sizes from one value up, with ties, and at the quantiles' ends.
+    from greendcn.sim.metrics import _distinct, quantile_sorted
+
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        n = int(rng.integers(1, 80))
+        v = rng.lognormal(size=n) * 10.0 ** int(rng.integers(-9, 3))
+        if trial % 3 == 0:
+            v = np.round(v, 2)  # ties
+        ordered = np.sort(v)
+        for q in (0.0, 0.5, 0.99, 0.999, 1.0, float(rng.random())):
+            assert quantile_sorted(ordered, q) == float(np.quantile(v, q)), (n, q)
+        codes = rng.integers(0, 9, size=n).astype(np.int32)
+        assert np.array_equal(_distinct(codes), np.unique(codes))
+        assert _distinct(codes).dtype == np.unique(codes).dtype
+    signed = np.array([3, -1, 3, 0])
+    assert np.array_equal(_distinct(signed), np.unique(signed))

@@ -41,6 +41,16 @@ def test_published_chi_ends():
     assert chi(1.0) == pytest.approx(sum(PUBLISHED_CHI), abs=1e-12)
 
 
+def test_chi_is_numpys_polyval_bit_for_bit():
+    # chi evaluates Horner's rule itself (numpy.polynomial stays unimported): the same floats as polyval, for a
+    # float, a list and arrays of any shape.
+    coeffs = np.asarray(PUBLISHED_CHI)
+    rng = np.random.default_rng(3)
+    for t in (0.0, 0.37, 1.0, [0.1, 0.5], np.linspace(0, 1, 101), rng.random((4, 7))):
+        ours, numpys = chi(t), np.polynomial.polynomial.polyval(t, coeffs)
+        assert np.array_equal(ours, numpys) and np.shape(ours) == np.shape(numpys)
+
+
 def test_published_chi_is_not_monotone_and_stays_so():
     # Pins the published shape so nobody "fixes" it: chi falls between its local maximum near t = 0.831
     # (0.963) and its local minimum near t = 0.926 (0.949), and exceeds 1 only just below t = 1.

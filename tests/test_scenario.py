@@ -206,3 +206,24 @@ def test_every_shipped_scenario_loads_and_pins_its_network(path):
         needed |= {"queue", "host_queue"}  # only packet ports and hosts' NICs have these queues
     assert needed <= set(topo), f"{path.name} leaves {sorted(needed - set(topo))} to the defaults"
     assert "kind" in raw["workload"]
+
+
+def test_only_the_workload_kind_a_scenario_uses_gets_its_model_built():
+    # the scenario's validator holds no workload schema: each kind's model is built on first use (start-up), and
+    # a kind built later validates and reports errors as the others do
+    import subprocess
+    import sys
+
+    code = (
+        "from greendcn.sim import scenario as s\n"
+        f"s.load_scenario({str(SCENARIOS / 'bench-one-flow.toml')!r})\n"
+        "print(sorted(k for k, m in s._WORKLOADS.items() if m.__pydantic_complete__))\n"
+        "try:\n"
+        "    s.scenario_from_dict({'workload': {'kind': 'mix', 'components': [{'kind': 'count', 'count': 0}]}})\n"
+        "except Exception as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    built, error = done.stdout.splitlines()
+    assert built == "['flows']"
+    assert error.startswith("workload.components[0].count: Input should be greater than or equal to 1"), error

@@ -11,7 +11,7 @@ def run_columns(
     spec_json: str,
     progress: Callable[[int, int | None, int, int, int], object] | None = None,
     flows: list[tuple[str, bytes]] | None = None,
-) -> tuple[str, list[tuple[str, str, bytes]]]: ...
+) -> tuple[str, dict[str, Any]]: ...  # (results JSON, tables: docs/engine-spec.md "Results as columns")
 def run_circuit(
     spec_json: str, progress: Callable[[int, int | None, int, int, int], object] | None = None
 ) -> str: ...

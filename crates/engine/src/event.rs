@@ -47,7 +47,12 @@ pub struct Event {
     pub seq: u64,
     pub kind: EventKind,
     pub arg: u32,
+    /// What the event's pusher knew it will read (`push_hinted`; NO_HINT otherwise): a hint, never a result.
+    pub hint: u32,
 }
+
+/// The hint of an event pushed by `push`.
+pub const NO_HINT: u32 = u32::MAX;
 
 impl PartialEq for Event {
     fn eq(&self, other: &Self) -> bool {
@@ -72,6 +77,7 @@ struct Entry {
     key: u128,
     kind: EventKind,
     arg: u32,
+    hint: u32,
 }
 
 #[derive(Debug)]
@@ -102,7 +108,7 @@ impl Default for EventQueue {
     }
 }
 
-const NO_ENTRY: Entry = Entry { key: u128::MAX, kind: EventKind::PortArrival, arg: 0 };
+const NO_ENTRY: Entry = Entry { key: u128::MAX, kind: EventKind::PortArrival, arg: 0, hint: NO_HINT };
 
 #[inline]
 fn bucket_of(key: u128, last: u128) -> usize {
@@ -118,10 +124,18 @@ fn bucket_of(key: u128, last: u128) -> usize {
 impl EventQueue {
     #[inline]
     pub fn push(&mut self, time: u64, kind: EventKind, arg: u32) {
+        self.push_hinted(time, kind, arg, NO_HINT);
+    }
+
+    /// `push`, with a word the loop may read when this event comes next (`peek`), to prefetch what the event
+    /// will read one event ahead (the packet engine: the packet, or the port it leaves by). The entry has room
+    /// for it (32 bytes either way); the order of events does not depend on it.
+    #[inline]
+    pub fn push_hinted(&mut self, time: u64, kind: EventKind, arg: u32, hint: u32) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let key = (time as u128) << 64 | seq as u128;
-        self.put(Entry { key, kind, arg });
+        self.put(Entry { key, kind, arg, hint });
         self.len += 1;
     }
 
@@ -144,13 +158,26 @@ impl EventQueue {
         }
         if self.buckets[0].is_empty() {
             debug_assert!(self.occupied != 0, "len > 0 with every bucket empty");
-            let b = self.occupied.trailing_zeros() as usize + 1;
-            self.occupied &= !(1u128 << (b - 1));
+            // `occupied` is kept in a local while the bucket's entries move down: updating the field itself
+            // (a 4-byte write into it, then an 8-byte read of it) stalled each refill on store forwarding.
+            let mut occupied = self.occupied;
+            let b = occupied.trailing_zeros() as usize + 1;
+            occupied &= !(1u128 << (b - 1));
             let items = std::mem::take(&mut self.buckets[b]);
-            self.last = std::mem::replace(&mut self.mins[b], NO_ENTRY).key;
+            let last = std::mem::replace(&mut self.mins[b], NO_ENTRY).key;
+            self.last = last;
             for e in &items {
-                self.put(*e);
+                // The minimum goes to bucket 0 (its key is `last`), the others to buckets below b.
+                let nb = bucket_of(e.key, last);
+                if nb > 0 {
+                    occupied |= 1u128 << (nb - 1);
+                    if e.key < self.mins[nb].key {
+                        self.mins[nb] = *e;
+                    }
+                }
+                self.buckets[nb].push(*e);
             }
+            self.occupied = occupied;
             // keep the bucket's allocation for later pushes
             let mut emptied = items;
             emptied.clear();
@@ -159,18 +186,18 @@ impl EventQueue {
         // Bucket 0 holds only keys equal to `last`; keys are unique, so at most one (or a late-scheduled one).
         let e = self.buckets[0].pop().expect("bucket 0 filled");
         self.len -= 1;
-        Some(Event { time: (e.key >> 64) as u64, seq: e.key as u64, kind: e.kind, arg: e.arg })
+        Some(Event { time: (e.key >> 64) as u64, seq: e.key as u64, kind: e.kind, arg: e.arg, hint: e.hint })
     }
 
-    /// The event `pop` would return next if nothing else were pushed before it: its kind and argument.
+    /// The event `pop` would return next if nothing else were pushed before it: its kind, argument and hint.
     #[inline]
-    pub fn peek(&self) -> Option<(EventKind, u32)> {
+    pub fn peek(&self) -> Option<(EventKind, u32, u32)> {
         let e = match self.buckets[0].last() {
             Some(e) => e,
             None if self.occupied != 0 => &self.mins[self.occupied.trailing_zeros() as usize + 1],
             None => return None,
         };
-        Some((e.kind, e.arg))
+        Some((e.kind, e.arg, e.hint))
     }
 
     pub fn peek_time(&self) -> Option<u64> {
@@ -219,15 +246,15 @@ mod tests {
             let pushes = if step < 1000 { 2 } else { (rand() % 3) as u32 };
             for _ in 0..pushes {
                 let t = now + [0, 1, 7, 1000, 1 << 40][(rand() % 5) as usize] + rand() % 3;
-                q.push(t, EventKind::PortArrival, step);
-                reference.push(Event { time: t, seq, kind: EventKind::PortArrival, arg: step });
+                q.push_hinted(t, EventKind::PortArrival, step, step / 3);
+                reference.push(Event { time: t, seq, kind: EventKind::PortArrival, arg: step, hint: step / 3 });
                 seq += 1;
             }
             let peeked = q.peek();
             match (q.pop(), reference.pop()) {
                 (Some(a), Some(b)) => {
-                    assert_eq!((a.time, a.seq, a.arg), (b.time, b.seq, b.arg));
-                    assert_eq!(peeked, Some((a.kind, a.arg)), "peek names the event pop returns");
+                    assert_eq!((a.time, a.seq, a.arg, a.hint), (b.time, b.seq, b.arg, b.hint));
+                    assert_eq!(peeked, Some((a.kind, a.arg, a.hint)), "peek names the event pop returns");
                     now = a.time;
                 }
                 (None, None) => {}

@@ -7,6 +7,7 @@ pub mod dctcp;
 pub mod eee;
 pub mod error;
 pub mod event;
+pub mod hugevec;
 pub mod linkstate;
 pub mod ndp;
 pub mod packet;
@@ -18,6 +19,7 @@ pub mod sim;
 pub mod spec;
 pub mod tcp;
 pub mod units;
+pub mod vlb;
 mod validate;
 
 pub use error::{EngineError, Loc, LocItem};
@@ -61,6 +63,15 @@ pub fn run(spec: &SimSpec, interrupted: &mut dyn FnMut() -> bool) -> Result<SimR
 /// `run` with a watcher that sees the progress now and then and may stop the run (returning true).
 pub fn run_watched(spec: &SimSpec, watch: &mut dyn FnMut(&Progress) -> bool) -> Result<SimResults, EngineError> {
     Sim::new(spec)?.run(watch)
+}
+
+/// `run_watched`, with the results' `flows` empty and the flows' result rows beside them, in the spec's order
+/// (`results::FlowRow::result` joins a row with its flow's spec).
+pub fn run_watched_rows(
+    spec: &SimSpec,
+    watch: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<(SimResults, Vec<results::FlowRow>), EngineError> {
+    Sim::new(spec)?.run_rows(watch)
 }
 
 /// Parse a JSON spec, run it, and return the JSON results.

@@ -1,6 +1,8 @@
 //! A packet is a plain struct kept in a pool and passed around as a u32 index: no allocation per packet once
 //! the pool has grown to the number of packets alive at once.
 
+use crate::hugevec::HugeVec;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PacketKind {
     TcpData,
@@ -42,7 +44,8 @@ pub struct Packet {
 
 #[derive(Debug, Default)]
 pub struct PacketPool {
-    slots: Vec<Packet>,
+    /// On 2 MB pages when large (crate::hugevec): a delivery reads a packet at a random place in it.
+    slots: HugeVec<Packet>,
     free: Vec<u32>,
     live: u64,
 }

@@ -188,24 +188,40 @@ impl Port {
     }
 
     /// Second step of a prefetch (call it once `prefetch_arrival`'s lines have had time to come in): bring in
-    /// the entry that becomes the pipe's head when the next arrival pops the current one, and return that
-    /// arrival's packet and the node it reaches.
+    /// the entry that becomes the pipe's head when the next arrival pops the current one, and the lanes' next
+    /// entries (`prefetch_lanes`).
     #[inline(always)]
-    pub fn prefetch_refill(&self) -> (InFlight, u32) {
+    pub fn prefetch_refill(&self) {
         if let Some(e) = self.rest.front() {
             prefetch(e);
         }
-        (self.head, self.to)
+        self.prefetch_lanes();
     }
 
-    /// Bring in the cache lines an offer to this port reads (its first three lines).
+    /// Bring in the entries the serializer takes next from the lanes (ports with lanes; call it once the port's
+    /// lines are in): `start_lanes` reads them when a packet is offered or the pipe empties.
     #[inline(always)]
-    pub fn prefetch_offer(ports: &[Port], port: u32) {
+    pub fn prefetch_lanes(&self) {
+        if self.laned {
+            if let Some(e) = self.lanes.prio.front() {
+                prefetch(e);
+            }
+            if let Some(e) = self.lanes.data.front() {
+                prefetch(e);
+            }
+        }
+    }
+
+    /// Bring in the cache lines an offer to this port reads: its first three lines, and with `lanes` (a run
+    /// whose ports have lanes) all of them, the lanes being in the last.
+    #[inline(always)]
+    pub fn prefetch_offer(ports: &[Port], port: u32, lanes: bool) {
         if let Some(p) = ports.get(port as usize) {
             let line = p as *const Port as *const u8;
-            prefetch(line);
-            prefetch(line.wrapping_add(64));
-            prefetch(line.wrapping_add(128));
+            let lines = if lanes { size_of::<Port>() / 64 } else { 3 };
+            for i in 0..lines {
+                prefetch(line.wrapping_add(64 * i));
+            }
         }
     }
 
@@ -255,14 +271,17 @@ impl Port {
         self.win_acc = 0;
     }
 
-    /// Bring in the cache lines an arrival at this port reads (the port's first two lines): call it for the
-    /// next event's port while the current event runs.
+    /// Bring in the cache lines an arrival at this port reads (the port's first two lines; with `lanes`, all of
+    /// them, for `prefetch_refill` to read the lanes): call it for the next event's port while the current
+    /// event runs.
     #[inline(always)]
-    pub fn prefetch_arrival(ports: &[Port], port: u32) {
+    pub fn prefetch_arrival(ports: &[Port], port: u32, lanes: bool) {
         if let Some(p) = ports.get(port as usize) {
             let line = p as *const Port as *const u8;
-            prefetch(line);
-            prefetch(line.wrapping_add(64));
+            let lines = if lanes { size_of::<Port>() / 64 } else { 2 };
+            for i in 0..lines {
+                prefetch(line.wrapping_add(64 * i));
+            }
         }
     }
 

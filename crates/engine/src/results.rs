@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::spec::FlowSpec;
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FlowResult {
     pub id: u64,
@@ -27,6 +29,62 @@ pub struct FlowResult {
     pub ecn_marks: u64,
     /// Data packets trimmed to their header by a switch (NDP flows; 0 for others).
     pub trims: u64,
+}
+
+/// A flow's result row without what its spec says (id, hosts, size, start, transport): all the engine keeps of a
+/// finished flow (104 bytes; docs/engine-spec.md, "Memory per flow"), and what every flow becomes when the run
+/// ends. `FlowRow::result` joins it with the spec into a `FlowResult`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowRow {
+    /// When the receiver held every byte; `u64::MAX`: never.
+    pub finish_ps: u64,
+    pub bytes_received: u64,
+    pub packets_received: u64,
+    pub data_packets_sent: u64,
+    pub retransmits: u64,
+    pub spurious_retransmits: u64,
+    pub ooo_packets: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub acks_sent: u64,
+    pub ecn_marks: u64,
+    pub trims: u64,
+    /// The highest sequence number the receiver saw (0 before any): a late first transmission below it still
+    /// counts as out of order after the flow is folded into its row.
+    pub highest_seq: u64,
+}
+
+impl FlowRow {
+    pub fn finish(&self) -> Option<u64> {
+        (self.finish_ps != u64::MAX).then_some(self.finish_ps)
+    }
+
+    /// The flow's record of the results (docs/engine-spec.md).
+    pub fn result(&self, f: &FlowSpec) -> FlowResult {
+        let finish = self.finish();
+        FlowResult {
+            id: f.id,
+            src: f.src,
+            dst: f.dst,
+            size_bytes: f.size_bytes,
+            start_ps: f.start_ps,
+            transport: f.transport.name(),
+            completed: finish.is_some(),
+            finish_ps: finish,
+            fct_ps: finish.map(|t| t - f.start_ps),
+            bytes_received: self.bytes_received,
+            packets_received: self.packets_received,
+            data_packets_sent: self.data_packets_sent,
+            retransmits: self.retransmits,
+            spurious_retransmits: self.spurious_retransmits,
+            ooo_packets: self.ooo_packets,
+            fast_retransmits: self.fast_retransmits,
+            timeouts: self.timeouts,
+            acks_sent: self.acks_sent,
+            ecn_marks: self.ecn_marks,
+            trims: self.trims,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -33,14 +33,7 @@ impl Routes {
     /// Routes of the network, with one search per attachment switch (see the module comment).
     pub fn build(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Routes {
         let n = kinds.len();
-        // The switch each single-homed host hangs from (None: several links, or none, or a host neighbour).
-        let attach: Vec<Option<u32>> = hosts
-            .iter()
-            .map(|&h| match out_ports[h as usize].as_slice() {
-                [(_, v)] if kinds[*v as usize] == NodeKind::Switch => Some(*v),
-                _ => None,
-            })
-            .collect();
+        let attach = attachments(kinds, out_ports, hosts);
         let mut groups = GroupStore::default();
         // Per attachment switch: group id of every node towards it (NO_ROUTE: unreachable or itself).
         let mut tor_index: HashMap<u32, usize> = HashMap::new();
@@ -214,16 +207,37 @@ impl Routes {
     }
 }
 
+/// The switch each single-homed host hangs from, per host index (None: several links, or none, or a host
+/// neighbour). A rack, for crate::vlb.
+pub fn attachments(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Vec<Option<u32>> {
+    hosts
+        .iter()
+        .map(|&h| match out_ports[h as usize].as_slice() {
+            [(_, v)] if kinds[*v as usize] == NodeKind::Switch => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Distinct groups of ports, each stored once, numbered in order of first appearance.
 #[derive(Default)]
 struct GroupStore {
     ids: HashMap<Vec<u32>, u32>,
+    /// The id of each one-port group, by port (NO_ROUTE: none yet): most lookups are of one port (a host's
+    /// uplink, asked once per attachment switch: k^5/8 times in a k-ary fat-tree), and hashing a Vec for
+    /// each was the larger part of building a k = 32 fat-tree's routes.
+    single: Vec<u32>,
     offsets: Vec<u32>,
     ports: Vec<u32>,
 }
 
 impl GroupStore {
     fn id(&mut self, group: &[u32]) -> u32 {
+        if let [port] = group {
+            if let Some(&g) = self.single.get(*port as usize).filter(|&&g| g != NO_ROUTE) {
+                return g;
+            }
+        }
         if let Some(&g) = self.ids.get(group) {
             return g;
         }
@@ -233,6 +247,13 @@ impl GroupStore {
         self.ports.extend_from_slice(group);
         self.offsets.push(self.ports.len() as u32);
         let g = (self.offsets.len() - 2) as u32;
+        if let [port] = group {
+            let p = *port as usize;
+            if self.single.len() <= p {
+                self.single.resize(p + 1, NO_ROUTE);
+            }
+            self.single[p] = g;
+        }
         self.ids.insert(group.to_vec(), g);
         g
     }

@@ -4,17 +4,19 @@
 use std::time::Instant;
 
 use crate::error::EngineError;
-use crate::event::{EventKind, EventQueue};
+use crate::event::{EventKind, EventQueue, NO_HINT};
+use crate::hugevec::HugeVec;
 use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::ndp::{NdpSender, PullPacer};
 use crate::port::{Admission, InFlight, Port};
-use crate::results::{FlowResult, LinkDirResult, NodeResult, Series, SimResults, Summary};
+use crate::results::{FlowRow, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routes;
-use crate::spec::{NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport};
-use crate::tcp::{AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
+use crate::spec::{FlowSpec, NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport};
+use crate::tcp::{on_held_data, AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
+use crate::vlb::Vlb;
 
 
 #[derive(Debug, Default, Clone)]
@@ -24,12 +26,20 @@ struct NodeCounters {
     forwarded: u64,
 }
 
-/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows; host indices
-/// stay below 2^29, checked in `validate`): ECN-capable data, NDP data, and packets that go at high priority.
+/// Tags in the top bits of a pipe entry's `dst_host` (set only in runs with DCTCP or NDP flows or VLB; host
+/// indices stay below 2^29, checked in `validate`): what the packet is (`TAG_KIND`: ECN-capable data, NDP data,
+/// packets that go at high priority) and, apart, `TAG_VIA`: on its way to its intermediate rack (crate::vlb),
+/// whose first host is then the entry's destination.
 const TAG_MASK: u32 = 0b111 << 29;
+const TAG_KIND: u32 = 0b11 << 29;
 const TAG_ECT: u32 = 1 << 29;
 const TAG_NDP_DATA: u32 = 2 << 29;
 const TAG_PRIO: u32 = 3 << 29;
+const TAG_VIA: u32 = 4 << 29;
+
+/// A port arrival's hint (`arrival_hint`) names a packet when this bit is set, else a port (ports and packets
+/// stay below 2^31: a pool that large would be 100 GB).
+const HINT_PKT: u32 = 1 << 31;
 
 impl FlowState {
     fn rto_deadline(&self) -> Option<u64> {
@@ -50,9 +60,8 @@ struct FlowState {
     hash_rev: u64,
     transport: Transport,
     /// A TCP or DCTCP flow's sender while it has bytes to send; once every byte is acknowledged it is inert
-    /// (further ACKs and timers change nothing), so it is dropped and only its counters are kept, in `sent`.
+    /// (further ACKs and timers change nothing), so the flow is folded into its result row (`Flows::fold`).
     sender: Option<Box<TcpSender>>,
-    sent: SenderStats,
     /// An NDP flow's sender (crate::ndp); `sender` is then None.
     ndp: Option<Box<NdpSender>>,
     receiver: TcpReceiver,
@@ -64,12 +73,133 @@ struct FlowState {
     delack_pending: Option<u64>,
 }
 
+impl FlowState {
+    /// The state of flow `f` as it starts (hosts as host indices: `host_index`).
+    fn new(spec: &SimSpec, f: &FlowSpec, host_index: &[u32]) -> Self {
+        let base = mix64(spec.seed ^ mix64(f.id));
+        FlowState {
+            src: f.src,
+            dst: f.dst,
+            src_host: host_index[f.src as usize],
+            dst_host: host_index[f.dst as usize],
+            hash_fwd: flow_hash(base, f.src, f.dst),
+            hash_rev: flow_hash(base, f.dst, f.src),
+            transport: f.transport,
+            sender: matches!(f.transport, Transport::Tcp | Transport::Dctcp).then(|| {
+                let mut s = Box::new(TcpSender::new(f.size_bytes, &spec.tcp));
+                if f.transport == Transport::Dctcp {
+                    s.dctcp = Some(Box::new(crate::dctcp::Dctcp::new(&spec.dctcp)));
+                }
+                s
+            }),
+            ndp: (f.transport == Transport::Ndp)
+                .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
+            receiver: TcpReceiver::new(f.size_bytes),
+            trims: 0,
+            udp_sent: 0,
+            udp_packets: 0,
+            rto_pending: None,
+            delack_pending: None,
+        }
+    }
+
+    /// The flow's result row as it stands, with the sender's counters (`sent`: those of a sender dropped).
+    fn row(&self, sent: Option<&SenderStats>) -> FlowRow {
+        let mut row = self.receiver.row();
+        match (&self.sender, &self.ndp, sent) {
+            (Some(x), _, _) => x.stats.fold_into(&mut row),
+            (None, Some(x), _) => x.stats.fold_into(&mut row),
+            (None, None, Some(st)) => st.fold_into(&mut row),
+            (None, None, None) => row.data_packets_sent = self.udp_packets,
+        }
+        row.trims = self.trims;
+        row
+    }
+}
+
+/// A flow before it starts (nothing but its spec), while it runs (its state on the heap), or once finished only
+/// its result row: a TCP or DCTCP flow whose sender saw every byte acknowledged, a UDP flow whose receiver holds
+/// every byte (NDP flows stay live to the end). Copies of its data that arrive later are still counted, in the
+/// row (`tcp::on_held_data`).
+enum FlowSlot {
+    Pending,
+    Live(Box<FlowState>),
+    Done(FlowRow),
+}
+
+/// Every flow's slot, indexed by flow. Indexing gives a live flow's state (a finished one's is gone: asking
+/// for it is a bug); `finished` and `row_mut` serve both.
+struct Flows(Vec<FlowSlot>);
+
+impl std::ops::Index<usize> for Flows {
+    type Output = FlowState;
+    fn index(&self, f: usize) -> &FlowState {
+        match &self.0[f] {
+            FlowSlot::Live(s) => s,
+            FlowSlot::Done(_) => panic!("flow {f} is finished: only its result row is kept"),
+            FlowSlot::Pending => panic!("flow {f} has not started"),
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Flows {
+    fn index_mut(&mut self, f: usize) -> &mut FlowState {
+        match &mut self.0[f] {
+            FlowSlot::Live(s) => s,
+            FlowSlot::Done(_) => panic!("flow {f} is finished: only its result row is kept"),
+            FlowSlot::Pending => panic!("flow {f} has not started"),
+        }
+    }
+}
+
+impl Flows {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether flow `f`'s receiver holds every byte.
+    fn finished(&self, f: usize) -> bool {
+        match &self.0[f] {
+            FlowSlot::Live(s) => s.receiver.finish.is_some(),
+            FlowSlot::Done(_) => true,
+            FlowSlot::Pending => false,
+        }
+    }
+
+    /// The row of a folded flow.
+    fn row_mut(&mut self, f: usize) -> Option<&mut FlowRow> {
+        match &mut self.0[f] {
+            FlowSlot::Live(_) | FlowSlot::Pending => None,
+            FlowSlot::Done(row) => Some(row),
+        }
+    }
+
+    /// Keep only flow `f`'s result row (`sent`: the counters of its sender, dropped).
+    fn fold(&mut self, f: usize, sent: Option<&SenderStats>) {
+        let row = self[f].row(sent);
+        self.0[f] = FlowSlot::Done(row);
+    }
+
+    /// Every flow's result row, in flow order, the states dropped as they are read.
+    fn into_rows(self) -> Vec<FlowRow> {
+        self.0
+            .into_iter()
+            .map(|slot| match slot {
+                FlowSlot::Live(s) => s.row(None),
+                FlowSlot::Done(row) => row,
+                FlowSlot::Pending => TcpReceiver::new(1).row(),
+            })
+            .collect()
+    }
+}
+
 pub struct Sim<'a> {
     spec: &'a SimSpec,
     now: u64,
     events: EventQueue,
     pool: PacketPool,
-    ports: Vec<Port>,
+    /// On 2 MB pages when large (crate::hugevec): each hop reads two ports at random places in it.
+    ports: HugeVec<Port>,
     kinds: Vec<NodeKind>,
     host_index: Vec<u32>,
     routes: Routes,
@@ -80,8 +210,12 @@ pub struct Sim<'a> {
     node_counters: Vec<NodeCounters>,
     /// Per host index and window: [packets sent, bytes sent, packets received, bytes received] (windows on).
     host_windows: Vec<Vec<[u64; 4]>>,
+    /// Per host index: its current window (u32::MAX: none) and that window's counts so far, added to
+    /// `host_windows` when the window changes (time never goes back, so once per window) and when the run ends:
+    /// one flat entry per packet sent or received instead of a row header and a row in `host_windows`.
+    host_cur: Vec<(u32, [u64; 4])>,
     host_windows_overflowed: bool,
-    flows: Vec<FlowState>,
+    flows: Flows,
     /// Flows whose receiver holds every byte.
     flows_done: usize,
     window_ps: u64,
@@ -94,6 +228,10 @@ pub struct Sim<'a> {
     /// Some transport needs more than a FIFO per port (DCTCP marking, NDP trimming and priority): `forward`
     /// looks at the packet itself only then, so runs of TCP alone take the plain path.
     special: bool,
+    /// The ports have lanes (runs with NDP): the loop prefetches their lanes too.
+    lanes: bool,
+    /// Valiant load balancing's intermediates per flow (None: shortest paths only).
+    vlb: Option<Box<Vlb>>,
     /// NDP receivers' pull pacers (`crate::ndp::PullPacer`), per host index, or per flow with
     /// `ndp.pull_pacer = flow`: the gap between pulls is one full packet at the receiving host's link rate.
     pull_pacers: Vec<PullPacer>,
@@ -107,6 +245,11 @@ fn drain_end(p: &Port) -> u64 {
     } else {
         p.free_at() + p.delay_ps
     }
+}
+
+/// The hash that picks a flow's paths from `from` to `to` (`base`: from the seed and the flow's id).
+fn flow_hash(base: u64, from: u32, to: u32) -> u64 {
+    mix64(base ^ ((from as u64) << 32 | to as u64))
 }
 
 /// Position of each host among the hosts (u32::MAX for switches), and the hosts' node ids.
@@ -126,7 +269,7 @@ impl<'a> Sim<'a> {
     pub fn new(spec: &'a SimSpec) -> Result<Self, EngineError> {
         validate::check(spec)?;
         let kinds: Vec<NodeKind> = spec.nodes.iter().map(|n| n.kind).collect();
-        let mut ports = Vec::with_capacity(spec.links.len() * 2);
+        let mut ports = HugeVec::with_capacity(spec.links.len() * 2);
         let mut out_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kinds.len()];
         for (i, l) in spec.links.iter().enumerate() {
             let (ab, ba) = ((2 * i) as u32, (2 * i + 1) as u32);
@@ -162,35 +305,25 @@ impl<'a> Sim<'a> {
                     ),
                 ));
             }
-            let base = mix64(spec.seed ^ mix64(f.id));
-            flows.push(FlowState {
-                src: f.src,
-                dst: f.dst,
-                src_host: sh,
-                dst_host: dh,
-                hash_fwd: mix64(base ^ ((f.src as u64) << 32 | f.dst as u64)),
-                hash_rev: mix64(base ^ ((f.dst as u64) << 32 | f.src as u64)),
-                transport: f.transport,
-                sender: matches!(f.transport, Transport::Tcp | Transport::Dctcp).then(|| {
-                    let mut s = Box::new(TcpSender::new(f.size_bytes, &spec.tcp));
-                    if f.transport == Transport::Dctcp {
-                        s.dctcp = Some(Box::new(crate::dctcp::Dctcp::new(&spec.dctcp)));
-                    }
-                    s
-                }),
-                sent: SenderStats::default(),
-                ndp: (f.transport == Transport::Ndp)
-                    .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
-                receiver: TcpReceiver::new(f.size_bytes),
-                trims: 0,
-                udp_sent: 0,
-                udp_packets: 0,
-                rto_pending: None,
-                delack_pending: None,
-            });
+            flows.push(FlowSlot::Pending);
         }
+        let vlb = match &spec.vlb {
+            None => None,
+            Some(v) => {
+                let attach = crate::routing::attachments(&kinds, &out_ports, &hosts);
+                let fl = spec.flows.iter().map(|f| (f.id, host_index[f.src as usize], host_index[f.dst as usize], f.size_bytes));
+                let per_packet = spec.routing == Routing::Rps;
+                let built = Vlb::build(v, spec.seed, &attach, fl, per_packet).map_err(|h| {
+                    EngineError::invalid(
+                        "vlb",
+                        format!("host {} is not under one switch (a rack), which VLB needs", spec.nodes[hosts[h] as usize].name),
+                    )
+                })?;
+                Some(Box::new(built))
+            }
+        };
         let ndp_on = spec.flows.iter().any(|f| f.transport == Transport::Ndp);
-        let special = ndp_on || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
+        let special = ndp_on || vlb.is_some() || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
         let mut pull_gap = Vec::new();
         if ndp_on {
             // A host's pull gap: one full-size packet at the rate of its (first) link.
@@ -206,7 +339,7 @@ impl<'a> Sim<'a> {
         }
         let pull_per_flow = spec.ndp.pull_pacer == crate::spec::PullPacing::Flow;
         let pull_pacers = if pull_per_flow && ndp_on {
-            flows.iter().map(|f| PullPacer::new(pull_gap[f.dst_host as usize])).collect()
+            spec.flows.iter().map(|f| PullPacer::new(pull_gap[host_index[f.dst as usize] as usize])).collect()
         } else {
             pull_gap.into_iter().map(PullPacer::new).collect()
         };
@@ -227,6 +360,7 @@ impl<'a> Sim<'a> {
             ports,
             node_counters: vec![NodeCounters::default(); kinds.len()],
             host_windows: vec![Vec::new(); hosts.len()],
+            host_cur: vec![(u32::MAX, [0; 4]); hosts.len()],
             host_windows_overflowed: false,
             kinds,
             host_index,
@@ -234,7 +368,7 @@ impl<'a> Sim<'a> {
             linkstate,
             next_change,
             switch_rngs,
-            flows,
+            flows: Flows(flows),
             flows_done: 0,
             window_ps: spec.stats_window_ps.unwrap_or(0),
             segs: Vec::new(),
@@ -244,6 +378,8 @@ impl<'a> Sim<'a> {
             created: 0,
             delivered: 0,
             special,
+            lanes: ndp_on,
+            vlb,
             pull_pacers,
             pull_per_flow,
         })
@@ -252,23 +388,30 @@ impl<'a> Sim<'a> {
     /// Run until the last flow completes, or to `stop_ps` if that comes first (docs/engine-spec.md, "When a
     /// run ends"): cancelled timers never stop or extend it. `watch` sees the progress every 2^20 events; returning true stops
     /// the run, whose results so far come back with `stopped_by = "interrupted"`.
-    pub fn run(mut self, watch: &mut dyn FnMut(&crate::Progress) -> bool) -> Result<SimResults, EngineError> {
+    pub fn run(self, watch: &mut dyn FnMut(&crate::Progress) -> bool) -> Result<SimResults, EngineError> {
+        let spec = self.spec;
+        let (mut results, rows) = self.run_rows(watch)?;
+        results.flows = rows.iter().zip(&spec.flows).map(|(r, f)| r.result(f)).collect();
+        Ok(results)
+    }
+
+    /// `run`, with the results' `flows` empty and the flows' result rows beside them, in flow order (what a
+    /// caller that wants columns reads, without a `FlowResult` per flow).
+    pub fn run_rows(
+        mut self,
+        watch: &mut dyn FnMut(&crate::Progress) -> bool,
+    ) -> Result<(SimResults, Vec<FlowRow>), EngineError> {
         let started = Instant::now();
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         loop {
-            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
-                // This port's lines were asked for during the previous event: ask for what its arrival reads
-                // next (the pipe's next entry; the packet at a host, the port it leaves by at a switch).
-                let (head, to) = self.ports[port as usize].prefetch_refill();
-                if self.kinds[to as usize] == NodeKind::Host {
-                    self.pool.prefetch(head.pkt);
-                } else if self.linkstate.is_none() {
-                    let dst_host = head.dst_host & !TAG_MASK;
-                    let hops = self.routes.next_hops(to, dst_host);
-                    if let Some(i) = self.path_index(to, dst_host, head.flow_hash, hops.len()) {
-                        Port::prefetch_offer(&self.ports, hops[i]);
-                    }
+            if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
+                // This port's lines were asked for during the previous event: ask for the pipe's next entry,
+                // which becomes its head when this arrival pops the current one (and the lanes' next entries,
+                // here and at the port the packet leaves by, whose lines were asked for too).
+                self.ports[port as usize].prefetch_refill();
+                if self.lanes && hint & HINT_PKT == 0 {
+                    self.ports[hint as usize].prefetch_lanes();
                 }
             }
             let Some(ev) = self.events.pop() else { break };
@@ -287,18 +430,24 @@ impl<'a> Sim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
-            if let Some((EventKind::PortArrival, port)) = self.events.peek() {
-                // The next event (unless this one schedules an earlier one) reads this port: start the load now.
-                Port::prefetch_arrival(&self.ports, port);
+            if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
+                // The next event (unless this one schedules an earlier one) reads this port and what its hint
+                // names (the packet at a host, the port it leaves by at a switch): start the loads now.
+                Port::prefetch_arrival(&self.ports, port, self.lanes);
+                if hint & HINT_PKT != 0 {
+                    self.pool.prefetch(hint & !HINT_PKT);
+                } else {
+                    Port::prefetch_offer(&self.ports, hint, self.lanes);
+                }
             }
             let flows = &self.flows;
-            let done = || flows.iter().filter(|f| f.receiver.finish.is_some()).count() as u64;
+            let done = || (0..flows.len()).filter(|&f| flows.finished(f)).count() as u64;
             if crate::check_in(watch, self.events_done, self.now, self.spec.stop_ps, flows.len() as u64, done) {
                 stopped_by = "interrupted";
                 break;
             }
             match ev.kind {
-                EventKind::PortArrival => self.port_arrival(ev.arg),
+                EventKind::PortArrival => self.port_arrival(ev.arg, (ev.hint & HINT_PKT == 0).then_some(ev.hint)),
                 EventKind::FlowStart => self.flow_start(ev.arg),
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
@@ -311,6 +460,7 @@ impl<'a> Sim<'a> {
             }
         }
         self.ports.iter_mut().for_each(Port::drain_lanes);
+        (0..self.host_cur.len()).for_each(|h| self.flush_host_window(h));
         if self.host_windows_overflowed || self.ports.iter().any(|p| p.windows_overflowed) {
             return Err(EngineError::invalid(
                 "stats_window_ps",
@@ -330,6 +480,8 @@ impl<'a> Sim<'a> {
     /// neither advance the clock nor count, so a finished run ends at its last real event.
     fn is_stale(&mut self, kind: EventKind, f: u32, time: u64) -> bool {
         match kind {
+            EventKind::RtoTimer if self.flows.row_mut(f as usize).is_some() => true,
+            EventKind::DelackTimer if self.flows.row_mut(f as usize).is_some() => true,
             EventKind::RtoTimer => {
                 let fl = &mut self.flows[f as usize];
                 if fl.rto_pending != Some(time) {
@@ -387,6 +539,19 @@ impl<'a> Sim<'a> {
         Some(hops[i])
     }
 
+    /// The port a packet for `dst_host` leaves `node` by, when choosing it needs no draw (single path, ECMP,
+    /// or one next hop) and no link schedule: the same port `pick_port` returns then. Looked up when a port's
+    /// arrival event is pushed (`arrival_hint`), so the loop can prefetch that port one event ahead and the
+    /// forwarding skips its own lookup.
+    #[inline]
+    fn fixed_port(&self, node: u32, dst_host: u32, flow_hash: u32) -> Option<u32> {
+        if self.linkstate.is_some() {
+            return None;
+        }
+        let hops = self.routes.next_hops(node, dst_host);
+        self.path_index(node, dst_host, flow_hash, hops.len()).map(|i| hops[i])
+    }
+
     /// Which of `n` > 0 equal-cost ports a packet takes, for the schemes that decide without drawing (None:
     /// packet spraying, which draws from the switch's generator; and n = 0).
     #[inline]
@@ -394,13 +559,15 @@ impl<'a> Sim<'a> {
         if n <= 1 {
             return (n == 1).then_some(0);
         }
+        // x % n, without a 64-bit division when n is a power of two (a fat-tree's k/2 up-links): the same index.
+        let modulo = |x: u64| if n.is_power_of_two() { x as usize & (n - 1) } else { (x % n as u64) as usize };
         Some(match self.spec.routing {
             // Depends on (destination, switch) only, never on the seed: one fixed path per destination.
             Routing::Single => match self.spec.single_path {
                 SinglePath::First => 0, // groups list their ports in ascending order
-                SinglePath::Hashed => (mix64((dst_host as u64) << 32 | node as u64) % n as u64) as usize,
+                SinglePath::Hashed => modulo(mix64((dst_host as u64) << 32 | node as u64)),
             },
-            Routing::Ecmp => (mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % n as u64) as usize,
+            Routing::Ecmp => modulo(mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))),
             Routing::Rps => return None,
         })
     }
@@ -418,13 +585,13 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Forward a packet out of `node` (a switch, or the host that made it).
+    /// Forward a packet out of `node` (a switch, or the host that made it); `via`: the port `fixed_port` gave.
     #[inline]
-    fn forward(&mut self, node: u32, entry: InFlight) {
+    fn forward(&mut self, node: u32, entry: InFlight, via: Option<u32>) {
         if self.special {
-            return self.forward_special(node, entry);
+            return self.forward_special(node, entry, via);
         }
-        let Some(port) = self.pick_port(node, entry.dst_host, entry.flow_hash) else {
+        let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host, entry.flow_hash)) else {
             // Unreachable by construction (flows are checked for paths); counted, never silently lost.
             self.drops += 1;
             self.pool.release(entry.pkt);
@@ -441,9 +608,13 @@ impl<'a> Sim<'a> {
     ///
     /// What the packet is travels in the top bits of its pipe entry's destination (`TAG_*`), so a switch
     /// decides without reading the packet itself (a cache miss per hop otherwise).
-    fn forward_special(&mut self, node: u32, mut entry: InFlight) {
-        let tag = entry.dst_host & TAG_MASK;
-        let Some(port) = self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash) else {
+    fn forward_special(&mut self, node: u32, mut entry: InFlight, via: Option<u32>) {
+        if entry.dst_host & TAG_VIA != 0 {
+            // Never hinted (`arrival_hint`): the packet may turn here towards its destination.
+            self.vlb_turn(node, &mut entry);
+        }
+        let tag = entry.dst_host & TAG_KIND;
+        let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash)) else {
             self.drops += 1;
             self.pool.release(entry.pkt);
             return;
@@ -466,7 +637,7 @@ impl<'a> Sim<'a> {
                     q.wire_bytes = hdr;
                     let flow = q.flow;
                     entry.wire_bytes = hdr;
-                    entry.dst_host = (entry.dst_host & !TAG_MASK) | TAG_PRIO;
+                    entry.dst_host = (entry.dst_host & !TAG_KIND) | TAG_PRIO; // TAG_VIA kept
                     self.flows[flow as usize].trims += 1;
                     p.offer_priority(now, entry, self.window_ps)
                 } else {
@@ -488,6 +659,33 @@ impl<'a> Sim<'a> {
         self.admitted(port, entry, a);
     }
 
+    /// The hint of `port`'s arrival event (crate::event::EventQueue::push_hinted), from its pipe's head: the
+    /// packet with HINT_PKT set when the far node is a host, else the port `fixed_port` names (NO_HINT: none).
+    /// The head cannot change while its event is pending, so the hint holds when the event runs.
+    #[inline]
+    fn arrival_hint(&self, port: u32) -> u32 {
+        let p = &self.ports[port as usize];
+        let Some(head) = p.pipe_front() else { return NO_HINT };
+        if head.dst_host & TAG_VIA != 0 {
+            // On its way to a VLB intermediate: where it leaves depends on whether it turns there.
+            NO_HINT
+        } else if self.kinds[p.to as usize] == NodeKind::Host {
+            if head.pkt < HINT_PKT { head.pkt | HINT_PKT } else { NO_HINT }
+        } else {
+            self.fixed_port(p.to, head.dst_host & !TAG_MASK, head.flow_hash).unwrap_or(NO_HINT)
+        }
+    }
+
+    /// A packet on its way to its intermediate rack (crate::vlb): at that rack's switch, it turns to its
+    /// destination, which the packet itself holds.
+    #[cold]
+    fn vlb_turn(&mut self, node: u32, entry: &mut InFlight) {
+        let via = entry.dst_host & !TAG_MASK;
+        if self.vlb.as_ref().is_some_and(|v| v.reached(node, via)) {
+            entry.dst_host = self.pool.get(entry.pkt).dst_host | (entry.dst_host & TAG_KIND);
+        }
+    }
+
     #[inline]
     fn admitted(&mut self, port: u32, entry: InFlight, a: Admission) {
         match a {
@@ -498,7 +696,8 @@ impl<'a> Sim<'a> {
             Admission::Accepted { arrival, pipe_was_empty } => {
                 self.hops += 1;
                 if pipe_was_empty {
-                    self.events.push(arrival, EventKind::PortArrival, port);
+                    let hint = self.arrival_hint(port);
+                    self.events.push_hinted(arrival, EventKind::PortArrival, port, hint);
                 }
             }
             Admission::Held { timer } => {
@@ -511,21 +710,33 @@ impl<'a> Sim<'a> {
     }
 
     fn send_from_host(&mut self, host: u32, pkt: Packet) {
+        let mut dst = pkt.dst_host;
         let tag = if !self.special {
             0
-        } else if pkt.ect {
-            TAG_ECT
         } else {
-            match pkt.kind {
-                PacketKind::NdpData => TAG_NDP_DATA,
-                PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
-                _ => 0,
+            if let Some(v) = self.vlb.as_ref() {
+                // Data goes through an intermediate rack; ACKs, NACKs and pulls take shortest paths.
+                if matches!(pkt.kind, PacketKind::TcpData | PacketKind::NdpData | PacketKind::Udp) {
+                    let rng = &mut self.switch_rngs[host as usize];
+                    if let Some(via) = v.via(pkt.flow, pkt.flow_hash as u32, |n| rng.below(n)) {
+                        dst = via | TAG_VIA;
+                    }
+                }
+            }
+            if pkt.ect {
+                TAG_ECT
+            } else {
+                match pkt.kind {
+                    PacketKind::NdpData => TAG_NDP_DATA,
+                    PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
+                    _ => 0,
+                }
             }
         };
         let entry = InFlight {
             arrival: 0,
             pkt: self.pool.alloc(pkt),
-            dst_host: pkt.dst_host | tag,
+            dst_host: dst | tag,
             wire_bytes: pkt.wire_bytes,
             flow_hash: pkt.flow_hash as u32,
         };
@@ -534,7 +745,7 @@ impl<'a> Sim<'a> {
         if self.window_ps > 0 {
             self.count_host_window(host, 0, entry.wire_bytes);
         }
-        self.forward(host, entry);
+        self.forward(host, entry, None);
     }
 
     /// Count one packet of `wire_bytes` in the host's current window: `at` 0 for sent, 2 for received.
@@ -544,7 +755,25 @@ impl<'a> Sim<'a> {
             self.host_windows_overflowed = true;
             return;
         }
-        let row = &mut self.host_windows[self.host_index[host as usize] as usize];
+        let h = self.host_index[host as usize] as usize;
+        if self.host_cur[h].0 as u64 != w {
+            self.flush_host_window(h);
+            self.host_cur[h].0 = w as u32;
+        }
+        let counts = &mut self.host_cur[h].1;
+        counts[at] += 1;
+        counts[at + 1] += wire_bytes as u64;
+    }
+
+    /// Add host index `h`'s current window's counts to its row of `host_windows`.
+    #[cold]
+    #[inline(never)]
+    fn flush_host_window(&mut self, h: usize) {
+        let (w, counts) = std::mem::replace(&mut self.host_cur[h], (u32::MAX, [0; 4]));
+        if w == u32::MAX {
+            return;
+        }
+        let row = &mut self.host_windows[h];
         let w = w as usize;
         if row.len() <= w {
             if row.try_reserve(w + 1 - row.len()).is_err() {
@@ -553,21 +782,23 @@ impl<'a> Sim<'a> {
             }
             row.resize(w + 1, [0; 4]);
         }
-        row[w][at] += 1;
-        row[w][at + 1] += wire_bytes as u64;
+        for (total, c) in row[w].iter_mut().zip(counts) {
+            *total += c;
+        }
     }
 
-    fn port_arrival(&mut self, port: u32) {
-        let p = &mut self.ports[port as usize];
-        let (entry, next) = p.pop_arrival();
+    /// The packet at the head of `port`'s pipe reaches the far node; `via`: the port it leaves by, if known.
+    fn port_arrival(&mut self, port: u32, via: Option<u32>) {
+        let (entry, next) = self.ports[port as usize].pop_arrival();
         if let Some(next) = next {
-            self.events.push(next, EventKind::PortArrival, port);
+            let hint = self.arrival_hint(port);
+            self.events.push_hinted(next, EventKind::PortArrival, port, hint);
         }
-        let node = p.to;
+        let node = self.ports[port as usize].to;
         match self.kinds[node as usize] {
             NodeKind::Switch => {
                 self.node_counters[node as usize].forwarded += 1;
-                self.forward(node, entry);
+                self.forward(node, entry, via);
             }
             NodeKind::Host => self.deliver(node, entry.pkt),
         }
@@ -583,7 +814,20 @@ impl<'a> Sim<'a> {
         }
         debug_assert_eq!(self.host_index[host as usize], pkt.dst_host);
         let f = pkt.flow;
-        let was_done = self.flows[f as usize].receiver.finish.is_some();
+        if let Some(row) = self.flows.row_mut(f as usize) {
+            // A finished flow: a late copy of its data is counted and acknowledged (an ACK changes nothing).
+            if matches!(pkt.kind, PacketKind::TcpData | PacketKind::Udp) {
+                let dctcp = self.spec.flows[f as usize].transport == Transport::Dctcp;
+                row.ecn_marks += u64::from(dctcp && pkt.ce);
+                let ack = on_held_data(row, pkt.seq, pkt.retx && pkt.kind == PacketKind::TcpData);
+                if pkt.kind == PacketKind::TcpData {
+                    row.acks_sent += 1;
+                    self.send_held_ack(f, ack, pkt.ts, dctcp && pkt.ce);
+                }
+            }
+            return;
+        }
+        let was_done = self.flows.finished(f as usize);
         match pkt.kind {
             PacketKind::TcpData => {
                 let fl = &mut self.flows[f as usize];
@@ -617,16 +861,29 @@ impl<'a> Sim<'a> {
                 self.sync_rto(f);
                 let fl = &mut self.flows[f as usize];
                 if fl.sender.as_ref().is_some_and(|s| s.done()) {
-                    fl.sent = fl.sender.take().map(|s| s.stats).unwrap_or_default();
+                    let sender = fl.sender.take().expect("a sender");
+                    debug_assert!(fl.receiver.finish.is_some(), "every byte acknowledged, so every byte received");
+                    if !was_done {
+                        self.flows_done += 1;
+                    }
+                    self.flows.fold(f as usize, Some(&sender.stats));
+                    return;
                 }
             }
             PacketKind::Udp => {
-                self.flows[f as usize].receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
+                let fl = &mut self.flows[f as usize];
+                fl.receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
+                if fl.receiver.finish.is_some() {
+                    // Every byte sent (once) and received: nothing of this flow is left on the wire.
+                    self.flows_done += 1;
+                    self.flows.fold(f as usize, None);
+                    return;
+                }
             }
             PacketKind::NdpData | PacketKind::NdpHeader => self.ndp_receive(f, &pkt),
             PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => self.ndp_control(f, &pkt),
         }
-        if !was_done && self.flows[f as usize].receiver.finish.is_some() {
+        if !was_done && self.flows.finished(f as usize) {
             self.flows_done += 1;
         }
     }
@@ -749,6 +1006,27 @@ impl<'a> Sim<'a> {
         self.send_from_host(dst, pkt);
     }
 
+    /// The ACK of a late data packet for flow `f`, folded into its row (`ack`, `echo` and `ce` as
+    /// `send_ack` would take them from the receiver).
+    fn send_held_ack(&mut self, f: u32, ack: u64, echo: u64, ce: bool) {
+        let spec = &self.spec.flows[f as usize];
+        let base = mix64(self.spec.seed ^ mix64(spec.id));
+        let pkt = Packet {
+            kind: PacketKind::TcpAck,
+            flow: f,
+            dst_host: self.host_index[spec.src as usize],
+            wire_bytes: self.spec.tcp.header_bytes + self.spec.frame_overhead_bytes,
+            payload: 0,
+            seq: ack,
+            ts: echo,
+            flow_hash: flow_hash(base, spec.dst, spec.src),
+            retx: false,
+            ect: false,
+            ce,
+        };
+        self.send_from_host(spec.dst, pkt);
+    }
+
     /// Make sure a timer event is pending no later than `deadline`. One pending event per flow and timer
     /// kind is the rule; a deadline moved later is found when the earlier event fires and re-arms.
     fn arm(events: &mut EventQueue, pending: &mut Option<u64>, deadline: u64, kind: EventKind, f: u32) {
@@ -771,6 +1049,8 @@ impl<'a> Sim<'a> {
     }
 
     fn flow_start(&mut self, f: u32) {
+        let state = FlowState::new(self.spec, &self.spec.flows[f as usize], &self.host_index);
+        self.flows.0[f as usize] = FlowSlot::Live(Box::new(state));
         if let Some(s) = self.flows[f as usize].ndp.as_mut() {
             let mut segs = std::mem::take(&mut self.segs);
             s.start(self.now, self.spec.ndp.initial_window, &mut segs);
@@ -872,48 +1152,14 @@ impl<'a> Sim<'a> {
 
     // ---- results -----------------------------------------------------------------------------------
 
-    fn results(mut self, wall_s: f64, stopped_by: &'static str) -> SimResults {
+    /// The results, with `flows` empty: the flows' result rows, in flow order, come beside them.
+    fn results(mut self, wall_s: f64, stopped_by: &'static str) -> (SimResults, Vec<FlowRow>) {
         let schedule = self.linkstate.take().map(|mut ls| {
             let ports = &self.ports;
             ls.close(&|p| drain_end(&ports[p as usize]));
             ls.result()
         });
-        let flows: Vec<FlowResult> = self
-            .spec
-            .flows
-            .iter()
-            .zip(&self.flows)
-            .map(|(f, s)| {
-                let r = &s.receiver;
-                let st = match (&s.sender, &s.ndp) {
-                    (Some(x), _) => x.stats.clone(),
-                    (None, Some(x)) => x.stats.clone(),
-                    (None, None) => s.sent.clone(),
-                };
-                FlowResult {
-                    id: f.id,
-                    src: f.src,
-                    dst: f.dst,
-                    size_bytes: f.size_bytes,
-                    start_ps: f.start_ps,
-                    transport: f.transport.name(),
-                    completed: r.finish.is_some(),
-                    finish_ps: r.finish,
-                    fct_ps: r.finish.map(|t| t - f.start_ps),
-                    bytes_received: r.bytes_received(),
-                    packets_received: r.stats.packets_received,
-                    data_packets_sent: if f.transport == Transport::Udp { s.udp_packets } else { st.data_packets_sent },
-                    retransmits: st.retransmits,
-                    spurious_retransmits: r.stats.spurious_retransmits,
-                    ooo_packets: r.stats.ooo_packets,
-                    fast_retransmits: st.fast_retransmits,
-                    timeouts: st.timeouts,
-                    acks_sent: r.stats.acks_sent,
-                    ecn_marks: r.stats.ecn_marks,
-                    trims: s.trims,
-                }
-            })
-            .collect();
+        let rows = std::mem::replace(&mut self.flows, Flows(Vec::new())).into_rows();
         let links = self
             .ports
             .iter()
@@ -980,8 +1226,8 @@ impl<'a> Sim<'a> {
                     .collect(),
             }
         });
-        let flows_completed = flows.iter().filter(|f| f.completed).count() as u64;
-        SimResults {
+        let flows_completed = rows.iter().filter(|r| r.finish().is_some()).count() as u64;
+        let results = SimResults {
             summary: Summary {
                 sim_time_ps: self.now,
                 events: self.events_done,
@@ -995,11 +1241,12 @@ impl<'a> Sim<'a> {
                 stopped_by,
                 peak_packets_alive: self.pool.capacity_used() as u64,
             },
-            flows,
+            flows: Vec::new(),
             links,
             nodes,
             series,
             schedule,
-        }
+        };
+        (results, rows)
     }
 }

@@ -269,6 +269,17 @@ pub struct EeePhy {
     pub wake_ps: u64,
 }
 
+/// Valiant load balancing (crate::vlb, docs/engine-spec.md): data of flows larger than `min_size_bytes` goes
+/// through an intermediate rack, one of up to `intermediates` drawn per flow.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VlbSpec {
+    /// Draws of an intermediate rack per flow (those on the flow's own racks are dropped); at least 1.
+    pub intermediates: u32,
+    /// Flows of this size or less take shortest paths.
+    pub min_size_bytes: u64,
+}
+
 /// Everything one run needs.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -279,6 +290,9 @@ pub struct SimSpec {
     /// The single-path policy (used only with `routing = "single"`).
     #[serde(default)]
     pub single_path: SinglePath,
+    /// Valiant load balancing through intermediate racks (None: shortest paths only).
+    #[serde(default)]
+    pub vlb: Option<VlbSpec>,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     #[serde(default)]

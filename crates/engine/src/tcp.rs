@@ -11,6 +11,7 @@
 //! immediately when data is out of order, fills a hole, or completes the flow).
 
 use crate::dctcp::Dctcp;
+use crate::results::FlowRow;
 use crate::spec::{DctcpSpec, LossDetection, TcpSpec};
 
 /// One segment the sender asks to transmit.
@@ -303,6 +304,16 @@ impl TcpSender {
     }
 }
 
+impl SenderStats {
+    /// Add the sender's counters to a flow's result row.
+    pub fn fold_into(&self, row: &mut FlowRow) {
+        row.data_packets_sent = self.data_packets_sent;
+        row.retransmits = self.retransmits;
+        row.fast_retransmits = self.fast_retransmits;
+        row.timeouts = self.timeouts;
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ReceiverStats {
     pub packets_received: u64,
@@ -451,6 +462,41 @@ impl TcpReceiver {
     pub fn bytes_received(&self) -> u64 {
         self.rcv_nxt + self.ooo.iter().map(|&(s, e)| e - s).sum::<u64>()
     }
+
+    /// The receiver's counters as a flow's result row (the sender's counters and trims are the caller's).
+    pub fn row(&self) -> FlowRow {
+        let s = &self.stats;
+        FlowRow {
+            finish_ps: self.finish.unwrap_or(u64::MAX),
+            bytes_received: self.bytes_received(),
+            packets_received: s.packets_received,
+            data_packets_sent: 0,
+            retransmits: 0,
+            spurious_retransmits: s.spurious_retransmits,
+            ooo_packets: s.ooo_packets,
+            fast_retransmits: 0,
+            timeouts: 0,
+            acks_sent: s.acks_sent,
+            ecn_marks: s.ecn_marks,
+            trims: 0,
+            highest_seq: self.highest_seq.unwrap_or(0),
+        }
+    }
+}
+
+/// A data packet for a flow already folded into its row, whose receiver held every byte (and had acknowledged
+/// them): counted as `TcpReceiver::on_data` counts a segment it already holds (a spurious copy, out of order if
+/// a first transmission below the highest sequence number seen), which it acknowledges at once. Returns the
+/// ACK's cumulative sequence number; the ACK echoes the packet's own send time and CE mark, and counts in
+/// `acks_sent` when the caller sends it.
+pub fn on_held_data(row: &mut FlowRow, seq: u64, retx: bool) -> u64 {
+    row.packets_received += 1;
+    if !retx && seq < row.highest_seq {
+        row.ooo_packets += 1;
+    }
+    row.highest_seq = row.highest_seq.max(seq);
+    row.spurious_retransmits += 1;
+    row.bytes_received
 }
 
 #[cfg(test)]
@@ -585,6 +631,31 @@ mod tests {
         assert_eq!(r.on_data(4, 3000, 1000, false, 0, &c), AckAction::Now);
         assert_eq!(r.finish, Some(4));
         assert_eq!(r.bytes_received(), 4000);
+    }
+
+    #[test]
+    fn a_folded_receiver_counts_late_copies_as_the_receiver_would() {
+        // A flow whose receiver holds every byte is folded into its row; copies that arrive after that (late
+        // originals, late retransmissions) must change the row exactly as the receiver itself would have.
+        for delayed_ack in [false, true] {
+            let c = TcpSpec { delayed_ack, ..cfg() };
+            let mut r = TcpReceiver::new(4000);
+            for (t, seq) in [(0, 0), (1, 2000), (2, 1000), (3, 3000)] {
+                if r.on_data(t, seq, 1000, seq == 1000, t, &c) == AckAction::Now {
+                    r.take_ack();
+                }
+            }
+            assert_eq!(r.finish, Some(3));
+            let mut row = r.row();
+            for (t, seq, retx) in [(4, 1000, false), (5, 0, true), (6, 3000, false), (7, 2000, false)] {
+                assert_eq!(r.on_data(t, seq, 1000, retx, t, &c), AckAction::Now);
+                let (ack, echo) = r.take_ack();
+                assert_eq!((on_held_data(&mut row, seq, retx), echo), (ack, t));
+                row.acks_sent += 1;
+                assert_eq!(row, r.row());
+            }
+            assert!(row.ooo_packets >= 2 && row.spurious_retransmits == 4);
+        }
     }
 
     #[test]

@@ -107,10 +107,18 @@ fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
                 .filter_map(move |(_, q, name)| q.map(|q| (format!("links[{i}].{name}"), q)))
         })
     };
-    if (uses(Transport::Dctcp) || uses(Transport::Ndp))
+    if (uses(Transport::Dctcp) || uses(Transport::Ndp) || spec.vlb.is_some())
         && spec.nodes.iter().filter(|n| n.kind == NodeKind::Host).count() >= 1 << 29
     {
-        return bad("nodes", "DCTCP and NDP runs support fewer than 2^29 hosts");
+        return bad("nodes", "DCTCP, NDP and VLB runs support fewer than 2^29 hosts");
+    }
+    if let Some(v) = &spec.vlb {
+        if v.intermediates == 0 {
+            return bad("vlb.intermediates", "must be at least 1");
+        }
+        if spec.link_schedule.is_some() {
+            return bad("vlb", "VLB does not run with a link schedule");
+        }
     }
     if uses(Transport::Dctcp) {
         let d = &spec.dctcp;

@@ -5,12 +5,14 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use greendcn_engine::results::FlowResult;
 use greendcn_engine::spec::{FlowSpec, Transport};
 use greendcn_engine::{EngineError, Loc, LocItem};
 
+use columns::TRANSPORTS;
+
+mod columns;
 mod logscan;
 
 // The binding's own exception types; greendcn.sim.engine turns them into the package's one exception tree
@@ -132,57 +134,6 @@ fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult
     })
 }
 
-/// A per-flow result column: name, numpy type code, bytes per value (8 or 1) and the value of one flow.
-type FlowColumn = (&'static str, &'static str, usize, fn(&FlowResult) -> u64);
-
-/// The per-flow results as columns, in the order of docs/engine-spec.md. `fct_ps` and `finish_ps` of a flow that
-/// never finished are `u64::MAX`; `transport` is a code into `TRANSPORTS` (0 tcp, 1 udp, 2 dctcp, 3 ndp).
-const FLOW_COLUMNS: [FlowColumn; 20] = [
-    ("id", "<u8", 8, |f| f.id),
-    ("src", "<u8", 8, |f| u64::from(f.src)),
-    ("dst", "<u8", 8, |f| u64::from(f.dst)),
-    ("size_bytes", "<u8", 8, |f| f.size_bytes),
-    ("start_ps", "<u8", 8, |f| f.start_ps),
-    ("transport", "u1", 1, |f| transport_code(f.transport)),
-    ("completed", "?", 1, |f| u64::from(f.completed)),
-    ("finish_ps", "<u8", 8, |f| f.finish_ps.unwrap_or(u64::MAX)),
-    ("fct_ps", "<u8", 8, |f| f.fct_ps.unwrap_or(u64::MAX)),
-    ("bytes_received", "<u8", 8, |f| f.bytes_received),
-    ("packets_received", "<u8", 8, |f| f.packets_received),
-    ("data_packets_sent", "<u8", 8, |f| f.data_packets_sent),
-    ("retransmits", "<u8", 8, |f| f.retransmits),
-    ("spurious_retransmits", "<u8", 8, |f| f.spurious_retransmits),
-    ("ooo_packets", "<u8", 8, |f| f.ooo_packets),
-    ("fast_retransmits", "<u8", 8, |f| f.fast_retransmits),
-    ("timeouts", "<u8", 8, |f| f.timeouts),
-    ("acks_sent", "<u8", 8, |f| f.acks_sent),
-    ("ecn_marks", "<u8", 8, |f| f.ecn_marks),
-    ("trims", "<u8", 8, |f| f.trims),
-];
-
-/// The transports in the order of their one-byte codes in flow columns, both ways (`sim.engine.TRANSPORTS`).
-const TRANSPORTS: [Transport; 4] = [Transport::Tcp, Transport::Udp, Transport::Dctcp, Transport::Ndp];
-
-fn transport_code(name: &str) -> u64 {
-    TRANSPORTS.iter().position(|t| t.name() == name).map_or(u64::MAX, |i| i as u64)
-}
-
-/// The per-flow results as Python bytes, one column at a time written straight into its bytes object (no copy
-/// of the whole table beside the results).
-fn flow_columns(py: Python<'_>, flows: &[FlowResult]) -> PyResult<Py<PyList>> {
-    let list = PyList::empty(py);
-    for (name, dtype, width, get) in FLOW_COLUMNS {
-        let bytes = PyBytes::new_with(py, width * flows.len(), |buf| {
-            for (out, f) in buf.chunks_exact_mut(width).zip(flows) {
-                out.copy_from_slice(&get(f).to_le_bytes()[..width]);
-            }
-            Ok(())
-        })?;
-        list.append((name, dtype, bytes))?;
-    }
-    Ok(list.unbind())
-}
-
 /// The spec's flows from columns: (name, little-endian bytes) for `id`, `src`, `dst`, `size_bytes`, `start_ps`,
 /// `rate_bps` and `handshake_ps` (u64 each) and `transport` (one byte, a code into `TRANSPORTS`); `rate_bps`
 /// counts for UDP flows only.
@@ -230,9 +181,11 @@ fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineE
         .collect()
 }
 
-/// `run`, with the per-flow results handed back as columns instead of JSON: returns (the results JSON with an
-/// empty `flows` array, a list of (column name, numpy type code, bytes)), in the order of docs/engine-spec.md.
-/// A million flows then cost their bytes, not a Python object each.
+/// `run`, with the result tables handed back as columns instead of JSON: returns (the results JSON with empty
+/// `flows`, `links` and `nodes` and a null `series`, a dict of the tables: `flows`, `links` and `nodes` each a
+/// list of (column name, numpy type code, bytes) in the order of docs/engine-spec.md, `series` None or a dict
+/// of `window_ps` and (rows, row-major bytes) per series). A million flows then cost their bytes, not a Python
+/// object each. `flows`, if given, are the spec's flows as columns (the spec's own `flows` then empty).
 #[pyfunction]
 #[pyo3(signature = (spec_json, progress=None, flows=None))]
 fn run_columns(
@@ -240,7 +193,7 @@ fn run_columns(
     spec_json: &str,
     progress: Option<Py<PyAny>>,
     flows: Option<Vec<(String, Py<PyBytes>)>>,
-) -> PyResult<(String, Py<PyList>)> {
+) -> PyResult<(String, Py<PyDict>)> {
     let spec = spec_json.to_owned();
     // The flows are read from the Python buffers in place, before the run (and its release of the GIL).
     let flow_specs = match &flows {
@@ -251,19 +204,30 @@ fn run_columns(
         None => None,
     };
     drop(flows);
-    let (text, results) = guarded(py, move |interrupted| {
+    let (text, specs, rows, results) = guarded(py, move |interrupted| {
         let mut watch = watcher(&progress, interrupted);
         let mut parsed = greendcn_engine::parse_spec(&spec)?;
         if let Some(f) = flow_specs {
             parsed.flows = f;
         }
-        let mut results = greendcn_engine::run_watched(&parsed, &mut watch)?;
+        let (mut results, rows) = greendcn_engine::run_watched_rows(&parsed, &mut watch)?;
+        let specs = std::mem::take(&mut parsed.flows);
         drop(parsed);
-        let flows = std::mem::take(&mut results.flows);
+        let tables = (std::mem::take(&mut results.links), std::mem::take(&mut results.nodes), results.series.take());
         let text = serde_json::to_string(&results).expect("results always serialize");
-        Ok((text, flows))
+        Ok((text, specs, rows, tables))
     })?;
-    Ok((text, flow_columns(py, &results)?))
+    let (links, nodes, series) = results;
+    let tables = PyDict::new(py);
+    tables.set_item("flows", columns::flow_columns(py, &specs, &rows)?)?;
+    drop((specs, rows));
+    tables.set_item("links", columns::link_columns(py, &links)?)?;
+    tables.set_item("nodes", columns::node_columns(py, &nodes)?)?;
+    match &series {
+        Some(s) => tables.set_item("series", columns::series_dict(py, s)?)?,
+        None => tables.set_item("series", py.None())?,
+    }
+    Ok((text, tables.unbind()))
 }
 
 /// Run one circuit-fabric simulation (docs/circuit-engine.md): the same contract as `run`, with a

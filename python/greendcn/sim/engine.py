@@ -65,6 +65,7 @@ _TCP_KEYS = {
 _FLOW_KEYS = {"size_bytes": "size", "rate_bps": "rate", "start_ps": "start"}
 _TOP_KEYS: dict[str, Loc] = {
     "routing": ("routing", "scheme"),
+    "vlb": ("routing", "vlb"),
     "seed": ("run", "seed"),
     "stop_ps": ("run", "stop_time"),
     "stats_window_ps": ("power", "window"),
@@ -99,10 +100,12 @@ def run_spec(spec: dict[str, Any], progress: Callable[..., object] | None = None
 
 
 def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | None = None) -> dict[str, Any]:
-    """`run_spec`, with `flows` a `sim.tables.Columns` of the engine's per-flow columns (docs/engine-spec.md, in
-    its order; whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow that never
-    finished, `transport` codes into TRANSPORTS): built from the engine's column buffers, no Python object per
-    flow and no pandas."""
+    """`run_spec`, with the result tables built from the engine's column buffers (docs/engine-spec.md, "Results
+    as columns"), no JSON text parsed for them and no pandas: `flows` a `sim.tables.Columns` of the per-flow
+    columns in the spec's order (whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow
+    that never finished, `transport` codes into TRANSPORTS); `links` and `nodes` `sim.tables.Records` (read as
+    the JSON's list of records, built on first use; `.table` their columns); `series` None or its
+    `window_ps` and, per series, a rows x windows int64 array."""
     flows = spec.get("flows")
     if isinstance(flows, FlowBuffers):
         buffers = flows.buffers
@@ -113,9 +116,12 @@ def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | Non
         spec = {**spec, "flows": []}
     else:
         native = _native.run_columns
-    text, columns = _call(native, spec, progress, scenario_loc, "docs/engine-spec.md", raw=True)
+    text, tables = _call(native, spec, progress, scenario_loc, "docs/engine-spec.md", raw=True)
     out = json.loads(text)
-    out["flows"] = _flow_columns(columns)
+    out["flows"] = _flow_columns(tables["flows"])
+    out["links"] = _link_records(tables["links"])
+    out["nodes"] = _node_records(tables["nodes"])
+    out["series"] = _series(tables["series"])
     return out
 
 
@@ -136,6 +142,60 @@ def _flow_columns(columns: list[tuple[str, str, bytes]]) -> Any:
         else:
             data[name] = values.astype(np.int64)
     return Columns(data)
+
+
+# EEE's per-direction counters: in the JSON only on directions with EEE on (the engine's `eee` column).
+_EEE_KEYS = ("sleep_ps", "lpi_ps", "wake_ps", "sleeps")
+
+
+def _link_records(columns: list[tuple[str, str, bytes]]) -> Any:
+    """The link directions as `Records`: counters as int64; EEE's counters, present only where `eee` is set,
+    int64 when every direction has EEE on and float64 with NaN on the others otherwise (as the JSON's records
+    make them)."""
+    import numpy as np
+
+    from .tables import Columns, Records
+
+    data = {name: np.frombuffer(buf, dtype=dtype) for name, dtype, buf in columns}
+    present = data.pop("eee", None)
+    table = Columns()
+    for name, values in data.items():
+        if name in _EEE_KEYS and present is not None and not present.all():
+            table[name] = np.where(present, values.astype(np.float64), np.nan)
+        else:
+            table[name] = values.astype(np.int64)
+    optional = {} if present is None or present.all() else {k: present.copy() for k in _EEE_KEYS}
+    return Records(table, optional)
+
+
+def _node_records(columns: list[tuple[str, str, Any]]) -> Any:
+    """The nodes as `Records`: name and kind as str (object arrays), counters as int64."""
+    import numpy as np
+
+    from .tables import Columns, Records
+
+    table = Columns()
+    for name, dtype, values in columns:
+        if name == "name":
+            table[name] = np.array(values, dtype=object)
+        elif name == "kind":
+            table[name] = np.array(("host", "switch"), dtype=object)[np.frombuffer(values, dtype=dtype)]
+        else:
+            table[name] = np.frombuffer(values, dtype=dtype).astype(np.int64)
+    return Records(table)
+
+
+def _series(series: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The per-window series: `window_ps` and each series as a rows x windows int64 array."""
+    if series is None:
+        return None
+    import numpy as np
+
+    out: dict[str, Any] = {"window_ps": series.pop("window_ps")}
+    for name, (rows, buf) in series.items():
+        values = np.frombuffer(buf, dtype="<u8").astype(np.int64)
+        out[name] = values.reshape(rows, len(values) // rows if rows else 0)
+    return out
 
 
 def run_circuit_spec(

@@ -409,8 +409,14 @@ def fold_windows(rows: list[list[int]], hosts: int, windows: int) -> np.ndarray:
     """Ragged per-host (or per-link) rows (the engine stops a row at its last packet) as rows x windows; counts
     past the last window (a packet at the very end of the run) are kept in the last one."""
     out = np.zeros((hosts, windows), dtype=float)
+    if isinstance(rows, np.ndarray) and rows.ndim == 2:  # the engine's columns (sim.engine.run_spec_columns)
+        a = rows.astype(float)
+        if a.shape[1] > windows:
+            a = np.concatenate([a[:, : windows - 1], a[:, windows - 1 :].sum(axis=1, keepdims=True)], axis=1)
+        out[: len(a), : a.shape[1]] = a
+        return out
     for i, row in enumerate(rows):
-        if not row:
+        if len(row) == 0:
             continue
         a = np.asarray(row, dtype=float)
         if a.size > windows:

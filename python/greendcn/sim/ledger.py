@@ -110,6 +110,10 @@ def interval_weights(window_ps: int, interval_ps: tuple[int, int]) -> tuple[np.n
 def in_interval(rows: list[list[int]], idx: np.ndarray, frac: np.ndarray) -> np.ndarray:
     """Per row (a host or link direction), its windows' counts inside the interval (rows x windows touched)."""
     out = np.zeros((len(rows), idx.size))
+    if isinstance(rows, np.ndarray) and rows.ndim == 2:  # the engine's columns (sim.engine.run_spec_columns)
+        keep = idx < rows.shape[1]
+        out[:, keep] = rows[:, idx[keep]].astype(float) * frac[keep]
+        return out
     for i, row in enumerate(rows):
         keep = idx < len(row)
         if keep.any():
@@ -268,7 +272,7 @@ def _interval_energy(
     results: dict, models: EnergyModels, hosts: HostPricer | None, interval_ps: tuple[int, int]
 ) -> EnergyReport:
     series = results.get("series") or {}
-    if not series.get("link_bytes"):
+    if len(series.get("link_bytes", ())) == 0:
         raise InputError(
             "energy over a window needs the engine's per-window counters",
             hint="run with stats_window_ps set (simulate sets it when run.window is given)",
@@ -330,7 +334,7 @@ def _interval_energy(
 def _interval_bits(results: dict, idx: np.ndarray, frac: np.ndarray) -> int:
     """Payload bits delivered in the window: the hosts' received wire bytes there, times the run's payload
     share of all received wire bytes (our choice: the engine counts wire bytes per host and window)."""
-    rows = (results.get("series") or {}).get("host_bytes_received") or []
+    rows = (results.get("series") or {}).get("host_bytes_received", [])
     wire_all = float(sum(sum(r) for r in rows))
     if wire_all <= 0:
         return 0
@@ -380,7 +384,7 @@ def _series(
     results: dict, models: EnergyModels, sim_s: float, window_s: float | None, host_energy: HostEnergy | None
 ) -> dict | None:
     series = results.get("series")
-    if not series or not series.get("link_bytes"):
+    if not series or len(series.get("link_bytes", ())) == 0:
         if window_s is not None:
             raise InputError(
                 "a power series needs the engine's per-window counters",

@@ -184,7 +184,7 @@ def ideal_fct_packet_s(
     mid_delay = np.zeros(len(size))
     sprayed = None
     mid_inv = np.zeros(len(size))
-    sources = np.unique(s_sw)
+    sources = _distinct(s_sw)
     uniform = {(l.rate_bps, l.delay_ps) for l in net.links if min(l.a, l.b) >= len(sw)}
     if len(uniform) == 1:  # fat-trees and leaf-spines: every switch link alike, so hops say it all
         ((r, d),) = uniform
@@ -263,9 +263,26 @@ def ideal_fct_circuit_s(
 def _stats(values: np.ndarray, prefix: str, unit: str) -> dict[str, float | None]:
     v = values[np.isfinite(values)]
     out: dict[str, float | None] = {f"{prefix}_mean{unit}": float(v.mean()) if v.size else None}
+    ordered = np.sort(v)
     for name, q in QUANTILES:
-        out[f"{prefix}_{name}{unit}"] = float(np.quantile(v, q)) if v.size else None
+        out[f"{prefix}_{name}{unit}"] = quantile_sorted(ordered, q) if v.size else None
     return out
+
+
+def quantile_sorted(ordered: np.ndarray, q: float) -> float:
+    """np.quantile(values, q) (its default, linear method) of values sorted ascending, the same float bit for
+    bit: the order statistics either side of (n - 1) q, interpolated as numpy's _lerp does (from the upper one
+    when the fraction is at least 0.5). np.quantile imports numpy.ma on its first call (through np.unique),
+    about 50 M instructions of a small run's start-up (BENCHMARKS.md); sorting once also serves every q."""
+    n = len(ordered)
+    at = (n - 1) * q
+    if at >= n - 1:
+        return float(ordered[-1])
+    below = max(int(math.floor(at)), 0)
+    a, b = float(ordered[below]), float(ordered[below + 1])
+    t = at - below
+    diff = b - a
+    return b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
 
 def _row(group: str, name: str, fct: np.ndarray, slowdown: np.ndarray) -> dict[str, Any]:
@@ -279,12 +296,21 @@ def _row(group: str, name: str, fct: np.ndarray, slowdown: np.ndarray) -> dict[s
     }
 
 
+def _distinct(values: Any) -> np.ndarray:
+    """np.unique of whole numbers (sorted, each once), by counting when none is negative: np.unique imports
+    numpy.ma on its first call, about 50 M instructions of a small run's start-up (BENCHMARKS.md)."""
+    a = np.asarray(values)
+    if a.size and a.min() < 0:
+        return np.unique(a)
+    return np.flatnonzero(np.bincount(a)).astype(a.dtype)
+
+
 def _class_groups(classes: Any) -> list[tuple[str, np.ndarray]]:
     """(class, rows) per class present, in sorted order: a `Text` column by its codes, any other by value."""
     from .tables import Text
 
     if isinstance(classes, Text):
-        present = np.unique(classes.codes)
+        present = _distinct(classes.codes)
         groups = [(classes.names[c], classes.codes == c) for c in present.tolist()]
     else:
         values = np.asarray(classes, dtype=object)

@@ -104,6 +104,7 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         "seed": seed,
         "routing": sc.routing.scheme,
         "single_path": sc.routing.single_path,
+        **({"vlb": vlb_spec(sc.routing)} if sc.routing.vlb else {}),
         **net.to_spec(),
         "flows": (specs := _flow_specs(sc, net, flows)),
         "tcp": tcp_spec(sc.tcp),
@@ -113,6 +114,11 @@ def build_spec(sc: Scenario, net: Network, flows: list[Flow], seed: int) -> dict
         **({"stats_window_ps": window} if (window := _window_ps(sc, net)) else {}),
         **({"eee": eee} if (eee := eee_spec(sc.eee, {link.rate_bps for link in net.links})) else {}),
     }
+
+
+def vlb_spec(r: Any) -> dict[str, Any]:
+    """The engine's Valiant load balancing settings (docs/engine-spec.md) from a scenario's [routing]."""
+    return {"intermediates": r.vlb_intermediates, "min_size_bytes": r.vlb_min_size}
 
 
 def tcp_spec(t: Any) -> dict[str, Any]:
@@ -228,7 +234,8 @@ def _column_flow_specs(sc: Scenario, net: Network, flows: FlowColumns) -> Any:
     # Each flow's transport: UDP as the file says, else its class's (flow_transport), as code into TRANSPORTS.
     by_class = np.array([TRANSPORTS.index(flow_transport(sc, "tcp", c)) for c in flows.classes] or [0])
     codes = np.where(flows.udp, TRANSPORTS.index("udp"), by_class[flows.cls]).astype(np.uint8)
-    used = frozenset(TRANSPORTS[int(c)] for c in np.unique(codes))
+    # the codes present, by count (np.unique imports numpy.ma, about 50 M instructions at start-up)
+    used = frozenset(TRANSPORTS[int(c)] for c in np.flatnonzero(np.bincount(codes)))
     hs = None
     if sc.tcp.handshake:
         header = sc.tcp.header_bytes + sc.topology.frame_overhead
@@ -475,6 +482,7 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
         "scenario": sc.name,
         "seed": seed,
         "routing": sc.routing.scheme,
+        **({"vlb": True} if sc.routing.vlb else {}),
         "sim_time_s": sim_time_s,
         **s,
         "flows": len(flows),

@@ -4,12 +4,12 @@ users read on first access (`TableField`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Columns", "TableField", "Text", "column", "from_records", "raw_table"]
+__all__ = ["Columns", "Records", "TableField", "Text", "column", "from_records", "raw_table"]
 
 
 class Text:
@@ -139,10 +139,49 @@ def raw_table(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-def from_records(rows: list[dict[str, Any]]) -> Columns:
+class Records(Sequence):
+    """A table as the JSON's list of records (one dict per row, Python values), built from its columns the first
+    time a row is read, so that code which only wants the columns (`table`) never builds them. `optional` maps a
+    column to the rows that have it: a row's dict leaves the column out where that is false (the engine writes
+    EEE's counters only for directions with EEE on)."""
+
+    def __init__(self, table: Columns, optional: dict[str, np.ndarray] | None = None) -> None:
+        self.table = table
+        self.optional = optional or {}
+        self._rows: list[dict[str, Any]] | None = None
+
+    def rows(self) -> list[dict[str, Any]]:
+        if self._rows is None:
+            always = [n for n in self.table.columns if n not in self.optional]
+            lists = [self.table[n].tolist() for n in always]
+            self._rows = [dict(zip(always, row)) for row in zip(*lists)] if always else []
+            for name, has in self.optional.items():
+                values = self.table[name]
+                for i in np.flatnonzero(has).tolist():
+                    self._rows[i][name] = int(values[i])
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.rows()[i]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        return self.rows() == (other.rows() if isinstance(other, Records) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the list it stands for
+
+
+def from_records(rows: list[dict[str, Any]] | Records) -> Columns:
     """Columns from JSON-like records (the engine's links and nodes): whole numbers as int64, numbers with a
     fraction or a null as float64 (NaN), booleans as bool, anything else (text; nulls only) as an object
-    array, as pandas would build them."""
+    array, as pandas would build them. `Records` give their columns as they are (the arrays shared)."""
+    if isinstance(rows, Records):
+        return rows.table.select(rows.table.columns)
     names: dict[str, None] = {}
     for r in rows:
         names.update(dict.fromkeys(r))

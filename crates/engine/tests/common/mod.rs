@@ -36,6 +36,7 @@ pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, ro
         stats_window_ps: None,
         eee: None,
         link_schedule: None,
+        vlb: None,
     }
 }
 

@@ -133,9 +133,10 @@ def network_scenario(
         # NDP sprays packet by packet: the Clos's run.sh passes `-strat perm` (SCATTER_PERMUTE,
         # main_ndp_fatTree_3to1_k12.cpp lines 100-102), the expander's main sets SCATTER_RANDOM whatever the
         # options (main_ndp_expander.cpp line 139); spraying over equal-cost next hops is our `rps`. TCP and
-        # DCTCP keep the file's routing (our choice: spraying would reorder their segments)
+        # DCTCP keep the file's routing (our choice: spraying would reorder their segments). The file's Valiant
+        # load balancing keys (routing.vlb*, the simulator's -VLB 1) are kept either way.
         if transport == "ndp":
-            routing = {"scheme": "rps"}
+            routing = {"scheme": "rps", **{k: v for k, v in routing.items() if k.startswith("vlb")}}
     if rs.cutoff_bytes is not None and topo.get("kind") == "opera":
         topo["cutoff"] = f"{rs.cutoff_bytes}B"
     sc: dict[str, Any] = {
@@ -299,6 +300,7 @@ def reproduce_opera_paper(
             "network": network,
             "network_file": sc["_file"],
             "topology_kind": sc["topology"].get("kind"),
+            "routing": dict(sc["routing"]),  # the [routing] that ran (with routing.vlb if the file sets it)
             "hosts": hosts,
             "transport": transport,
             "transport_ran": _ran(fl, s),

@@ -8,7 +8,8 @@ racks`, then `racks` lines of the 0/1 adjacency matrix, then optionally one line
 between]` (its up to 8 equal-cost shortest paths per rack pair, MAIN.m lines 50 and 67-70). Host i hangs under
 rack i // hosts_per_rack (expander_topology.cpp lines 147-149 and 236-237), as here. We read the matrix and
 check the path lines (each hop a link of the matrix) but route by our own ECMP over every shortest path,
-hop by hop (docs/scenario-format.md says how that differs).
+hop by hop (docs/scenario-format.md says how that differs); routing.vlb adds the simulator's Valiant load
+balancing through intermediate racks (crates/engine/src/vlb.rs).
 
 The generator (ours): the random pairing of Steger and Wormald (1999, "Generating random regular graphs quickly"):
 every rack has `uplinks` free ports; shuffled ports are paired in turn, pairs that would make a loop or a

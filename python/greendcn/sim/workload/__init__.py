@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from ...core.lazy import lazy_dir, lazy_getattr
 from .explicit import flows_from_entries, read_flows_csv
 from .flow import Flow, add_start_jitter, rng_for
-from .distributions import SizeDistribution, load_distribution
-from .generate import GenContext, generate_table, is_generated
 from .permutation import permutation
 from .rps_scenarios import randomized, static
-from .table import FlowTable
+
+# The generators (size tables, arrivals, patterns) load on first use: a run of listed flows or of a paper's
+# scenario does not import them.
+_LAZY = {
+    "FlowTable": ".table",
+    "GenContext": ".generate",
+    "SizeDistribution": ".distributions",
+    "generate_table": ".generate",
+    "is_generated": ".generate",
+    "load_distribution": ".distributions",
+}
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__dir__ = lazy_dir(_LAZY, globals())
 
 __all__ = [
     "Flow",
@@ -20,6 +31,7 @@ __all__ = [
     "build_workload",
     "flows_from_entries",
     "generate_table",
+    "is_generated",
     "load_distribution",
     "permutation",
     "randomized",
@@ -31,6 +43,8 @@ __all__ = [
 
 def build_table(scenario, net, seed: int):  # type: ignore[no-untyped-def]
     """The generated flows (kinds poisson, count, all_at_once, mix) of `scenario` on `net` as a FlowTable."""
+    from .generate import GenContext, generate_table
+
     ctx = GenContext.of(scenario.topology, len(net.hosts), scenario.base_dir)
     return generate_table(scenario.workload, ctx, seed)
 
@@ -42,7 +56,7 @@ def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-u
     from ...core.errors import InputError
 
     w = scenario.workload
-    if is_generated(w):
+    if w.kind in ("poisson", "count", "all_at_once", "mix"):  # generate.is_generated, without importing it
         flows = build_table(scenario, net, seed).to_columns()
         if not flows:
             raise InputError(
