@@ -206,15 +206,15 @@ pub struct NdpSpec {
     /// round trip; the paper sends one BDP, so settable).
     pub initial_window: u32,
     /// Who paces pulls: one pacer per receiving host (the paper's) or one per flow (the public Opera
-    /// simulator's Clos and expander runs). The packet engine only.
+    /// simulator's runs). Both engines.
     pub pull_pacer: PullPacing,
 }
 
 /// NDP's pull pacing: `Host` paces all the pulls of a receiving host at its link rate (Handley et al. 2017,
 /// section 3.2); `Flow` gives each flow a pacer of its own at the receiver's link rate, so a host receiving n
-/// flows pulls up to n packets per packet time, as the public Opera simulator's Clos and expander mains build
-/// their sinks (src/clos/datacenter/main_ndp_fatTree_3to1_k12.cpp line 200, src/expander/datacenter/
-/// main_ndp_expander.cpp line 206: a `NdpPullPacer` per flow).
+/// flows pulls up to n packets per packet time, as the public Opera simulator's mains build their sinks
+/// (src/clos/datacenter/main_ndp_fatTree_3to1_k12.cpp line 200, src/expander/datacenter/main_ndp_expander.cpp
+/// line 206, src/opera/datacenter/main_ndp_dynexpTopology.cpp line 195: a `NdpPullPacer` per flow).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PullPacing {

@@ -18,7 +18,8 @@ use super::hostlink::HostLinks;
 use super::results::CircuitResults;
 use super::rotorlb::Offer;
 use super::schedule::Schedule;
-use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport, NdpPacing};
+use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport};
+use crate::spec::PullPacing;
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
 use crate::rng::Rng;
@@ -334,7 +335,7 @@ pub struct CircuitSim<'a> {
     win_tx: Vec<Vec<u64>>,
     windows_overflowed: bool,
     tcp: TcpSpec,
-    /// NDP receivers' pull pacers, per host (or endpoint without hosts), or per flow (`ndp_pacing`); empty
+    /// NDP receivers' pull pacers, per host (or endpoint without hosts), or per flow (`ndp.pull_pacer`); empty
     /// when no flow runs NDP.
     pacers: Vec<PullPacer>,
     now: u64,
@@ -564,7 +565,7 @@ impl<'a> CircuitSim<'a> {
     }
 
     /// NDP's pull pacers when some flow runs NDP: one per receiver (host, or endpoint without hosts), or one
-    /// per flow with `ndp_pacing = "flow"` (the public Opera simulator's main makes a pacer for every flow,
+    /// per flow with `ndp.pull_pacer = "flow"` (the public Opera simulator's main makes a pacer for every flow,
     /// src/opera/datacenter/main_ndp_dynexpTopology.cpp line 195). Either paces its pulls one full packet
     /// apart at the receiver's link rate (the host's link, or an uplink's rate without hosts: our choice; the
     /// simulator's pacers space pulls by a packet's payload at 10 Gb/s, src/opera/ndp.cpp line 1014, 4 %
@@ -579,9 +580,9 @@ impl<'a> CircuitSim<'a> {
             Some(h) => (spec.endpoints * h.per_endpoint, h.rate_bps),
             None => (spec.endpoints, spec.link_rate_bps),
         };
-        let count = match spec.ndp_pacing {
-            NdpPacing::Host => receivers as usize,
-            NdpPacing::Flow => spec.flows.len(),
+        let count = match spec.ndp.pull_pacer {
+            PullPacing::Host => receivers as usize,
+            PullPacing::Flow => spec.flows.len(),
         };
         let gap = SerClock::new(rate).time_ps(full);
         (0..count).map(|_| PullPacer::new(gap)).collect()
@@ -590,9 +591,9 @@ impl<'a> CircuitSim<'a> {
     /// The pull pacer of flow `f`'s receiver: its destination's, or its own with per-flow pacing.
     #[inline]
     fn pacer_of(&self, f: u32) -> u32 {
-        match self.spec.ndp_pacing {
-            NdpPacing::Host => self.spec.flows[f as usize].dst,
-            NdpPacing::Flow => f,
+        match self.spec.ndp.pull_pacer {
+            PullPacing::Host => self.spec.flows[f as usize].dst,
+            PullPacing::Flow => f,
         }
     }
 

@@ -81,18 +81,6 @@ pub struct OperaSpec {
     pub spray: Option<Vec<u64>>,
 }
 
-/// Who paces an NDP receiver's pulls (docs/circuit-engine.md, routing "opera").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NdpPacing {
-    /// One pacer per receiving host (per endpoint without hosts), shared by the flows to it (Handley et al.
-    /// 2017, section 3.2).
-    #[default]
-    Host,
-    /// One pacer per flow, each at the receiver's link rate (the public Opera simulator's mains build one per
-    /// flow).
-    Flow,
-}
 
 /// The sender's TDMA: for a slot whose circuits are up at the switch over [start, start + uptime), the
 /// sending window is [start - lead, start + uptime - guard - lead) with lead = prealloc + delay (senders are
@@ -223,12 +211,10 @@ pub struct CircuitSpec {
     #[serde(default)]
     pub tcp: crate::spec::TcpSpec,
     /// NDP settings of NDP flows (Opera's low-latency class with transport "ndp"): `queue` limits each uplink's
-    /// low-latency data queue, beyond which NDP data is trimmed to its header.
+    /// low-latency data queue, beyond which NDP data is trimmed to its header; `pull_pacer`: one pacer per
+    /// receiving host (per endpoint without hosts, the default) or one per flow.
     #[serde(default)]
     pub ndp: crate::spec::NdpSpec,
-    /// Whether NDP's pull pacers are per receiving host (the default) or per flow.
-    #[serde(default)]
-    pub ndp_pacing: NdpPacing,
     /// DCTCP settings of DCTCP flows: `k_packets` is the marking threshold on each uplink's low-latency data
     /// queue (Opera) and on each source ToR's bulk queue per destination.
     #[serde(default)]

@@ -66,7 +66,6 @@ def circuit_spec(
     ndp: dict[str, Any] | None = None,
     dctcp: dict[str, Any] | None = None,
     packet: dict[str, Any] | None = None,
-    ndp_pacing: str | None = None,
 ) -> dict[str, Any]:
     """The engine's circuit spec. `hosts` puts hosts behind the endpoints (the spec's `hosts`: per_endpoint,
     rate_bps, delay_ps, nic_queue, tor_queue; docs/circuit-engine.md), and flows then name hosts. `opera` is the routing table entry of routing "opera"
@@ -129,13 +128,11 @@ def circuit_spec(
     if tcp is not None:
         spec["tcp"] = tcp
     if ndp is not None:
-        spec["ndp"] = ndp  # NDP flows of Opera's low-latency class: queue, header_bytes, initial_window
+        spec["ndp"] = ndp  # NDP flows: queue, header_bytes, initial_window, pull_pacer
     if dctcp is not None:
         spec["dctcp"] = dctcp  # DCTCP flows of Opera's low-latency class: k_packets, g, initial_alpha
     if packet is not None:
         spec["packet"] = packet  # packet sizes and framing (the engine's defaults for keys left out)
-    if ndp_pacing is not None:
-        spec["ndp_pacing"] = ndp_pacing  # NDP's pull pacers: "host" or "flow"
     if hosts is not None:
         spec["hosts"] = hosts
     if stop_ps is not None:

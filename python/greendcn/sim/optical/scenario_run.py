@@ -223,7 +223,6 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         hosts=_hosts_spec(topo),
         window_ps=observation_window_ps(sc, window),
         packet=_packet_spec(topo),
-        ndp_pacing=sc.ndp.pull_pacer if "ndp" in set(transports.values()) else None,
     )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
