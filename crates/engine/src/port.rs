@@ -118,6 +118,13 @@ struct Lanes {
     prio_ps: u64,
     /// The per-window byte counts' width, from the last offer (lane packets are counted when they start).
     window_ps: u64,
+    /// Bytes waiting in both lanes, and the size of the packet the serializer took last.
+    bytes: u64,
+    on_wire: u32,
+    /// The port had its lanes before its first packet, and no EEE: every packet then enters the pipe as it
+    /// starts, so only the pipe's newest entry can still be on the wire, and `advance` knows what the port
+    /// holds without reading the pipe.
+    exact: bool,
 }
 
 /// What happened to a packet offered to a port.
@@ -167,6 +174,11 @@ impl Port {
     #[inline]
     pub fn pipe_front(&self) -> Option<&InFlight> {
         self.has_head.then_some(&self.head)
+    }
+
+    /// The pipe's entries, oldest first.
+    pub fn pipe_entries(&self) -> impl Iterator<Item = &InFlight> {
+        self.pipe_front().into_iter().chain(self.rest.iter())
     }
 
     #[inline]
@@ -287,6 +299,9 @@ impl Port {
 
     /// Give the port its lanes (headers and control ahead of data; runs with NDP). Call before any offer.
     pub fn add_lanes(&mut self) {
+        if !self.laned {
+            self.lanes.exact = self.eee.is_none() && !self.has_head && self.busy_until == 0;
+        }
         self.laned = true;
     }
 
@@ -302,6 +317,12 @@ impl Port {
     fn advance(&mut self, now: u64) {
         if self.laned {
             self.start_lanes(now);
+            if self.lanes.exact && self.busy_until > now {
+                // The packet on the wire is the pipe's newest entry; the others have left the port.
+                self.finished_in_pipe = self.pipe_len() as u32 - 1;
+                self.held_bytes = self.lanes.bytes + self.lanes.on_wire as u64;
+                return;
+            }
         }
         if self.busy_until <= now {
             // The serializer is idle: every packet in the pipe has finished (none of them is read).
@@ -342,6 +363,8 @@ impl Port {
             if from_prio {
                 l.prio_ps -= ser;
             }
+            l.bytes -= e.wire_bytes as u64;
+            l.on_wire = e.wire_bytes;
             self.busy_until = start + ser;
             e.arrival = self.busy_until + self.delay_ps;
             let window_ps = l.window_ps;
@@ -428,6 +451,7 @@ impl Port {
                 l.data.push_back(entry);
             }
             l.queued_ps += ser;
+            l.bytes += wire_bytes as u64;
             // Exact for a priority packet (nothing overtakes it); for data, if nothing overtakes it.
             let arrival = self.busy_until + if prio { l.prio_ps } else { l.queued_ps } + self.delay_ps;
             self.held_bytes += wire_bytes as u64;
@@ -456,6 +480,9 @@ impl Port {
         let finish = start + ser;
         self.busy_until = finish;
         self.held_bytes += wire_bytes as u64;
+        if self.laned {
+            self.lanes.on_wire = wire_bytes;
+        }
         let c = &mut self.counters;
         c.bytes_sent += wire_bytes as u64;
         c.packets_sent += 1;
@@ -485,6 +512,7 @@ impl Port {
         let ser = self.clock.time_ps(wire_bytes as u64);
         debug_assert!(finish >= self.busy_until + ser);
         self.busy_until = finish;
+        self.lanes.exact = false; // a packet on the wire that is not in the pipe
         let c = &mut self.counters;
         c.bytes_sent += wire_bytes as u64;
         c.packets_sent += 1;

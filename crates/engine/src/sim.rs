@@ -460,6 +460,9 @@ impl<'a> Sim<'a> {
             }
         }
         self.ports.iter_mut().for_each(Port::drain_lanes);
+        if self.lanes && self.pool.live() > 0 {
+            self.count_trims_in_flight();
+        }
         (0..self.host_cur.len()).for_each(|h| self.flush_host_window(h));
         if self.host_windows_overflowed || self.ports.iter().any(|p| p.windows_overflowed) {
             return Err(EngineError::invalid(
@@ -631,14 +634,11 @@ impl<'a> Sim<'a> {
                     QueueLimit::Bytes(b) => p.held_bytes() + entry.wire_bytes as u64 > b,
                 };
                 if full {
-                    let hdr = self.spec.ndp.header_bytes + self.spec.frame_overhead_bytes;
-                    let q = self.pool.get_mut(entry.pkt);
-                    q.kind = PacketKind::NdpHeader;
-                    q.wire_bytes = hdr;
-                    let flow = q.flow;
-                    entry.wire_bytes = hdr;
+                    // Trimmed: the pipe entry alone says so (NDP data tagged TAG_PRIO), and the packet in the
+                    // pool becomes a header when it is delivered (`trimmed_on_arrival`): reading it here was a
+                    // cache miss per trim.
+                    entry.wire_bytes = self.spec.ndp.header_bytes + self.spec.frame_overhead_bytes;
                     entry.dst_host = (entry.dst_host & !TAG_KIND) | TAG_PRIO; // TAG_VIA kept
-                    self.flows[flow as usize].trims += 1;
                     p.offer_priority(now, entry, self.window_ps)
                 } else {
                     // Not trimmed: admitted. The port's drop-tail limit would count the waiting headers too
@@ -800,12 +800,49 @@ impl<'a> Sim<'a> {
                 self.node_counters[node as usize].forwarded += 1;
                 self.forward(node, entry, via);
             }
-            NodeKind::Host => self.deliver(node, entry.pkt),
+            NodeKind::Host => self.deliver(node, entry),
         }
     }
 
-    fn deliver(&mut self, host: u32, pkt_id: u32) {
-        let pkt = *self.pool.get(pkt_id);
+    /// NDP data whose pipe entry says a switch trimmed it (`forward_special`): the packet becomes its header,
+    /// counted as a trim of its flow.
+    #[inline]
+    fn trimmed_on_arrival(&mut self, pkt: &mut Packet, entry: &InFlight) -> bool {
+        if pkt.kind != PacketKind::NdpData || entry.dst_host & TAG_KIND != TAG_PRIO {
+            return false;
+        }
+        pkt.kind = PacketKind::NdpHeader;
+        pkt.wire_bytes = entry.wire_bytes;
+        self.count_trim(pkt.flow);
+        true
+    }
+
+    /// Count the trims of headers still on their way when the run ends (every lane drained into its pipe).
+    #[cold]
+    fn count_trims_in_flight(&mut self) {
+        for port in 0..self.ports.len() {
+            let trimmed: Vec<u32> = self.ports[port]
+                .pipe_entries()
+                .filter(|e| e.dst_host & TAG_KIND == TAG_PRIO && self.pool.get(e.pkt).kind == PacketKind::NdpData)
+                .map(|e| self.pool.get(e.pkt).flow)
+                .collect();
+            trimmed.into_iter().for_each(|f| self.count_trim(f));
+        }
+    }
+
+    fn count_trim(&mut self, f: u32) {
+        match self.flows.row_mut(f as usize) {
+            Some(row) => row.trims += 1,
+            None => self.flows[f as usize].trims += 1,
+        }
+    }
+
+    fn deliver(&mut self, host: u32, entry: InFlight) {
+        let pkt_id = entry.pkt;
+        let mut pkt = *self.pool.get(pkt_id);
+        if self.special {
+            self.trimmed_on_arrival(&mut pkt, &entry);
+        }
         self.pool.release(pkt_id);
         self.node_counters[host as usize].received += 1;
         self.delivered += 1;

@@ -160,6 +160,18 @@ fn a_stopped_ndp_run_counts_every_accepted_byte_in_the_link_windows() {
 }
 
 #[test]
+fn a_stopped_ndp_run_counts_the_trims_of_headers_still_on_their_way() {
+    // The 32 first packets reach the switch together at 2.2 us (1.2 us on the host link, 1 us of delay): 8
+    // fill the data queue to h0 and 24 are trimmed. Stopped at 3 us, before any header can reach h0 (it
+    // waits for the packet on the wire until 3.4 us), the trims are counted all the same.
+    let mut s = incast(Transport::Ndp, 200_000);
+    s.stop_ps = Some(3 * US);
+    let r = go(&s);
+    assert_eq!(r.flows.iter().map(|f| f.trims).sum::<u64>(), 24);
+    assert!(r.flows.iter().all(|f| f.acks_sent == 0 && f.packets_received == 0));
+}
+
+#[test]
 fn ndp_data_the_trimming_rule_admits_is_never_dropped_by_the_ports_limit() {
     // Five hosts on one switch whose ports drop beyond 8 packets, NDP's data queue 8 packets too. h1 and h2
     // send to h0 while h0 sends to h3 and h4, so the switch's port to h0 carries data and, ahead of it, the
