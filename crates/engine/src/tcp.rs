@@ -374,6 +374,10 @@ impl TcpReceiver {
         // one: [seq, end) is held if that range covers it (a binary search; NDP's trimmed packets leave
         // hundreds of holes, where a scan of the list was a cost per packet).
         end <= self.rcv_nxt || {
+            // Most segments arrive above every range: the last range (one line) tells, before any search.
+            if self.ooo.last().is_none_or(|&(_, e)| e < end) {
+                return false;
+            }
             let i = self.ooo.partition_point(|&(_, e)| e < end);
             self.ooo.get(i).is_some_and(|&(s, _)| s <= seq.max(self.rcv_nxt))
         }
@@ -382,6 +386,18 @@ impl TcpReceiver {
     /// Add [seq, end) to the ranges held above the first hole, merging in place: this runs for every
     /// out-of-order or post-loss segment, so it must not allocate once the list has reached its peak size.
     fn insert_ooo(&mut self, seq: u64, end: u64) {
+        // Most segments land beyond the last range or join it alone (the ranges before it end before its
+        // start): no search then.
+        if let Some(last) = self.ooo.last_mut() {
+            if last.1 < seq {
+                self.ooo.push((seq, end));
+                return;
+            }
+            if last.0 <= seq {
+                last.1 = last.1.max(end);
+                return;
+            }
+        }
         // The ranges are sorted and disjoint, so their ends are sorted too: the first that can touch the new
         // one is the first ending at or after `seq`; every following one starting at or before `end` joins.
         let first = self.ooo.partition_point(|&(_, e)| e < seq);
