@@ -800,21 +800,26 @@ impl<'a> Sim<'a> {
                 self.node_counters[node as usize].forwarded += 1;
                 self.forward(node, entry, via);
             }
-            NodeKind::Host => self.deliver(node, entry),
+            NodeKind::Host => {
+                if self.special && entry.dst_host & TAG_KIND == TAG_PRIO {
+                    self.trimmed_on_arrival(&entry);
+                }
+                self.deliver(node, entry.pkt)
+            }
         }
     }
 
-    /// NDP data whose pipe entry says a switch trimmed it (`forward_special`): the packet becomes its header,
-    /// counted as a trim of its flow.
-    #[inline]
-    fn trimmed_on_arrival(&mut self, pkt: &mut Packet, entry: &InFlight) -> bool {
-        if pkt.kind != PacketKind::NdpData || entry.dst_host & TAG_KIND != TAG_PRIO {
-            return false;
+    /// A high-priority packet reached its host: if it is NDP data, a switch trimmed it (`forward_special`), so
+    /// it becomes its header, counted as a trim of its flow. Out of line: runs of TCP alone never call it.
+    #[inline(never)]
+    fn trimmed_on_arrival(&mut self, entry: &InFlight) {
+        let pkt = self.pool.get_mut(entry.pkt);
+        if pkt.kind == PacketKind::NdpData {
+            pkt.kind = PacketKind::NdpHeader;
+            pkt.wire_bytes = entry.wire_bytes;
+            let f = pkt.flow;
+            self.count_trim(f);
         }
-        pkt.kind = PacketKind::NdpHeader;
-        pkt.wire_bytes = entry.wire_bytes;
-        self.count_trim(pkt.flow);
-        true
     }
 
     /// Count the trims of headers still on their way when the run ends (every lane drained into its pipe).
@@ -837,12 +842,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn deliver(&mut self, host: u32, entry: InFlight) {
-        let pkt_id = entry.pkt;
-        let mut pkt = *self.pool.get(pkt_id);
-        if self.special {
-            self.trimmed_on_arrival(&mut pkt, &entry);
-        }
+    fn deliver(&mut self, host: u32, pkt_id: u32) {
+        let pkt = *self.pool.get(pkt_id);
         self.pool.release(pkt_id);
         self.node_counters[host as usize].received += 1;
         self.delivered += 1;
