@@ -71,6 +71,8 @@ struct FlowState {
     udp_packets: u64,
     rto_pending: Option<u64>,
     delack_pending: Option<u64>,
+    /// When the sender learnt that every byte arrived (`FlowRow::acked_ps`); `u64::MAX` before.
+    acked_ps: u64,
 }
 
 impl FlowState {
@@ -100,6 +102,7 @@ impl FlowState {
             udp_packets: 0,
             rto_pending: None,
             delack_pending: None,
+            acked_ps: u64::MAX,
         }
     }
 
@@ -113,6 +116,7 @@ impl FlowState {
             (None, None, None) => row.data_packets_sent = self.udp_packets,
         }
         row.trims = self.trims;
+        row.acked_ps = self.acked_ps;
         row
     }
 }
@@ -862,6 +866,8 @@ impl<'a> Sim<'a> {
                 let fl = &mut self.flows[f as usize];
                 if fl.sender.as_ref().is_some_and(|s| s.done()) {
                     let sender = fl.sender.take().expect("a sender");
+                    // The ACK covering the last byte: where the sender's view of the flow ends.
+                    fl.acked_ps = now;
                     debug_assert!(fl.receiver.finish.is_some(), "every byte acknowledged, so every byte received");
                     if !was_done {
                         self.flows_done += 1;
@@ -947,7 +953,14 @@ impl<'a> Sim<'a> {
     fn ndp_control(&mut self, f: u32, pkt: &Packet) {
         let now = self.now;
         let mut segs = std::mem::take(&mut self.segs);
-        if let Some(s) = self.flows[f as usize].ndp.as_mut() {
+        let fl = &mut self.flows[f as usize];
+        // The first ACK the receiver sent once it held every byte (sent at `pkt.ts`) ends the flow at the
+        // sender, where the public Opera simulator ends its FCT: the ACK's cumulative number covers the flow
+        // (src/clos/ndp.cpp line 437, src/opera/ndp.cpp line 346, `NdpSrc::processAck`).
+        if pkt.kind == PacketKind::NdpAck && fl.acked_ps == u64::MAX && fl.receiver.finish.is_some_and(|t| pkt.ts >= t) {
+            fl.acked_ps = now;
+        }
+        if let Some(s) = fl.ndp.as_mut() {
             match pkt.kind {
                 PacketKind::NdpAck => s.on_ack(now, pkt.seq),
                 PacketKind::NdpNack => s.on_nack(now, pkt.seq),
