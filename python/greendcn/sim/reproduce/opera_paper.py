@@ -348,10 +348,11 @@ def reproduce_opera_paper(
             "events": s.get("events"),
             "packet_hops": s.get("packet_hops"),
             "stopped_by": s.get("stopped_by"),
-            # losses and their repair, for the TCP and DCTCP tables (docs/opera-paper.md)
+            # losses and their repair, for the TCP and DCTCP tables (docs/opera-paper.md); Opera's packets
+            # dropped for want of a path in the slice and moved to another path (circuit fabrics only)
             "drops": s.get("drops"),
-            "retransmits": int(fl["retransmits"].sum()) if "retransmits" in fl.columns else None,
-            "timeouts": int(fl["timeouts"].sum()) if "timeouts" in fl.columns else None,
+            **{k: s[k] for k in ("no_path_drops", "low_latency_reroutes") if k in s},
+            **{k: _total(fl, k) for k in _FLOW_COUNTS},
             "sim_time_s": s.get("sim_time_s"),
         },
         "_flows": per_flow,
@@ -367,6 +368,14 @@ def sender_fct_s(flows: Any) -> np.ndarray:
     ack = flows["fct_ack_s"].to_numpy(dtype=float)
     datagram = flows["transport"].isin(["udp", "datagram"]).to_numpy()
     return np.where(datagram, fct, ack)
+
+
+_FLOW_COUNTS = ("retransmits", "fast_retransmits", "spurious_retransmits", "timeouts", "trims")
+
+
+def _total(flows: Any, name: str) -> int | None:
+    """A per-flow counter summed over the flows (None where the table lacks it)."""
+    return int(flows[name].sum()) if name in flows.columns else None
 
 
 def _ran(flows: Any, summary: dict[str, Any]) -> str | None:
