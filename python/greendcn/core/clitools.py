@@ -101,6 +101,11 @@ def info(message: str) -> None:
 
 def to_jsonable(obj: Any) -> Any:
     """Turn numpy/pandas values, dataclasses and paths into plain JSON values; NaN and inf become null."""
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:  # the most common values, answered first
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
     import dataclasses
 
     if isinstance(obj, dict):
