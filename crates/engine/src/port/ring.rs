@@ -12,9 +12,11 @@
 use super::{InFlight, Port};
 use crate::hugevec::HugeVec;
 
-/// Entries a port's ring holds (a power of two; our choice: 16 x 24 bytes, 6 cache lines per port, 18.9 MB
-/// for the 49,152 ports of a k = 32 fat-tree; deeper queues spill to the port's `VecDeque`).
-pub const RING: usize = 16;
+/// Entries a port's ring holds (a power of two; our choice: 32 x 24 bytes, 12 cache lines per port, 37.7 MB
+/// for the 49,152 ports of a k = 32 fat-tree; deeper queues spill to the port's `VecDeque`). 32 ran a k = 32
+/// permutation in about 0.9 of 16's CPU time (BENCHMARKS.md): a ring of 16 spilled often enough that moving
+/// spilled entries back was a tenth of the loop.
+pub const RING: usize = 32;
 
 /// No ring slot (a port without a ring).
 pub const NO_SLOT: u32 = u32::MAX;
