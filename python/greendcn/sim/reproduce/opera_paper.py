@@ -370,7 +370,7 @@ def sender_fct_s(flows: Any) -> np.ndarray:
     return np.where(datagram, fct, ack)
 
 
-_FLOW_COUNTS = ("retransmits", "fast_retransmits", "spurious_retransmits", "timeouts", "trims")
+_FLOW_COUNTS = ("retransmits", "fast_retransmits", "spurious_retransmits", "timeouts", "trims", "ecn_marks")
 
 
 def _total(flows: Any, name: str) -> int | None:
