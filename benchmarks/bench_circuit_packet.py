@@ -8,7 +8,6 @@ testbed layout with a heavy all-to-all (`--quick` runs the 8-rack case and the f
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from bench_engine import run_case  # noqa: E402
 
 from greendcn.sim.optical.packet import run_fabric  # noqa: E402
 from greendcn.sim.optical.rotornet import build_rotornet  # noqa: E402
+from benchcommon import is_quick  # noqa: E402
 
 
 def shuffle(racks: int, size: int) -> list[dict]:
@@ -44,10 +44,7 @@ def case(racks: int, switches: int, routing: str, size: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
+    quick = is_quick(argv)
     ft = run_case(["workload.size=1MB"])
     ft_rate = ft["packet_hops"] / ft["wall_s"] if ft else float("nan")
     print(f"fat-tree k=8, 128 x 1 MB (packet engine): {ft_rate / 1e6:.2f} M packet-hops/s", flush=True)

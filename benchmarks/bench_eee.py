@@ -12,7 +12,6 @@ the on/off ratios, and their medians. `--quick` (or GREENDCN_BENCH_QUICK=1) runs
 from __future__ import annotations
 
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -20,9 +19,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import RUN_SPEC, is_quick, run_spec_runner  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 WEBSEARCH = ROOT / "scenarios" / "bench-k8-websearch.toml"
-RUNNER = ROOT / "target" / "release" / "examples" / "run_spec"
+RUNNER = RUN_SPEC
 CASES = {
     "off": [],
     "on": ["eee.enabled=true"],
@@ -51,15 +53,8 @@ def run(path: Path) -> tuple[dict, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
-    subprocess.run(
-        ["cargo", "build", "--release", "-q", "-p", "greendcn-engine", "--example", "run_spec"],
-        cwd=ROOT,
-        check=True,
-    )
+    quick = is_quick(argv)
+    run_spec_runner()  # built before the cases are timed
     names = list(CASES)
     wall: dict[str, list[float]] = {n: [] for n in names}
     cpu: dict[str, list[float]] = {n: [] for n in names}

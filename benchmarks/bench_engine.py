@@ -14,6 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import is_quick  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "bench-k8-permutation.toml"
 
@@ -59,12 +62,8 @@ def run_case(overrides: list[str], timeout_s: float = 900, scenario: Path = SCEN
 
 
 def main(argv: list[str] | None = None) -> None:
-    import os
 
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
+    quick = is_quick(argv)
     print(
         f"scenario: {SCENARIO.relative_to(ROOT)} (single path, 1000-packet queues, MSS 1448, 128 KB window)"
     )

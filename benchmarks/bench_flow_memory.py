@@ -7,11 +7,14 @@ the million."""
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import is_quick  # noqa: E402
 
 
 def spec_and_flows(n: int) -> tuple[dict, list[tuple[str, bytes]]]:
@@ -61,7 +64,7 @@ def child(n: int) -> None:
 
 
 def main() -> None:
-    quick = os.environ.get("GREENDCN_BENCH_QUICK") == "1" or "--quick" in sys.argv
+    quick = is_quick()
     for n in (100_000,) if quick else (100_000, 1_000_000):
         out = subprocess.run(
             [sys.executable, __file__, "--child", str(n)], capture_output=True, text=True, check=True

@@ -11,16 +11,18 @@ round both cases and the k = 32 / k = 8 ratio of packet-hops per CPU second, the
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import RUN_SPEC, is_quick, run_spec_runner  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "bench-k8-permutation.toml"
-RUNNER = ROOT / "target" / "release" / "examples" / "run_spec"
+RUNNER = RUN_SPEC
 SMALL = ("k = 8, 128 x 10 MB", [])
 LARGE = ("k = 32, 8192 x 200 kB", ["topology.k=32", "workload.size=200KB"])
 LARGE_QUICK = ("k = 16, 1024 x 100 kB", ["topology.k=16", "workload.size=100KB"])
@@ -45,15 +47,8 @@ def run(path: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
-    subprocess.run(
-        ["cargo", "build", "--release", "-q", "-p", "greendcn-engine", "--example", "run_spec"],
-        cwd=ROOT,
-        check=True,
-    )
+    quick = is_quick(argv)
+    run_spec_runner()  # built before the cases are timed
     cases = [SMALL, LARGE_QUICK if quick else LARGE]
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:

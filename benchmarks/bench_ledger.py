@@ -7,11 +7,13 @@ per-window counters cost inside the engine (the same run with hosts left out, so
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import is_quick  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "bench-k8-permutation.toml"
@@ -23,10 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     from greendcn.sim.host_power import _optimizer_curve
     from greendcn.sim.ledger import run_energy
 
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
+    quick = is_quick(argv)
     size = ["workload.size=1MB"] if quick else []
     off = [
         simulate(str(SCENARIO), overrides=[*size, "power.hosts.enabled=false"], progress=False)

@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from flowfile import write_flow_file  # noqa: E402
+from benchcommon import is_quick  # noqa: E402
 
 K8 = ROOT / "scenarios" / "bench-k8-permutation.toml"
 ONE = ROOT / "scenarios" / "bench-one-flow.toml"
@@ -28,7 +29,7 @@ GENERATED = [
     *("--set", "workload.kind=count", "--set", "workload.count=1000000"),
     *("--set", "workload.load=0.01", "--set", "workload.size=1000B"),
 ]
-GREENDCN = [sys.executable, "-m", "greendcn.cli"]
+GREENDCN = [sys.executable, "-m", "greendcn"]
 
 
 def timed(argv: list[str]) -> dict[str, float]:
@@ -44,7 +45,7 @@ def timed(argv: list[str]) -> dict[str, float]:
 
 
 def main() -> None:
-    quick = os.environ.get("GREENDCN_BENCH_QUICK") == "1" or "--quick" in sys.argv
+    quick = is_quick()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)

@@ -13,7 +13,6 @@ one run alone swings by 10 % on a busy 2-core machine); the range is printed bes
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
@@ -28,6 +27,7 @@ from greendcn.sim.engine import run_circuit_spec  # noqa: E402
 from greendcn.sim.optical.opera_fabric import opera_fabric, slice_ps  # noqa: E402
 from greendcn.sim.optical.packet import circuit_spec  # noqa: E402
 from greendcn.sim.topology.opera import OperaParams, build_opera  # noqa: E402
+from benchcommon import is_quick  # noqa: E402
 
 
 REPEATS = 3
@@ -58,10 +58,7 @@ def rates(runs: list[dict]) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
+    quick = is_quick(argv)
     fts = [r for r in (run_case(["workload.size=1MB"]) for _ in range(REPEATS)) if r]
     ft_rates = rates(fts) or [float("nan")]
     ft_rate = statistics.median(ft_rates)

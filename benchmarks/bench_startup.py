@@ -18,14 +18,17 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import is_quick  # noqa: E402
+
 ONE = Path(__file__).resolve().parent.parent / "scenarios" / "bench-one-flow.toml"
 CASES = [
     ("interpreter (python -c pass)", ["-c", "pass"], ""),
     ("typer + numpy + pydantic imported", ["-c", "import typer, numpy, pydantic.main"], ""),
-    ("greendcn --help", ["-m", "greendcn.cli", "--help"], "wall < 0.25 s"),
+    ("greendcn --help", ["-m", "greendcn", "--help"], "wall < 0.25 s"),
     (
         "one-flow simulate (k=4)",
-        ["-m", "greendcn.cli", "simulate", str(ONE), "--set", "topology.k=4"],
+        ["-m", "greendcn", "simulate", str(ONE), "--set", "topology.k=4"],
         "wall < 0.5 s",
     ),
 ]
@@ -68,7 +71,7 @@ def main() -> None:
             timed(args)  # bytecode compiled and cached before counting
             print(f"{name}: {instructions(args) / 1e6:,.0f} M instructions", flush=True)
         return
-    runs = 3 if os.environ.get("GREENDCN_BENCH_QUICK") == "1" else 7
+    runs = 3 if is_quick() else 7
     for _name, args, _target in CASES:
         timed(args)  # warm-up: bytecode compiled and cached, files in the page cache
     figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _a, _t in CASES}

@@ -10,11 +10,13 @@ seed 003 matrix."""
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import is_quick  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,9 +48,7 @@ def _sweep(spec_path: Path, store: Path, executor: str, workers: int | None) -> 
 def main(argv: list[str] | None = None) -> None:
     import ray
 
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:]) or os.environ.get(
-        "GREENDCN_BENCH_QUICK"
-    )
+    quick = is_quick(argv)
     n = 200 if quick else 1000
     tmp = Path(tempfile.mkdtemp(prefix="bench_sweep_"))
     spec = tmp / "tiny.toml"

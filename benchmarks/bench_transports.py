@@ -12,6 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_engine import run_case  # noqa: E402
+from benchcommon import is_quick  # noqa: E402
 
 CASES = [
     ("tcp", "transport.default=tcp"),
@@ -21,7 +22,7 @@ CASES = [
 
 
 def main(argv: list[str] | None = None) -> None:
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    quick = is_quick(argv)
     size = ["workload.size=1MB"] if quick else []
     base = None
     for name, override in CASES:

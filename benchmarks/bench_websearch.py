@@ -11,7 +11,6 @@ duration 100 ms; `--quick` (or GREENDCN_BENCH_QUICK=1) leaves it out."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from bench_engine import run_case  # noqa: E402
+from benchcommon import is_quick  # noqa: E402
 
 PERMUTATION = ROOT / "scenarios" / "bench-k8-permutation.toml"
 WEBSEARCH = ROOT / "scenarios" / "bench-k8-websearch.toml"
@@ -42,10 +42,7 @@ def line(name: str, s: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
+    quick = is_quick(argv)
     before = permutation("before")
     if before is None:
         return

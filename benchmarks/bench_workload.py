@@ -7,7 +7,6 @@ process's peak RSS in a fresh interpreter), writing the CSV, and the conversion 
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
@@ -15,6 +14,9 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchcommon import is_quick  # noqa: E402
 
 TOPOLOGY = {"kind": "leafspine", "leaves": 108, "spines": 6, "hosts_per_leaf": 6, "link_rate": "10Gbps"}
 TARGET = 1_000_000
@@ -42,10 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     from greendcn.sim.scenario import scenario_from_dict
     from greendcn.sim.workload.generate import GenContext, generate_table
 
-    quick = (
-        "--quick" in (argv if argv is not None else sys.argv[1:])
-        or os.environ.get("GREENDCN_BENCH_QUICK") == "1"
-    )
+    quick = is_quick(argv)
     flows = TARGET // 10 if quick else TARGET
     w = _workload(flows)
     sc = scenario_from_dict({"topology": TOPOLOGY, "workload": w})

@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
-# Plain help text (click's) rather than typer's rich panels: loading rich's formatting cost about 0.25 s of CPU
-# on every `--help` (our measurement, BENCHMARKS.md); TYPER_USE_RICH=1 brings the panels back.
-os.environ.setdefault("TYPER_USE_RICH", "0")
-# pydantic looks for plugins among every installed package's entry points when it first builds a model (tens of
-# ms); the command uses none (our choice; PYDANTIC_DISABLE_PLUGINS set in the environment is kept).
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
+# `python -m greendcn.cli`: a plain `simulate` runs without typer (greendcn/launch.py)
+if __name__ == "__main__":
+    from .launch import run_plain
 
-from .core.startup import defer_plugin_loader  # noqa: E402
+    run_plain(sys.argv[1:])  # returns when the command line is for typer
 
-defer_plugin_loader()  # pydantic's loader imports importlib.metadata even with plugins off (core/startup.py)
+from .core.startup import prepare_command  # noqa: E402
+
+# plain help text, pydantic's plugins off and its plugin loader deferred (core/startup.py)
+prepare_command()
 
 import typer  # noqa: E402
 from typer.core import TyperCommand, TyperGroup  # noqa: E402
 
 from .core.cliparams import plain_coercion  # noqa: E402
 from .core.errors import GreendcnError  # noqa: E402
+from .launch import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, _end, _say  # noqa: E402
 
 # typer converts each option's value through a pydantic adapter it builds per option, even an option not given;
 # plain values (numbers, text, paths) are converted without one, with typer's results and messages (core/cliparams.py)
@@ -154,7 +154,7 @@ SUBAPPS: list[tuple[str | None, str, str]] = [
 # Top-level commands mounted alone when run, without the other commands of their SUBAPPS entry: (module,
 # function). `simulate` is the command small runs start with, so it does not import demo's or reproduce's modules.
 SINGLE: dict[str, tuple[str, str]] = {
-    "simulate": (".sim.cli.simulate", "simulate_cmd"),
+    "simulate": (".sim.cli.simulate_app", "simulate_cmd"),
 }
 
 # Commands also reachable under a second group, for users who look for them there: (group, command name,
@@ -194,9 +194,6 @@ def _register_subapps() -> None:
     """Kept for callers of the eager mounting: the root group now mounts each capability on first use."""
 
 
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # docs/errors.md
-
-
 def _is_usage_error(e: BaseException) -> bool:
     """A command-line usage error (unknown option, bad value, missing argument, unknown command).
 
@@ -209,12 +206,6 @@ def _usage_hint(e: BaseException) -> str:
     ctx = getattr(e, "ctx", None)
     path = getattr(ctx, "command_path", None) or "greendcn"
     return f"see `{path} --help` for the options and commands"
-
-
-def _say(message: str, hint: str | None) -> None:
-    print(f"error: {message}", file=sys.stderr)
-    if hint:
-        print(f"hint: {hint}", file=sys.stderr)
 
 
 # Commands after which the program ends without Python's teardown of every module and object (about 75 M
@@ -236,26 +227,6 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit as e:
         code = e.code
     _end(code)
-
-
-def _end(code: Any) -> None:
-    """End the process as Python would, less the teardown: the exit handlers run and the standard streams are
-    flushed, then the process exits with `code`. Anything unusual (another thread still running, a code that is
-    not a number, a stream that cannot be flushed) takes Python's own way out instead, as before."""
-    import atexit
-    import threading
-
-    if code is None:
-        code = EXIT_OK
-    if not isinstance(code, int) or threading.active_count() > 1:
-        sys.exit(code)
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        sys.exit(code)  # Python reports a broken pipe (or a closed stream) as it always has
-    os._exit(code)
 
 
 def _main(argv: list[str] | None) -> None:

@@ -78,6 +78,9 @@ struct Entry {
     kind: EventKind,
     arg: u32,
     hint: u32,
+    /// A second word for the loop's prefetch (`push_hinted_slot`; the packet engine: the pipe slot the event
+    /// moves up), in what was padding: the entry stays 32 bytes.
+    slot: u32,
 }
 
 #[derive(Debug)]
@@ -108,7 +111,7 @@ impl Default for EventQueue {
     }
 }
 
-const NO_ENTRY: Entry = Entry { key: u128::MAX, kind: EventKind::PortArrival, arg: 0, hint: NO_HINT };
+const NO_ENTRY: Entry = Entry { key: u128::MAX, kind: EventKind::PortArrival, arg: 0, hint: NO_HINT, slot: NO_HINT };
 
 #[inline]
 fn bucket_of(key: u128, last: u128) -> usize {
@@ -132,10 +135,17 @@ impl EventQueue {
     /// for it (32 bytes either way); the order of events does not depend on it.
     #[inline]
     pub fn push_hinted(&mut self, time: u64, kind: EventKind, arg: u32, hint: u32) {
+        self.push_hinted_slot(time, kind, arg, hint, NO_HINT);
+    }
+
+    /// `push_hinted`, with a second word for the loop to prefetch by (`peek_slot`); the order of events does
+    /// not depend on it either.
+    #[inline]
+    pub fn push_hinted_slot(&mut self, time: u64, kind: EventKind, arg: u32, hint: u32, slot: u32) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let key = (time as u128) << 64 | seq as u128;
-        self.put(Entry { key, kind, arg, hint });
+        self.put(Entry { key, kind, arg, hint, slot });
         self.len += 1;
     }
 
@@ -192,12 +202,22 @@ impl EventQueue {
     /// The event `pop` would return next if nothing else were pushed before it: its kind, argument and hint.
     #[inline]
     pub fn peek(&self) -> Option<(EventKind, u32, u32)> {
-        let e = match self.buckets[0].last() {
-            Some(e) => e,
-            None if self.occupied != 0 => &self.mins[self.occupied.trailing_zeros() as usize + 1],
-            None => return None,
-        };
-        Some((e.kind, e.arg, e.hint))
+        self.next_entry().map(|e| (e.kind, e.arg, e.hint))
+    }
+
+    /// `peek`, with the event's second word (`push_hinted_slot`; NO_HINT when pushed without one).
+    #[inline]
+    pub fn peek_slot(&self) -> Option<(EventKind, u32, u32, u32)> {
+        self.next_entry().map(|e| (e.kind, e.arg, e.hint, e.slot))
+    }
+
+    #[inline]
+    fn next_entry(&self) -> Option<&Entry> {
+        match self.buckets[0].last() {
+            Some(e) => Some(e),
+            None if self.occupied != 0 => Some(&self.mins[self.occupied.trailing_zeros() as usize + 1]),
+            None => None,
+        }
     }
 
     pub fn peek_time(&self) -> Option<u64> {
@@ -216,6 +236,11 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_keeps_to_32_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
+    }
 
     #[test]
     fn ties_break_in_scheduling_order() {
@@ -246,15 +271,17 @@ mod tests {
             let pushes = if step < 1000 { 2 } else { (rand() % 3) as u32 };
             for _ in 0..pushes {
                 let t = now + [0, 1, 7, 1000, 1 << 40][(rand() % 5) as usize] + rand() % 3;
-                q.push_hinted(t, EventKind::PortArrival, step, step / 3);
+                q.push_hinted_slot(t, EventKind::PortArrival, step, step / 3, step ^ 5);
                 reference.push(Event { time: t, seq, kind: EventKind::PortArrival, arg: step, hint: step / 3 });
                 seq += 1;
             }
             let peeked = q.peek();
+            let peeked_slot = q.peek_slot();
             match (q.pop(), reference.pop()) {
                 (Some(a), Some(b)) => {
                     assert_eq!((a.time, a.seq, a.arg, a.hint), (b.time, b.seq, b.arg, b.hint));
                     assert_eq!(peeked, Some((a.kind, a.arg, a.hint)), "peek names the event pop returns");
+                    assert_eq!(peeked_slot, Some((a.kind, a.arg, a.hint, a.arg ^ 5)), "and its second word");
                     now = a.time;
                 }
                 (None, None) => {}

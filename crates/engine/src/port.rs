@@ -22,6 +22,9 @@
 //! that pop. One pending event per port still suffices.
 
 mod coalesce;
+mod ring;
+
+pub use ring::{PipeArena, NO_SLOT, RING};
 
 use std::collections::VecDeque;
 
@@ -77,12 +80,19 @@ pub struct Port {
     /// hot lines and added to `window_bytes` when the window changes (starts at a port never go back in time, so
     /// that is once per window) or the run ends: a count in `window_bytes` itself was one more cache miss per hop.
     win_cur: u32,
-    /// The pipe's entries after `head`, in arrival order; the newest of the pipe's entries are still being sent.
-    rest: VecDeque<InFlight>,
+    /// The pipe's entries after `head`, in arrival order, in the port's block of a `PipeArena` (null and
+    /// `ring_cap` 0: none; port/ring.rs): `ring_len` entries from `ring_start`, then those in `rest`.
+    ring: *mut InFlight,
+    ring_start: u16,
+    ring_len: u16,
+    ring_cap: u16,
     clock: SerClock,
     limit: Option<QueueLimit>,
     pub counters: PortCounters,
     win_acc: u64,
+    /// The pipe's newest entries when its ring is full (or the port has none); the newest of the pipe's
+    /// entries are still being sent.
+    rest: VecDeque<InFlight>,
     /// Energy-Efficient Ethernet (None: the port is always active).
     pub eee: Option<Box<Eee>>,
     /// Bytes whose transmission starts in each window (only when windows are on; complete after `drain_lanes`).
@@ -95,6 +105,10 @@ pub struct Port {
     /// not boxed: the lanes' lengths are then read with the port's other fields, not by one more cache miss.
     lanes: Lanes,
 }
+
+// SAFETY: `ring` points into a `PipeArena` block that only this port reads or writes (through `&self` /
+// `&mut self`), as a `Vec` it owned would be; the arena outlives the port (`PipeArena::attach`).
+unsafe impl Send for Port {}
 
 /// Ask the CPU to bring the cache line at `p` in (a hint: no effect on results, nothing on other targets).
 #[inline(always)]
@@ -150,6 +164,10 @@ impl Port {
             has_head: false,
             laned: false,
             win_cur: u32::MAX,
+            ring: std::ptr::null_mut(),
+            ring_start: 0,
+            ring_len: 0,
+            ring_cap: 0,
             rest: VecDeque::new(),
             clock: SerClock::new(rate_bps),
             limit,
@@ -164,39 +182,9 @@ impl Port {
         }
     }
 
-    /// Packets in the pipe (accepted, started, not yet arrived).
-    #[inline]
-    pub fn pipe_len(&self) -> usize {
-        self.has_head as usize + self.rest.len()
-    }
-
-    /// The pipe's oldest packet: the next to arrive.
-    #[inline]
-    pub fn pipe_front(&self) -> Option<&InFlight> {
-        self.has_head.then_some(&self.head)
-    }
-
     /// The pipe's entries, oldest first.
     pub fn pipe_entries(&self) -> impl Iterator<Item = &InFlight> {
-        self.pipe_front().into_iter().chain(self.rest.iter())
-    }
-
-    #[inline]
-    fn pipe_get(&self, i: usize) -> Option<&InFlight> {
-        match i {
-            0 => self.pipe_front(),
-            _ => self.rest.get(i - 1),
-        }
-    }
-
-    #[inline]
-    fn pipe_push(&mut self, e: InFlight) {
-        if self.has_head {
-            self.rest.push_back(e);
-        } else {
-            self.head = e;
-            self.has_head = true;
-        }
+        (0..self.pipe_len()).filter_map(|i| self.pipe_get(i))
     }
 
     /// Second step of a prefetch (call it once `prefetch_arrival`'s lines have had time to come in): bring in
@@ -204,7 +192,7 @@ impl Port {
     /// entries (`prefetch_lanes`).
     #[inline(always)]
     pub fn prefetch_refill(&self) {
-        if let Some(e) = self.rest.front() {
+        if let Some(e) = self.pipe_next() {
             prefetch(e);
         }
         self.prefetch_lanes();
@@ -526,10 +514,7 @@ impl Port {
     pub fn pop_arrival(&mut self) -> (InFlight, Option<u64>) {
         assert!(self.has_head, "an arrival event always has a packet in its pipe");
         let head = self.head;
-        match self.rest.pop_front() {
-            Some(e) => self.head = e,
-            None => self.has_head = false,
-        }
+        self.pipe_advance();
         if self.finished_in_pipe > 0 {
             self.finished_in_pipe -= 1;
         } else {
@@ -712,7 +697,8 @@ mod tests {
         // An arrival reads line 0 only (head inline); an offer lines 0-2. Reordering the fields undoes that.
         assert_eq!(std::mem::align_of::<Port>(), 64);
         assert!(std::mem::offset_of!(Port, win_cur) + 4 <= 64);
-        assert_eq!(std::mem::offset_of!(Port, rest), 64);
+        assert_eq!(std::mem::offset_of!(Port, ring), 64);
+        assert!(std::mem::offset_of!(Port, ring_cap) + 2 <= 128);
         assert!(std::mem::offset_of!(Port, limit) + std::mem::size_of::<Option<QueueLimit>>() <= 128);
         assert!(std::mem::offset_of!(Port, win_acc) + 8 <= 192);
     }

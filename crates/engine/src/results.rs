@@ -29,10 +29,16 @@ pub struct FlowResult {
     pub ecn_marks: u64,
     /// Data packets trimmed to their header by a switch (NDP flows; 0 for others).
     pub trims: u64,
+    /// When the sender learnt that every byte arrived: the ACK covering the last byte (TCP, DCTCP) or the first
+    /// ACK the receiver sent once it held every byte (NDP) reached the sender. `None` for datagram flows (no
+    /// ACKs) and flows whose sender never learnt it.
+    pub acked_ps: Option<u64>,
+    /// `acked_ps - start_ps`: the flow completion time as a sender sees it.
+    pub fct_ack_ps: Option<u64>,
 }
 
 /// A flow's result row without what its spec says (id, hosts, size, start, transport): all the engine keeps of a
-/// finished flow (104 bytes; docs/engine-spec.md, "Memory per flow"), and what every flow becomes when the run
+/// finished flow (112 bytes; docs/engine-spec.md, "Memory per flow"), and what every flow becomes when the run
 /// ends. `FlowRow::result` joins it with the spec into a `FlowResult`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowRow {
@@ -52,11 +58,18 @@ pub struct FlowRow {
     /// The highest sequence number the receiver saw (0 before any): a late first transmission below it still
     /// counts as out of order after the flow is folded into its row.
     pub highest_seq: u64,
+    /// When the sender learnt that every byte arrived (`FlowResult::acked_ps`); `u64::MAX`: never, or a
+    /// datagram flow.
+    pub acked_ps: u64,
 }
 
 impl FlowRow {
     pub fn finish(&self) -> Option<u64> {
         (self.finish_ps != u64::MAX).then_some(self.finish_ps)
+    }
+
+    pub fn acked(&self) -> Option<u64> {
+        (self.acked_ps != u64::MAX).then_some(self.acked_ps)
     }
 
     /// The flow's record of the results (docs/engine-spec.md).
@@ -83,6 +96,8 @@ impl FlowRow {
             acks_sent: self.acks_sent,
             ecn_marks: self.ecn_marks,
             trims: self.trims,
+            acked_ps: self.acked(),
+            fct_ack_ps: self.acked().map(|t| t - f.start_ps),
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::event::{EventKind, EventQueue, NO_HINT};
 use crate::hugevec::HugeVec;
 use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::ndp::{NdpSender, PullPacer};
-use crate::port::{Admission, InFlight, Port};
+use crate::port::{Admission, InFlight, PipeArena, Port};
 use crate::results::{FlowRow, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routes;
@@ -71,6 +71,8 @@ struct FlowState {
     udp_packets: u64,
     rto_pending: Option<u64>,
     delack_pending: Option<u64>,
+    /// When the sender learnt that every byte arrived (`FlowRow::acked_ps`); `u64::MAX` before.
+    acked_ps: u64,
 }
 
 impl FlowState {
@@ -100,6 +102,7 @@ impl FlowState {
             udp_packets: 0,
             rto_pending: None,
             delack_pending: None,
+            acked_ps: u64::MAX,
         }
     }
 
@@ -113,6 +116,7 @@ impl FlowState {
             (None, None, None) => row.data_packets_sent = self.udp_packets,
         }
         row.trims = self.trims;
+        row.acked_ps = self.acked_ps;
         row
     }
 }
@@ -200,6 +204,9 @@ pub struct Sim<'a> {
     pool: PacketPool,
     /// On 2 MB pages when large (crate::hugevec): each hop reads two ports at random places in it.
     ports: HugeVec<Port>,
+    /// The ports' pipe rings (crate::port::PipeArena; None: the ports' own VecDeques). The ports point into
+    /// it, so it is dropped after them (fields drop in declaration order).
+    pipes: Option<PipeArena>,
     kinds: Vec<NodeKind>,
     host_index: Vec<u32>,
     routes: Routes,
@@ -347,6 +354,7 @@ impl<'a> Sim<'a> {
             // Headers and control go in a lane ahead of waiting data (crate::port::Lanes).
             ports.iter_mut().for_each(Port::add_lanes);
         }
+        let pipes = PipeArena::attach(&mut ports);
         let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
         let mut events = EventQueue::default();
         for (i, f) in spec.flows.iter().enumerate() {
@@ -358,6 +366,7 @@ impl<'a> Sim<'a> {
             events,
             pool: PacketPool::default(),
             ports,
+            pipes,
             node_counters: vec![NodeCounters::default(); kinds.len()],
             host_windows: vec![Vec::new(); hosts.len()],
             host_cur: vec![(u32::MAX, [0; 4]); hosts.len()],
@@ -430,10 +439,14 @@ impl<'a> Sim<'a> {
             }
             self.now = ev.time;
             self.events_done += 1;
-            if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
-                // The next event (unless this one schedules an earlier one) reads this port and what its hint
-                // names (the packet at a host, the port it leaves by at a switch): start the loads now.
+            if let Some((EventKind::PortArrival, port, hint, slot)) = self.events.peek_slot() {
+                // The next event (unless this one schedules an earlier one) reads this port, the pipe slot it
+                // moves up to the head, and what its hint names (the packet at a host, the port it leaves by at
+                // a switch): start the loads now.
                 Port::prefetch_arrival(&self.ports, port, self.lanes);
+                if let Some(pipes) = &self.pipes {
+                    pipes.prefetch(slot);
+                }
                 if hint & HINT_PKT != 0 {
                     self.pool.prefetch(hint & !HINT_PKT);
                 } else {
@@ -697,7 +710,8 @@ impl<'a> Sim<'a> {
                 self.hops += 1;
                 if pipe_was_empty {
                     let hint = self.arrival_hint(port);
-                    self.events.push_hinted(arrival, EventKind::PortArrival, port, hint);
+                    let slot = PipeArena::next_slot(&self.ports, port);
+                    self.events.push_hinted_slot(arrival, EventKind::PortArrival, port, hint, slot);
                 }
             }
             Admission::Held { timer } => {
@@ -792,7 +806,8 @@ impl<'a> Sim<'a> {
         let (entry, next) = self.ports[port as usize].pop_arrival();
         if let Some(next) = next {
             let hint = self.arrival_hint(port);
-            self.events.push_hinted(next, EventKind::PortArrival, port, hint);
+            let slot = PipeArena::next_slot(&self.ports, port);
+            self.events.push_hinted_slot(next, EventKind::PortArrival, port, hint, slot);
         }
         let node = self.ports[port as usize].to;
         match self.kinds[node as usize] {
@@ -900,6 +915,8 @@ impl<'a> Sim<'a> {
                 let fl = &mut self.flows[f as usize];
                 if fl.sender.as_ref().is_some_and(|s| s.done()) {
                     let sender = fl.sender.take().expect("a sender");
+                    // The ACK covering the last byte: where the sender's view of the flow ends.
+                    fl.acked_ps = now;
                     debug_assert!(fl.receiver.finish.is_some(), "every byte acknowledged, so every byte received");
                     if !was_done {
                         self.flows_done += 1;
@@ -985,7 +1002,14 @@ impl<'a> Sim<'a> {
     fn ndp_control(&mut self, f: u32, pkt: &Packet) {
         let now = self.now;
         let mut segs = std::mem::take(&mut self.segs);
-        if let Some(s) = self.flows[f as usize].ndp.as_mut() {
+        let fl = &mut self.flows[f as usize];
+        // The first ACK the receiver sent once it held every byte (sent at `pkt.ts`) ends the flow at the
+        // sender, where the public Opera simulator ends its FCT: the ACK's cumulative number covers the flow
+        // (src/clos/ndp.cpp line 437, src/opera/ndp.cpp line 346, `NdpSrc::processAck`).
+        if pkt.kind == PacketKind::NdpAck && fl.acked_ps == u64::MAX && fl.receiver.finish.is_some_and(|t| pkt.ts >= t) {
+            fl.acked_ps = now;
+        }
+        if let Some(s) = fl.ndp.as_mut() {
             match pkt.kind {
                 PacketKind::NdpAck => s.on_ack(now, pkt.seq),
                 PacketKind::NdpNack => s.on_nack(now, pkt.seq),

@@ -507,6 +507,7 @@ impl TcpReceiver {
             ecn_marks: s.ecn_marks,
             trims: 0,
             highest_seq: self.highest_seq.unwrap_or(0),
+            acked_ps: u64::MAX,
         }
     }
 }

@@ -181,6 +181,50 @@ fn tcp_over_opera_reaches_hosts_and_acks_cross_host_links() {
     assert_eq!(hops, u(&r["flows"][0], &["data_packets_sent"]) + u(&h[7], &["packets_sent"]));
 }
 
+/// Opera with every pair on a circuit of its own (4 racks, 3 switches, one matching each), 2 hosts per rack.
+fn opera_pairs(flows: Value) -> Value {
+    let ms = round_robin(4);
+    let switches: Vec<Value> = ms
+        .iter()
+        .map(|m| json!({"kind": "rotor", "matchings": [m], "slots": [{"matching": 0, "uptime_ps": 1u64 << 50, "reconfig_ps": 0}]}))
+        .collect();
+    let mut table = Vec::new();
+    for a in 0..4usize {
+        for d in 0..4usize {
+            table.push(if a == d { 255 } else { ms.iter().position(|m| m[a] as usize == d).unwrap() as u8 });
+        }
+    }
+    json!({
+        "seed": 1, "endpoints": 4, "link_rate_bps": GBPS10, "delay_ps": 500_000,
+        "switches": switches, "routing": "opera",
+        "opera": {"slice_ps": 1_000_000_000u64, "slices": 1, "cutoff_bytes": 15_000_000, "next_switch": table},
+        "hosts": {"per_endpoint": 2, "rate_bps": GBPS10, "delay_ps": 500_000},
+        "flows": flows,
+    })
+}
+
+#[test]
+fn the_sender_learns_of_completion_one_ack_path_after_the_receiver() {
+    // One flow between the two hosts of rack 1 (host -> ToR -> host), nothing else on the wire: the ACK of the
+    // last byte crosses the two host links back, each its serialisation (800 ps a byte at 10 Gb/s) and 500 ns.
+    // On the wire an ACK is its header (TCP 52 bytes, NDP 64) and the default 24 bytes of framing.
+    let ack_path = |header: u64| 2 * ((header + 24) * 800 + 500_000);
+    for (t, header) in [("tcp", 52), ("dctcp", 52), ("ndp", 64)] {
+        for size in [1_000, 30_000] {
+            let v = opera_pairs(json!([{"id": 1, "src": 2, "dst": 3, "size_bytes": size, "transport": t}]));
+            let r = run(&v).unwrap();
+            let f = &r["flows"][0];
+            assert!(f["completed"].as_bool().unwrap(), "{f}");
+            assert_eq!(u(f, &["acked_ps"]), u(f, &["finish_ps"]) + ack_path(header), "{t} {size}: {f}");
+            assert_eq!(u(f, &["fct_ack_ps"]), u(f, &["acked_ps"]) - u(f, &["start_ps"]));
+        }
+    }
+    // a datagram flow has no ACK: null
+    let r = run(&opera_pairs(json!([{"id": 1, "src": 2, "dst": 3, "size_bytes": 30_000}]))).unwrap();
+    let f = &r["flows"][0];
+    assert!(f["completed"].as_bool().unwrap() && f["acked_ps"].is_null() && f["fct_ack_ps"].is_null(), "{f}");
+}
+
 /// Bulk NDP between hosts over RotorLB: the data crosses the destination host's link, and the receiver's ACKs
 /// and pulls leave that host's NIC and come down the source host's link (to the sender, not to the receiver).
 #[test]

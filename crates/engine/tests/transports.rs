@@ -221,3 +221,30 @@ fn per_flow_pull_pacers_pull_each_flow_at_the_link_rate() {
     assert!(host <= 80, "{host}");
     assert!(flow > 5 * host.max(100), "{flow} (host: {host})");
 }
+
+/// h0 -> switch -> h1 at 10 Gb/s, 5 us a link: one flow of `size` bytes and nothing else on the wire.
+fn one_flow(t: Transport, size: u64) -> SimResults {
+    let nodes = vec![node("h0", NodeKind::Host), node("h1", NodeKind::Host), node("sw", NodeKind::Switch)];
+    let links = (0..2).map(|h| link(h, 2, 10 * GBPS, 5 * US, None)).collect();
+    let rate = (t == Transport::Udp).then_some(GBPS); // a datagram flow sends at a set rate
+    go(&base(nodes, links, vec![FlowSpec { rate_bps: rate, ..flow(1, 0, size, 0, t) }], Routing::Single))
+}
+
+#[test]
+fn the_sender_learns_of_completion_one_ack_path_after_the_receiver() {
+    // The ACK of the last byte crosses two idle links back: on each, its header's serialisation (800 ps a byte
+    // at 10 Gb/s) and 5 us of fibre. TCP's ACK is its 52-byte header, NDP's its 64-byte one.
+    let ack_path = |header: u64| 2 * (header * 800 + 5 * US);
+    for (t, header) in [(Transport::Tcp, 52), (Transport::Dctcp, 52), (Transport::Ndp, 64)] {
+        for size in [1_000, 30_000] {
+            let r = one_flow(t, size);
+            let f = &r.flows[0];
+            assert!(f.completed, "{f:?}");
+            assert_eq!(f.acked_ps.unwrap(), f.finish_ps.unwrap() + ack_path(header), "{t:?} {size}: {f:?}");
+            assert_eq!(f.fct_ack_ps.unwrap(), f.acked_ps.unwrap() - f.start_ps);
+        }
+    }
+    // datagrams have no ACK: the column is absent
+    let f = &one_flow(Transport::Udp, 30_000).flows[0];
+    assert!(f.completed && f.acked_ps.is_none() && f.fct_ack_ps.is_none(), "{f:?}");
+}

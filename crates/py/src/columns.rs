@@ -29,8 +29,9 @@ fn column<'py, T>(py: Python<'py>, items: &[T], width: usize, get: impl Fn(&T) -
 type FlowColumn = (&'static str, &'static str, usize, fn(&(&FlowSpec, &FlowRow)) -> u64);
 
 /// The per-flow results as columns, in the order of docs/engine-spec.md. `fct_ps` and `finish_ps` of a flow that
-/// never finished are `u64::MAX`; `transport` is a code into `TRANSPORTS` (0 tcp, 1 udp, 2 dctcp, 3 ndp).
-const FLOW_COLUMNS: [FlowColumn; 20] = [
+/// never finished are `u64::MAX`, and so are `acked_ps` and `fct_ack_ps` where the sender never learnt it did
+/// (or a datagram flow); `transport` is a code into `TRANSPORTS` (0 tcp, 1 udp, 2 dctcp, 3 ndp).
+const FLOW_COLUMNS: [FlowColumn; 22] = [
     ("id", "<u8", 8, |(f, _)| f.id),
     ("src", "<u8", 8, |(f, _)| u64::from(f.src)),
     ("dst", "<u8", 8, |(f, _)| u64::from(f.dst)),
@@ -51,6 +52,8 @@ const FLOW_COLUMNS: [FlowColumn; 20] = [
     ("acks_sent", "<u8", 8, |(_, r)| r.acks_sent),
     ("ecn_marks", "<u8", 8, |(_, r)| r.ecn_marks),
     ("trims", "<u8", 8, |(_, r)| r.trims),
+    ("acked_ps", "<u8", 8, |(_, r)| r.acked_ps),
+    ("fct_ack_ps", "<u8", 8, |(f, r)| r.acked().map_or(u64::MAX, |t| t - f.start_ps)),
 ];
 
 /// The per-flow results (the spec's flows and their result rows, in the same order) as columns.

@@ -12,12 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import typer
-
 from .errors import GreendcnError
 
 __all__ = [
-    "JsonOption",
+    "JsonOption",  # noqa: F822  # made on first use (__getattr__)
     "check_output_path",
     "echo_table",
     "fail",
@@ -56,7 +54,8 @@ def check_output_path(path: str | os.PathLike[str] | None, option: str = "--json
         )
 
 
-def _json_option_callback(value: Path | None) -> Path | None:
+def json_option_callback(value: Path | None) -> Path | None:
+    """What `--json` does as soon as it is parsed: check the path, and for `-` send people's output to stderr."""
     check_output_path(value, "--json")
     if value is not None and str(value) == STDOUT:
         # The JSON document alone goes to standard output; everything printed for people goes to stderr.
@@ -66,12 +65,21 @@ def _json_option_callback(value: Path | None) -> Path | None:
     return value
 
 
-JsonOption = typer.Option(
-    None,
-    "--json",
-    callback=_json_option_callback,
-    help="Also write the results as JSON to this path ('-': standard output).",
-)
+def __getattr__(name: str) -> Any:
+    # JsonOption, the commands' `--json` option, is made when a command module first asks for it, so that this
+    # module imports no typer (greendcn/launch.py runs a plain `simulate` without it).
+    if name != "JsonOption":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import typer
+
+    option = typer.Option(
+        None,
+        "--json",
+        callback=json_option_callback,
+        help="Also write the results as JSON to this path ('-': standard output).",
+    )
+    globals()["JsonOption"] = option
+    return option
 
 
 def finite_float(text: str) -> float:
@@ -93,6 +101,11 @@ def info(message: str) -> None:
 
 def to_jsonable(obj: Any) -> Any:
     """Turn numpy/pandas values, dataclasses and paths into plain JSON values; NaN and inf become null."""
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:  # the most common values, answered first
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
     import dataclasses
 
     if isinstance(obj, dict):

@@ -13,10 +13,22 @@ import sys
 import types
 from typing import Any
 
-__all__ = ["defer_plugin_loader"]
+__all__ = ["defer_plugin_loader", "prepare_command"]
 
 _LOADER = "pydantic.plugin._loader"
 _OFF = ("__all__", "1", "true")  # the values for which pydantic's get_plugins() returns no plugins
+
+
+def prepare_command() -> None:
+    """What the `greendcn` command sets before its first import of typer or pydantic (greendcn/cli.py,
+    greendcn/launch.py): plain help text, pydantic's plugins off, and the loader above."""
+    # Plain help text (click's) rather than typer's rich panels: loading rich's formatting cost about 0.25 s of
+    # CPU on every `--help` (our measurement, BENCHMARKS.md); TYPER_USE_RICH=1 brings the panels back.
+    os.environ.setdefault("TYPER_USE_RICH", "0")
+    # pydantic looks for plugins among every installed package's entry points when it first builds a model
+    # (tens of ms); the command uses none (our choice; PYDANTIC_DISABLE_PLUGINS set in the environment is kept).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
+    defer_plugin_loader()
 
 
 def defer_plugin_loader() -> None:

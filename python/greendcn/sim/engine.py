@@ -103,7 +103,7 @@ def run_spec_columns(spec: dict[str, Any], progress: Callable[..., object] | Non
     """`run_spec`, with the result tables built from the engine's column buffers (docs/engine-spec.md, "Results
     as columns"), no JSON text parsed for them and no pandas: `flows` a `sim.tables.Columns` of the per-flow
     columns in the spec's order (whole numbers as int64, `fct_ps` and `finish_ps` float64 with NaN for a flow
-    that never finished, `transport` codes into TRANSPORTS); `links` and `nodes` `sim.tables.Records` (read as
+    that never finished, `acked_ps` and `fct_ack_ps` likewise for a sender that never learnt it did, `transport` codes into TRANSPORTS); `links` and `nodes` `sim.tables.Records` (read as
     the JSON's list of records, built on first use; `.table` their columns); `series` None or its
     `window_ps` and, per series, a rows x windows int64 array."""
     flows = spec.get("flows")
@@ -135,7 +135,7 @@ def _flow_columns(columns: list[tuple[str, str, bytes]]) -> Any:
         values = np.frombuffer(buf, dtype=dtype)
         if name == "transport":
             data[name] = Text(values, TRANSPORTS)
-        elif name in ("fct_ps", "finish_ps"):
+        elif name in ("fct_ps", "finish_ps", "acked_ps", "fct_ack_ps"):
             data[name] = np.where(values == np.iinfo(np.uint64).max, np.nan, values.astype(np.float64))
         elif dtype == "?":
             data[name] = values.copy()

@@ -281,8 +281,10 @@ class HostPricer:
                 "pricing hosts needs the engine's per-host series",
                 hint="run with stats_window_ps set (simulate sets it when hosts are priced)",
             )
-        nodes = results["nodes"]
-        names = [n["name"] for n in nodes if n["kind"] == "host"]
+        from .ledger_columns import node_columns
+
+        nodes = node_columns(results["nodes"])
+        names = [n for n, kind in zip(nodes.names, nodes.kinds) if kind == "host"]
         sim_s = results["summary"]["sim_time_ps"] * 1e-12
         w_s = series["window_ps"] * 1e-12
         if interval_ps is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ..power.models import Counters, PowerModel, from_switch
 from ..power.ports import PortPowerModel
 from ..power.switches import SwitchModel, get_switch
 from .host_power import fold_windows
+from .ledger_columns import dir_columns, node_columns
 from .port_energy import port_breakdown, port_states
 
 if TYPE_CHECKING:
@@ -123,37 +124,63 @@ def in_interval(rows: list[list[int]], idx: np.ndarray, frac: np.ndarray) -> np.
 
 def _devices(results: dict, models: EnergyModels) -> list[tuple[str, str, PowerModel, list[int], int]]:
     """(name, kind, model, link directions counted, ports) for every device that has a model."""
-    nodes = results["nodes"]
-    dirs = results["links"]
-    out_dirs: dict[int, list[int]] = {i: [] for i in range(len(nodes))}
-    link_dirs: dict[int, list[int]] = {}
-    for k, d in enumerate(dirs):
-        out_dirs.setdefault(d["from"], []).append(k)
-        link_dirs.setdefault(d["link"], []).append(k)
+    nodes = node_columns(results["nodes"])
+    dirs = dir_columns(results["links"])
+    # each node's outgoing directions and each link's directions, in the directions' order
+    by_src = np.argsort(dirs.src, kind="stable")
+    out_dirs = np.split(by_src, np.searchsorted(dirs.src[by_src], np.arange(1, len(nodes))))
     found = []
-    for i, node in enumerate(nodes):
-        model = models.for_node(node["name"], node["kind"])
+    names, kinds = nodes.names, nodes.kinds
+    for i, model in enumerate(_node_models(models, names, kinds)):
         if model is not None:
-            found.append((node["name"], f"node:{node['kind']}", model, out_dirs[i], len(out_dirs[i])))
-    for link, ks in sorted(link_dirs.items()):
-        a, b = dirs[ks[0]]["from"], dirs[ks[0]]["to"]
-        model = models.for_link(nodes[a]["kind"], nodes[b]["kind"])
-        if model is not None:
-            found.append((f"link{link}:{nodes[a]['name']}-{nodes[b]['name']}", "link", model, ks, 2))
+            ks = out_dirs[i].tolist()
+            found.append((names[i], f"node:{kinds[i]}", model, ks, len(ks)))
+    if models.links and len(dirs):
+        by_link = np.argsort(dirs.link, kind="stable")
+        links, starts = np.unique(dirs.link[by_link], return_index=True)
+        for link, ks_arr in zip(links.tolist(), np.split(by_link, starts[1:])):
+            ks = ks_arr.tolist()
+            a, b = int(dirs.src[ks[0]]), int(dirs.dst[ks[0]])
+            model = models.for_link(kinds[a], kinds[b])
+            if model is not None:
+                found.append((f"link{link}:{names[a]}-{names[b]}", "link", model, ks, 2))
     return found
 
 
+def _node_models(models: EnergyModels, names: tuple[str, ...], kinds: tuple[str, ...]) -> list[Any]:
+    """`models.for_node` of every node; by kind alone when no model is keyed by a node's name or a prefix."""
+    keys = models.nodes
+    if any(k.endswith("*") for k in keys) or not keys.keys().isdisjoint(names):
+        return [models.for_node(n, k) for n, k in zip(names, kinds)]
+    by_kind = {k: keys.get(k) for k in set(kinds)}
+    return [by_kind[k] for k in kinds]
+
+
+def _sum(values: np.ndarray, ks: list[int]) -> Any:
+    """The sum of the counters `values[ks]` as the records' sum of each times 1.0 gives it: a float (exact: whole
+    numbers below 2**53), or the int 0 for no directions."""
+    return float(int(values[ks].sum())) if ks else 0
+
+
 def _counters(results: dict, ks: list[int], ports: int, duration_s: float, share=None) -> Counters:
-    dirs = results["links"]
+    dirs = dir_columns(results["links"])
+    sim_s = results["summary"]["sim_time_ps"] * 1e-12
     if share is None:
-        share = [1.0] * len(ks)
+        return Counters(
+            duration_s=duration_s,
+            bytes=_sum(dirs.bytes_sent, ks),
+            packets=_sum(dirs.packets_sent, ks),
+            busy_s=_sum(dirs.busy_ps, ks) * 1e-12,
+            ports=ports,
+            state_s=port_states(dirs, ks, duration_s, sim_s),
+        )
     return Counters(
         duration_s=duration_s,
-        bytes=sum(dirs[k]["bytes_sent"] * s for k, s in zip(ks, share)),
-        packets=sum(dirs[k]["packets_sent"] * s for k, s in zip(ks, share)),
-        busy_s=sum(dirs[k]["busy_ps"] * s for k, s in zip(ks, share)) * 1e-12,
+        bytes=sum((dirs.bytes_sent[ks] * np.asarray(share)).tolist()),
+        packets=sum((dirs.packets_sent[ks] * np.asarray(share)).tolist()),
+        busy_s=sum((dirs.busy_ps[ks] * np.asarray(share)).tolist()) * 1e-12,
         ports=ports,
-        state_s=port_states(dirs, ks, duration_s, results["summary"]["sim_time_ps"] * 1e-12),
+        state_s=port_states(dirs, ks, duration_s, sim_s),
     )
 
 
@@ -191,7 +218,7 @@ def run_energy(
         if isinstance(model, PortPowerModel) and kind != "link":
             devices[-1].update(port_breakdown(model, results, ks, sim_s))  # per port and state (EEE)
     host_energy = None
-    if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
+    if hosts is not None and "host" in node_columns(results["nodes"]).kinds:
         host_energy = hosts.price(results)
         modelled = {d["name"] for d in devices if d["kind"] == "node:host"}
         devices += host_devices(host_energy, sim_s, skip=modelled)
@@ -279,23 +306,26 @@ def _interval_energy(
         )
     length_s = (interval_ps[1] - interval_ps[0]) * 1e-12
     idx, frac = interval_weights(series["window_ps"], interval_ps)
-    dirs = results["links"]
+    dirs = dir_columns(results["links"])
     per_dir = in_interval(series["link_bytes"], idx, frac).sum(axis=1)
-    total = np.array([d["bytes_sent"] for d in dirs], dtype=float)
+    total = dirs.bytes_sent.astype(float)
     share = np.divide(per_dir, total, out=np.zeros_like(per_dir), where=total > 0)
+    # each direction's packets and busy time in the window, as the records' int times float gave them
+    packets_in = dirs.packets_sent * share
+    busy_in = dirs.busy_ps * share
     devices = []
     for name, kind, model, ks, ports in _devices(results, models):
         c = Counters(
             duration_s=length_s,
             bytes=float(per_dir[ks].sum()),
-            packets=sum(dirs[k]["packets_sent"] * share[k] for k in ks),
-            busy_s=sum(dirs[k]["busy_ps"] * share[k] for k in ks) * 1e-12,
+            packets=sum(packets_in[ks].tolist()),
+            busy_s=sum(busy_in[ks].tolist()) * 1e-12,
             ports=ports,
             state_s=port_states(dirs, ks, length_s, results["summary"]["sim_time_ps"] * 1e-12),
         )
         devices.append(_device_row(name, kind, model, c, length_s))
     host_energy = None
-    if hosts is not None and any(n["kind"] == "host" for n in results["nodes"]):
+    if hosts is not None and "host" in node_columns(results["nodes"]).kinds:
         host_energy = hosts.price(results, interval_ps=interval_ps)
         modelled = {d["name"] for d in devices if d["kind"] == "node:host"}
         for i, name in enumerate(host_energy.names):
@@ -402,16 +432,17 @@ def _series(
             )
     windows = max(1, math.ceil(sim_s / w_s - 1e-9)) if sim_s > 0 else 1
     dur = np.clip(sim_s - np.arange(windows) * w_s, 0.0, w_s)
-    dirs = results["links"]
+    dirs = dir_columns(results["links"])
     per_dir = fold_windows(series["link_bytes"], len(dirs), windows)
-    total_bytes = np.array([d["bytes_sent"] for d in dirs], dtype=float)
+    total_bytes = dirs.bytes_sent.astype(float)
     share = np.divide(
         per_dir, total_bytes[:, None], out=np.zeros_like(per_dir), where=total_bytes[:, None] > 0
     )
-    packets = np.array([d["packets_sent"] for d in dirs], dtype=float)
-    busy_s = np.array([d["busy_ps"] for d in dirs], dtype=float) * 1e-12
+    packets = dirs.packets_sent.astype(float)
+    busy_s = dirs.busy_ps.astype(float) * 1e-12
     parts = {"hosts": np.zeros(windows), "switches": np.zeros(windows), "links": np.zeros(windows)}
-    for _name, kind, model, ks, ports in _devices(results, models):
+    devices = _devices(results, models)
+    for _name, kind, model, ks, ports in devices:
         c = Counters(
             duration_s=dur,  # type: ignore[arg-type]  # arrays: one value per window
             bytes=per_dir[ks].sum(axis=0),  # type: ignore[arg-type]
@@ -423,7 +454,7 @@ def _series(
         parts[_part(kind)] += _energy_per_window(model, c, windows)
     host_w = None
     if host_energy is not None:
-        modelled = {n["name"] for n in results["nodes"] if models.for_node(n["name"], n["kind"]) is not None}
+        modelled = {name for name, kind, *_rest in devices if kind.startswith("node:")}
         keep = np.array([n not in modelled for n in host_energy.names], dtype=bool)
         parts["hosts"] += (host_energy.power_w[keep] * dur).sum(axis=0)
         if host_energy.power_w.size <= _PER_HOST_SERIES_MAX:

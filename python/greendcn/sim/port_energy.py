@@ -14,6 +14,7 @@ import numpy as np
 
 from ..power.models import Counters
 from ..power.ports import PortPowerModel
+from .ledger_columns import dir_columns, node_columns
 
 __all__ = ["LOW_STATES", "port_breakdown", "port_states", "to_off"]
 
@@ -41,22 +42,27 @@ def to_off(states: dict[str, float], off_s: float) -> dict[str, float]:
     return out
 
 
-def port_states(dirs: list[dict], ks: list[int], duration_s: Any, sim_s: float) -> dict[str, Any]:
+def port_states(dirs: Any, ks: Any, duration_s: Any, sim_s: float) -> dict[str, Any]:
     """Seconds the ports `ks` spent in each state over `duration_s`, summed over the ports; {} when the engine
     counted no states (every port active). For an interval other than the run (an observation window, a
     window of the power series) the run's low-power times are taken in proportion to its length (our
-    approximation: the engine counts states over the whole run only)."""
-    if not any(key in dirs[k] for k in ks for key in LOW_STATES.values()):
+    approximation: the engine counts states over the whole run only). `dirs`: the results' link directions
+    (records or their columns, sim/ledger_columns.py)."""
+    cols = dir_columns(dirs)
+    if not cols.any_low:
+        return {}
+    idx = np.asarray(ks, dtype=np.int64)
+    if not any(has[idx].any() for _v, has in cols.low.values()):
         return {}
     scale = duration_s / sim_s if sim_s > 0 else 0.0
     out: dict[str, Any] = {}
     low_total = 0.0
     for state, key in LOW_STATES.items():
-        t = sum(dirs[k].get(key, 0) for k in ks) * 1e-12
+        t = int(cols.low[key][0][idx].sum()) * 1e-12 if key in cols.low else 0.0
         if t:
             out[state] = t * scale
             low_total += t
-    out["active"] = np.maximum(len(ks) * duration_s - low_total * scale, 0.0)
+    out["active"] = np.maximum(len(idx) * duration_s - low_total * scale, 0.0)
     if np.ndim(out["active"]) == 0:
         out["active"] = float(out["active"])
     return out
@@ -65,14 +71,15 @@ def port_states(dirs: list[dict], ks: list[int], duration_s: Any, sim_s: float) 
 def port_breakdown(model: PortPowerModel, results: dict, ks: list[int], sim_s: float) -> dict[str, Any]:
     """A switch row's extra columns over the run: seconds and joules per state, and one entry per port
     (towards which node, seconds per state, joules)."""
-    dirs, nodes = results["links"], results["nodes"]
-    total = port_states(dirs, ks, sim_s, sim_s)
+    cols = dir_columns(results["links"])
+    names = node_columns(results["nodes"]).names
+    total = port_states(cols, ks, sim_s, sim_s)
     ports = []
     for k in ks:
-        s = port_states(dirs, [k], sim_s, sim_s) or {"active": sim_s}
+        s = port_states(cols, [k], sim_s, sim_s) or {"active": sim_s}
         ports.append(
             {
-                "to": nodes[dirs[k]["to"]]["name"],
+                "to": names[cols.dst[k]],
                 **{f"{state}_s": t for state, t in s.items()},
                 "energy_j": sum(model.watts(state) * t for state, t in s.items()),
             }

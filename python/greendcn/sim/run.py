@@ -467,6 +467,8 @@ def _results(sc: Scenario, net: Network, flows: list[Flow], seed: int, out: dict
     for name in f.columns:
         if name not in fl and not name.endswith("_ps"):
             fl[name] = f.raw(name)
+    # when the sender learnt every byte arrived (its last ACK), less the start; NaN: never, or no ACKs (UDP)
+    fl["fct_ack_s"] = np.array(f["fct_ack_ps"], dtype=np.float64) / PS_PER_S
 
     li = from_records(out["links"])
     li["from"] = Text(li["from"], names)

@@ -131,6 +131,11 @@ class Topology(_Model):
     cutoff: SizeBytes = "15MB"  # type: ignore[assignment]
     schedule_seed: int = Field(0, ge=0)
     search_moves: int = Field(300, ge=0)
+    # how the matchings are drawn and ordered: "search" (ours, greendcn.sim.topology.opera) or "lifted" (the
+    # public Opera simulator's generator: random matchings lifted from a base, the best of schedule_runs random
+    # orders; greendcn.sim.topology.opera_lifted, docs/opera-paper.md)
+    opera_schedule: Literal["search", "lifted"] = "search"
+    schedule_runs: int = Field(1, ge=1)
     # Circuit fabrics: hosts under each rack's ToR, named S0.. as on the packet fabrics (host h in rack
     # h // hosts_per_rack), each linked to its ToR at link_rate with link_delay and the queues above. Unset (our
     # default): the racks themselves are the workload's endpoints (R0..), as before hosts existed there.
@@ -162,6 +167,13 @@ class Topology(_Model):
                     f"circuit_switches matchings",
                     hint="choose a divisor of topology.racks, e.g. 6 for 108",
                 )
+            if self.opera_schedule == "lifted":
+                from .topology.opera_lifted import lift_plan
+
+                try:
+                    lift_plan(n)
+                except InputError as e:
+                    raise FieldError("opera_schedule", str(e).split(": ", 1)[1], hint=e.hint) from None
             if self.epsilon is not None:
                 one_packet = 1500 * 8 * 10**12 // self.link_rate
                 if self.epsilon < one_packet:

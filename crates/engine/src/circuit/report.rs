@@ -39,6 +39,8 @@ impl CircuitSim<'_> {
                 acks_sent: s.receiver.stats.acks_sent,
                 ecn_marks: s.receiver.stats.ecn_marks,
                 trims: s.trims,
+                acked_ps: s.acked,
+                fct_ack_ps: s.acked.map(|t| t - f.start_ps),
             })
             .collect::<Vec<_>>();
         let ports = self

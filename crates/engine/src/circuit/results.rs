@@ -33,6 +33,10 @@ pub struct CircuitFlowResult {
     pub acks_sent: u64,
     pub ecn_marks: u64,
     pub trims: u64,
+    /// When the sender learnt that every byte arrived, and that time less `start_ps` (docs/engine-spec.md,
+    /// "Per-flow columns"); None for datagram flows and senders that never learnt it.
+    pub acked_ps: Option<u64>,
+    pub fct_ack_ps: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -210,6 +210,9 @@ struct FlowState {
     queued: VecDeque<Queued>,
     rto_pending: Option<u64>,
     receiver: TcpReceiver,
+    /// When the sender learnt that every byte arrived (TCP: the ACK covering the last byte; NDP: the first ACK
+    /// sent once the receiver held every byte); None before, and always for datagram flows.
+    acked: Option<u64>,
 }
 
 impl FlowState {
@@ -475,6 +478,7 @@ impl<'a> CircuitSim<'a> {
                 queued: VecDeque::new(),
                 rto_pending: None,
                 receiver: TcpReceiver::new(f.size_bytes),
+                acked: None,
             })
             .collect();
         Ok(CircuitSim {

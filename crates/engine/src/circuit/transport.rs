@@ -46,7 +46,8 @@ impl CircuitSim<'_> {
         let now = self.now;
         let tcp = self.tcp.clone();
         let mut segs = Vec::new();
-        if let Some(s) = self.flows[pk.flow as usize].sender.as_mut() {
+        let fl = &mut self.flows[pk.flow as usize];
+        if let Some(s) = fl.sender.as_mut() {
             let was_done = s.done();
             if s.dctcp.is_some() {
                 s.on_ack_ecn(now, pk.seq, pk.ts, pk.ce, &tcp, &self.spec.dctcp, &mut segs);
@@ -55,6 +56,7 @@ impl CircuitSim<'_> {
             }
             if s.done() && !was_done {
                 self.unsent -= 1;
+                fl.acked = Some(now); // the ACK covering the last byte
             }
         }
         self.send_segments(pk.flow, &segs);
@@ -216,7 +218,12 @@ impl CircuitSim<'_> {
         self.control_received += 1;
         let now = self.now;
         let mut segs = Vec::new();
-        let Some(s) = self.flows[pk.flow as usize].ndp.as_mut() else { return };
+        let fl = &mut self.flows[pk.flow as usize];
+        // The first ACK sent once the receiver held every byte, as in the packet engine (`Sim::ndp_control`).
+        if pk.kind == Kind::NdpAck && fl.acked.is_none() && fl.receiver.finish.is_some_and(|t| pk.ts >= t) {
+            fl.acked = Some(now);
+        }
+        let Some(s) = fl.ndp.as_mut() else { return };
         let was_done = s.done();
         match pk.kind {
             Kind::NdpAck => s.on_ack(now, pk.seq),

@@ -28,7 +28,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
-    for module in (*_MODULES, "simulate"):  # each registers its command on the apps
+    for module in (*_MODULES, "simulate_app"):  # each registers its command on the apps
         importlib.import_module(f".{module}", __name__)
     from ._apps import app, reproduce_app
     from .fabrics import fabrics as fabrics_cmd

@@ -46,7 +46,8 @@ def print_comparison(doc: dict[str, Any]) -> None:
             row["slow_p99_sim"] = _fmt(b["slowdown_p99_theirs"])
             row["target"] = {True: "met", False: "missed", None: "n/a"}[b["within_target"]]
         rows.append(row)
-    print("FCT per size bucket (ms; diff = ours vs the simulator's, relative):")
+    print(f"FCT per size bucket (ms, from each flow's start to {c['fct_ends']}", end="")
+    print("; diff = ours vs the simulator's, relative):" if ref else "):")
     echo_table(rows)
     if ref:
         print("target (our choice, with NDP): p50 and mean within 15 %, p99 within 30 %")

@@ -1,4 +1,6 @@
-"""`greendcn simulate`: one scenario, a summary per flow class, energy with its split."""
+"""`greendcn simulate`: one scenario, a summary per flow class, energy with its split. The command's options are
+in simulate_app.py (typer); this module imports no typer, so that greendcn/launch.py can run a plain command
+line without it."""
 
 from __future__ import annotations
 
@@ -7,13 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import typer
-
-from ...core.clitools import JsonOption, echo_table
+from ...core.clitools import echo_table
 from ...core.errors import InputError
-from ._apps import app
 
-__all__ = ["simulate_cmd"]
+__all__ = ["run_simulate"]
 
 
 def _class_rows(res: Any) -> list[dict[str, Any]]:
@@ -157,26 +156,17 @@ def rto_warning(res: Any) -> str | None:
     )
 
 
-def simulate_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML file (docs/scenario-format.md)."),
-    seed: int | None = typer.Option(None, "--seed", help="Replaces run.seed."),
-    json_out: Path | None = JsonOption,
-    flows: Path | None = typer.Option(
-        None, "--flows", help="CSV src,dst,size_bytes,start_s[,class] replacing the scenario's workload."
-    ),
-    set_: list[str] | None = typer.Option(None, "--set", help="Override a key: --set routing.scheme=rps."),
-    max_memory: str | None = typer.Option(
-        None,
-        "--max-memory",
-        help="Refuse runs estimated to need more, e.g. 4GB (default: the memory available now).",
-    ),
-    parquet: Path | None = typer.Option(
-        None,
-        "--parquet",
-        help="Also write flows, links, nodes and summary as Parquet files into this folder.",
-    ),
-) -> None:
-    """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary."""
+def run_simulate(
+    scenario: Path,
+    seed: int | None = None,
+    json_out: Path | None = None,
+    flows: Path | None = None,
+    set_: list[str] | None = None,
+    max_memory: str | None = None,
+    parquet: Path | None = None,
+) -> int:
+    """Simulate one scenario and print a summary per flow class; --json writes flows, links, nodes, summary.
+    Returns the exit status: 0, or 130 when the run was interrupted (its results are incomplete)."""
     from ..output import check_parquet_dir, write_parquet, write_result_json
     from ..scenario import load_scenario
     from ..run import simulate
@@ -206,7 +196,13 @@ def simulate_cmd(
             "(summary.incomplete in --json)",
             file=sys.stderr,
         )
-        raise typer.Exit(130)
+        return 130
+    return 0
 
 
-app.command("simulate")(simulate_cmd)
+def __getattr__(name: str) -> Any:
+    if name == "simulate_cmd":  # the typer command, in its own module
+        from .simulate_app import simulate_cmd
+
+        return simulate_cmd
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

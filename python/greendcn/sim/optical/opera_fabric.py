@@ -69,7 +69,12 @@ def opera_from_topology(topo: Any) -> tuple[CircuitFabric, OperaSchedule]:
         seed=topo.schedule_seed,
         search_moves=topo.search_moves,
     )
-    sched = build_opera(params)
+    if getattr(topo, "opera_schedule", "search") == "lifted":
+        from ..topology.opera_lifted import build_opera_lifted
+
+        sched = build_opera_lifted(params, runs=topo.schedule_runs)
+    else:
+        sched = build_opera(params)
     if topo.epsilon is None and not math.isfinite(sched.search["max_hops"]):
         # epsilon comes from the worst path; with no path there is no epsilon (and no Opera)
         raise InputError(

@@ -238,6 +238,8 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
     fl["class"] = fl["id"].map(cls)
+    # when the sender learnt every byte arrived (its last ACK), less the start; NaN: never, or datagrams
+    fl["fct_ack_s"] = pd.to_numeric(fl["fct_ack_ps"], errors="coerce").astype("float64") / PS_PER_S
     fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
     hosts = out.get("hosts")
     racks = [f"R{i}" for i in range(topo.racks)] if hosts is not None else names

@@ -24,6 +24,13 @@ simulator's source):
   ndp.pull_pacer = "flow" (our default is one per receiving host);
 - a 1 ms minimum retransmission timeout (NdpSrc::setMinRTO(1000)): tcp.min_rto;
 - 1.00001 s simulated (run.sh `-simtime`): run.stop_time, so flows still running then are unfinished on both.
+
+Where an FCT ends: the simulator prints a flow's FCT when its sender gets the ACK whose cumulative number
+covers the flow (`NdpSrc::processAck`: src/clos/ndp.cpp line 437, src/expander/ndp.cpp line 455,
+src/opera/ndp.cpp line 346; TCP's `TcpSrc::receivePacket`, src/clos/tcp.cpp line 230), and the receiver's
+completion only for Opera's bulk datagrams (src/opera/rlb.cpp line 152). So with a reference file our FCT ends
+the same way: at the engine's `fct_ack` (the sender's last ACK) for flows with ACKs, at the receiver's last
+byte for datagram flows. Without one, FCT ends at the receiver's last byte, as everywhere else in greendcn.
 """
 
 from __future__ import annotations
@@ -78,6 +85,11 @@ RUN_SCRIPTS = {
 }
 PACKET_BYTES, HEADER_BYTES = 1500, 64
 STOP_TIME = "1000010us"  # run.sh: -simtime 1.00001
+# Where the compared FCT ends (config.fct_ends; module doc): with a reference file as the simulator ends it.
+FCT_ENDS = {
+    "sender": "the sender's last ACK (datagram flows: the receiver's last byte), as the simulator",
+    "receiver": "the receiver's last byte",
+}
 
 
 def default_scenarios_dir() -> Path:
@@ -268,7 +280,9 @@ def reproduce_opera_paper(
     wall = time.perf_counter() - t0
     fl = res.flows
     order = np.argsort(fl["id"].to_numpy())
-    fct = fl["fct_s"].to_numpy(dtype=float)[order]
+    fct_ack = sender_fct_s(fl)[order]
+    # with a reference, FCT ends where the simulator ends it: at the sender's last ACK (module doc)
+    fct = fct_ack if reference is not None else fl["fct_s"].to_numpy(dtype=float)[order]
     ideal = fl["ideal_fct_s"].to_numpy(dtype=float)[order]
     slow = fct / ideal
     ours = bucket_rows(ff.size, fct, slow)
@@ -280,6 +294,8 @@ def reproduce_opera_paper(
             "size_bytes": ff.size,
             "start_ns": ff.start_ns,
             "fct_ms": fct * 1e3,
+            "fct_receiver_ms": fl["fct_s"].to_numpy(dtype=float)[order] * 1e3,
+            "fct_ack_ms": fct_ack * 1e3,
             "ideal_fct_ms": ideal * 1e3,
             "slowdown": slow,
         }
@@ -311,6 +327,7 @@ def reproduce_opera_paper(
             "hosts": hosts,
             "transport": transport,
             "transport_ran": _ran(fl, s),
+            "fct_ends": FCT_ENDS["sender" if reference is not None else "receiver"],
             "queue_pkts": RUN_SCRIPTS[network].queue_pkts,
             "initial_window_pkts": RUN_SCRIPTS[network].initial_window,
             "cutoff_bytes": RUN_SCRIPTS[network].cutoff_bytes,
@@ -331,11 +348,34 @@ def reproduce_opera_paper(
             "events": s.get("events"),
             "packet_hops": s.get("packet_hops"),
             "stopped_by": s.get("stopped_by"),
+            # losses and their repair, for the TCP and DCTCP tables (docs/opera-paper.md); Opera's packets
+            # dropped for want of a path in the slice and moved to another path (circuit fabrics only)
+            "drops": s.get("drops"),
+            **{k: s[k] for k in ("no_path_drops", "low_latency_reroutes") if k in s},
+            **{k: _total(fl, k) for k in _FLOW_COUNTS},
             "sim_time_s": s.get("sim_time_s"),
         },
         "_flows": per_flow,
     }
     return doc
+
+
+def sender_fct_s(flows: Any) -> np.ndarray:
+    """Each flow's FCT as its sender sees it (s, in the table's order): until the ACK that told it every byte
+    arrived (`fct_ack_s`), or for a datagram flow, which has no ACKs, until its receiver held every byte
+    (`fct_s`), as the simulator's bulk datagrams end theirs; NaN for a flow that did not end."""
+    fct = flows["fct_s"].to_numpy(dtype=float)
+    ack = flows["fct_ack_s"].to_numpy(dtype=float)
+    datagram = flows["transport"].isin(["udp", "datagram"]).to_numpy()
+    return np.where(datagram, fct, ack)
+
+
+_FLOW_COUNTS = ("retransmits", "fast_retransmits", "spurious_retransmits", "timeouts", "trims", "ecn_marks")
+
+
+def _total(flows: Any, name: str) -> int | None:
+    """A per-flow counter summed over the flows (None where the table lacks it)."""
+    return int(flows[name].sum()) if name in flows.columns else None
 
 
 def _ran(flows: Any, summary: dict[str, Any]) -> str | None:

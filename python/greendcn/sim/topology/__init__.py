@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from .clos import clos
-from .expander import expander
+from ...core.lazy import lazy_dir, lazy_getattr
 from .fattree import fattree
 from .graph import Link, Network, Node, equal_cost_paths, shortest_hops
 from .leafspine import leafspine
+
+# The Clos and expander builders load on first use: a fat-tree or leaf-spine run does not import them.
+_LAZY = {"clos": ".clos", "expander": ".expander"}
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__dir__ = lazy_dir(_LAZY, globals())
 
 __all__ = [
     "Link",
@@ -34,11 +38,11 @@ def build_topology(topo) -> Network:  # type: ignore[no-untyped-def]
     if topo.kind == "fattree":
         return fattree(topo.k, oversubscription=topo.oversubscription, **common)
     if topo.kind == "clos":
-        from .clos import shape_of
+        from .clos import clos, shape_of
 
         return clos(shape_of(topo), **common)
     if topo.kind == "expander":
-        from .expander import expander_graph, hosts_per_rack
+        from .expander import expander, expander_graph, hosts_per_rack
 
         graph = expander_graph(topo, getattr(topo, "_base_dir", None))
         return expander(graph, hosts_per_rack(topo), **common)
