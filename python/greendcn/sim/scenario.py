@@ -277,6 +277,10 @@ class Routing(_Model):
     vlb: bool = False
     vlb_intermediates: int = Field(20, ge=1, le=1000)  # at most 1000: our bound (4 bytes per draw and flow)
     vlb_min_size: ByteCount = 100_000
+    # Opera (scheme "opera"): NDP's low-latency packets each take one of up to this many paths listed per slice
+    # and rack pair, longer ones included, as the public Opera simulator's topology files list them
+    # (docs/scenario-format.md, "Listed paths on Opera"); 0: they spray over the slice's shortest first hops.
+    opera_paths: int = Field(0, ge=0, le=64)  # at most 64: our bound (a path list's count fits a byte)
 
 
 class Tcp(_Model):
@@ -554,6 +558,12 @@ class Scenario(_Model):
             )
         if self.routing.vlb:
             _check_vlb(self)
+        if self.routing.opera_paths and self.routing.scheme != "opera":
+            raise FieldError(
+                "routing.opera_paths",
+                f"listed paths route Opera's low-latency class; routing.scheme is {self.routing.scheme!r}",
+                hint='set routing.opera_paths = 0, or topology.kind = "opera" with routing.scheme = "opera"',
+            )
         check_transports(self)
         if self.topology.kind == "expander" and self.topology.graph_file:
             from .topology.expander import check_file

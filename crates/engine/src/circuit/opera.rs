@@ -2,16 +2,61 @@
 //! hop by hop over the current slice's expander, re-routed when their circuit goes, and served on an uplink
 //! right after control messages.
 
-use super::{CPacket, CircuitSim, Kind};
+use super::{opera_paths, CPacket, CircuitSim, Kind};
 use crate::spec::QueueLimit;
 
 impl CircuitSim<'_> {
+    /// The current slice.
+    #[inline]
+    fn slice_now(&self) -> usize {
+        let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        ((self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64) as usize
+    }
+
     /// The entry of the routing tables for (current slice, `at`, `dst`).
     #[inline]
     fn table_at(&self, at: u32, dst: u32) -> usize {
-        let o = self.spec.opera.as_ref().expect("opera routing has its table");
-        let slice = (self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64;
-        ((slice as usize * self.n as usize) + at as usize) * self.n as usize + dst as usize
+        ((self.slice_now() * self.n as usize) + at as usize) * self.n as usize + dst as usize
+    }
+
+    /// With listed paths (`opera.paths`): the switch NDP packet `id` leaves endpoint `at` by. A packet without
+    /// a path (new, or re-routed) draws one of the current slice's paths from `at` to its destination, as the
+    /// public Opera simulator draws one at the sending host's NIC (src/opera/queue.cpp line 503), and is
+    /// stamped with it; a packet on its path takes the path's switch for this hop, whatever circuit that
+    /// switch now holds (the simulator forwards on the stamped path's port to the current slice's circuit,
+    /// src/opera/pipe.cpp lines 169-173). Our choice where the path cannot go on (it ended short of the
+    /// destination after a slice change sent the packet elsewhere, or its switch is reconfiguring): draw
+    /// again from here, counted as a re-route (the simulator delivers such a packet down the last port of
+    /// whichever ToR it reached, or drops it at a switch that is down).
+    fn listed_hop(&mut self, at: u32, id: u32) -> Option<u32> {
+        let pk = self.pkts[id as usize];
+        let lp = self.listed.as_ref().expect("listed paths");
+        if pk.path != opera_paths::NO_PATH {
+            if let Some(sw) = lp.switch(pk.path, pk.hop) {
+                if self.ports[(at * self.s + sw) as usize].peer.is_some() {
+                    return Some(sw);
+                }
+            }
+            self.reroutes += 1;
+        }
+        let t = self.slice_now();
+        let spec = self.spec;
+        let circuits = spec.opera.as_ref().and_then(|o| o.circuits.as_deref()).expect("validated: circuits");
+        let rng = &mut self.path_rng;
+        let lp = self.listed.as_mut().expect("listed paths");
+        let path = lp.draw(circuits, t, at, pk.dst, |count| rng.below(count))?;
+        let p = &mut self.pkts[id as usize];
+        p.path = path;
+        p.hop = 0;
+        lp.switch(path, 0)
+    }
+
+    /// Route low-latency packet `id` again from endpoint `at` (its circuit is gone): a listed path is drawn
+    /// anew.
+    fn reroute_low_latency(&mut self, at: u32, id: u32) {
+        self.reroutes += 1;
+        self.pkts[id as usize].path = opera_paths::NO_PATH;
+        self.route_low_latency(at, id);
     }
 
     /// The switch whose circuit from `at` leads towards `dst` in the current slice (None: no path).
@@ -29,6 +74,9 @@ impl CircuitSim<'_> {
     fn first_hop(&mut self, at: u32, id: u32) -> Option<u32> {
         let pk = self.pkts[id as usize];
         let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        if self.listed.is_some() && self.flows[pk.flow as usize].ndp.is_some() {
+            return self.listed_hop(at, id);
+        }
         if let Some(spray) = o.spray.as_ref().filter(|_| self.flows[pk.flow as usize].ndp.is_some()) {
             let mut mask = spray[self.table_at(at, pk.dst)];
             if mask == 0 {
@@ -105,8 +153,7 @@ impl CircuitSim<'_> {
             let at = port / self.s;
             let hi = std::mem::take(&mut self.ports[port as usize].ll_hi);
             for id in hi.into_iter().chain(std::mem::take(&mut self.ports[port as usize].ll)) {
-                self.reroutes += 1;
-                self.route_low_latency(at, id);
+                self.reroute_low_latency(at, id);
             }
         }
         for port in 0..self.n * self.s {
@@ -131,8 +178,7 @@ impl CircuitSim<'_> {
                 if Some(self.pkts[id as usize].msg) != self.ports[port as usize].peer {
                     // The circuit it was queued for is gone: re-route on the current slice's path.
                     queue(&mut self.ports[port as usize], hi).pop_front();
-                    self.reroutes += 1;
-                    self.route_low_latency(e, id);
+                    self.reroute_low_latency(e, id);
                     continue;
                 }
                 if self.fits(port, self.pkts[id as usize].wire_bytes) {

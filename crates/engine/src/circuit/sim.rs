@@ -36,6 +36,8 @@ mod delivery;
 mod hostsend;
 #[path = "opera.rs"]
 mod opera;
+#[path = "opera_paths.rs"]
+mod opera_paths;
 #[path = "report.rs"]
 mod report;
 #[path = "rotorlb_ctl.rs"]
@@ -91,6 +93,9 @@ pub(crate) struct CPacket {
     retx: bool,
     /// DCTCP: a data packet marked Congestion Experienced at an uplink; an ACK echoing such a mark (ECN-Echo).
     ce: bool,
+    /// Opera's listed paths (`opera.paths`): the path this packet follows (`opera_paths::NO_PATH`: none yet);
+    /// `hop` is then the index of its next switch on it.
+    path: u32,
 }
 
 impl CPacket {
@@ -107,7 +112,8 @@ impl CPacket {
         ts: u64,
     ) -> Self {
         let (msg, relayed, hop, ll, retx, ce) = (0, false, 1, false, false, false);
-        CPacket { kind, flow, dst, wire_bytes, payload, seq, ts, msg, relayed, hop, ll, retx, ce }
+        let path = opera_paths::NO_PATH;
+        CPacket { kind, flow, dst, wire_bytes, payload, seq, ts, msg, relayed, hop, ll, retx, ce, path }
     }
 }
 
@@ -296,6 +302,9 @@ pub struct CircuitSim<'a> {
     rngs: Vec<Rng>,
     /// Draws NDP packets' switches where they spray (`opera.spray`), a stream of its own.
     spray_rng: Rng,
+    /// Opera's listed paths (`opera.paths` > 0), and the stream that draws each packet's path.
+    listed: Option<opera_paths::ListedPaths>,
+    path_rng: Rng,
     flows: Vec<FlowState>,
     hot: Vec<FlowHot>,
     /// Flow indices per (source, destination), in flow order.
@@ -499,6 +508,12 @@ impl<'a> CircuitSim<'a> {
             peer_of: vec![u32::MAX; (n * s) as usize],
             rngs,
             spray_rng: Rng::new(spec.seed, 0x5B4A7),
+            listed: spec
+                .opera
+                .as_ref()
+                .filter(|o| o.paths > 0)
+                .map(|o| opera_paths::ListedPaths::new(o.paths, n, s, o.slices)),
+            path_rng: Rng::new(spec.seed, 0x9A7B5),
             flows,
             hot: spec
                 .flows

@@ -79,6 +79,17 @@ pub struct OperaSpec {
     /// sprays.
     #[serde(default)]
     pub spray: Option<Vec<u64>>,
+    /// Listed paths (docs/circuit-engine.md, routing "opera"): with k > 0, every NDP packet takes one of up to
+    /// k paths listed per (slice, source endpoint, destination), drawn at random where it enters the fabric
+    /// and followed switch by switch (the public Opera simulator's label switching); `spray` then goes
+    /// unused. 0 (the default): NDP sprays or follows `next_switch`.
+    #[serde(default)]
+    pub paths: u8,
+    /// The slices' low-latency circuits the listed paths are drawn over: `circuits[(slice * N + at) * S + s]`
+    /// is the endpoint switch s's circuit from `at` reaches in that slice, u32::MAX where s carries none
+    /// (it reconfigures in the slice, or holds `at` to itself). Required with `paths`.
+    #[serde(default)]
+    pub circuits: Option<Vec<u32>>,
 }
 
 

@@ -209,6 +209,21 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
                 );
             }
         }
+        if o.paths > 0 {
+            let Some(c) = &o.circuits else {
+                return bad("opera.circuits", "listed paths (opera.paths > 0) need the slices' circuits");
+            };
+            let want = o.slices as u64 * n as u64 * s as u64;
+            if c.len() as u64 != want {
+                return bad("opera.circuits", format!("has {} entries, want slices x N x switches = {want}", c.len()));
+            }
+            if s > 255 {
+                return bad("opera.paths", format!("listed paths cover at most 255 circuit switches, the fabric has {s}"));
+            }
+            if let Some(i) = c.iter().position(|&x| x != u32::MAX && x >= n) {
+                return bad(&format!("opera.circuits[{i}]"), format!("endpoint {} does not exist ({n} endpoints)", c[i]));
+            }
+        }
     } else if spec.opera.is_some() {
         return bad("opera", "the opera table is used only with routing = \"opera\"");
     }

@@ -19,6 +19,7 @@ from ..topology.opera import OperaSchedule
 __all__ = ["NO_PATH", "next_switch_table", "opera_spec_table"]
 
 NO_PATH = 255
+NO_CIRCUIT = 2**32 - 1
 
 
 def _first_hops(sched: OperaSchedule, t: int):
@@ -64,10 +65,33 @@ def spray_table(sched: OperaSchedule) -> np.ndarray:
     return table
 
 
+def circuit_table(sched: OperaSchedule) -> np.ndarray:
+    """(slices, N, switches) uint32: the endpoint switch s's circuit from a reaches in slice t's low-latency
+    graph, NO_CIRCUIT where s reconfigures in the slice or holds a to itself (the engine's `opera.circuits`,
+    over which it lists paths)."""
+    n, u = sched.params.racks, sched.params.switches
+    ids = np.arange(n)
+    table = np.full((sched.slices, n, u), NO_CIRCUIT, dtype=np.uint32)
+    for t in range(sched.slices):
+        reconf = sched.reconfiguring(t)
+        for s in range(u):
+            if s == reconf:
+                continue
+            partner = sched.partners[sched.held(s, t)]
+            table[t, :, s] = np.where(partner != ids, partner, NO_CIRCUIT)
+    return table
+
+
 def opera_spec_table(
-    sched: OperaSchedule, slice_ps: int, cutoff_bytes: int, origin_ps: int = 0, spray: bool = False
+    sched: OperaSchedule,
+    slice_ps: int,
+    cutoff_bytes: int,
+    origin_ps: int = 0,
+    spray: bool = False,
+    paths: int = 0,
 ) -> dict:
-    """The engine spec's `opera` entry; with `spray`, the table NDP's packets spray over (`spray_table`)."""
+    """The engine spec's `opera` entry; with `spray`, the table NDP's packets spray over (`spray_table`); with
+    `paths` = k > 0, the slices' circuits over which the engine lists k paths per rack pair for NDP's packets."""
     table = next_switch_table(sched)
     out = {
         "slice_ps": int(slice_ps),
@@ -78,4 +102,7 @@ def opera_spec_table(
     }
     if spray:
         out["spray"] = spray_table(sched).ravel().tolist()
+    if paths:
+        out["paths"] = int(paths)
+        out["circuits"] = circuit_table(sched).ravel().tolist()
     return out

@@ -187,7 +187,10 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
             # NDP's packets spray over every shortest path of the slice (docs/circuit-engine.md, routing
             # "opera"): only when some low-latency flow runs NDP, so other runs carry no spray table
             ndp_ll = any(_engine_transport(sc, f, topo.cutoff, False) == "ndp" for f in flows)
-            opera = opera_spec_table(sched, slice_ps(sched), topo.cutoff, spray=ndp_ll)
+            # routing.opera_paths: NDP's packets take listed paths instead (computed by the engine from the
+            # slices' circuits)
+            paths = sc.routing.opera_paths if ndp_ll else 0
+            opera = opera_spec_table(sched, slice_ps(sched), topo.cutoff, spray=ndp_ll, paths=paths)
     else:
         fabric = build_fabric(topo)
     tcp_ll = opera is not None

@@ -4,7 +4,8 @@ slice (its sources draw one listed path per packet, src/opera/queue.cpp line 503
 longer than the shortest kept, such a list spreads a rack pair's packets over more first hops and longer paths
 than shortest-path spraying does; docs/opera-paper.md measures what that does to flow completion times.
 
-Our code, for analysis (the engines route hop by hop over shortest paths): paths of each length are found by a
+Our code, for analysis (the circuit engine lists paths the same way itself with `routing.opera_paths`,
+crates/engine/src/circuit/opera_paths.rs, and routes NDP over them): paths of each length are found by a
 depth-first search that only steps to racks still close enough to the destination, lengths tried from the
 shortest up to `max_slack` hops more. Among paths of equal length the order is the search's, over switches in
 increasing number (deterministic); the simulator's generator takes Yen's order."""

@@ -1,0 +1,116 @@
+"""Listed paths on Opera (routing.opera_paths, docs/circuit-engine.md, routing "opera"): NDP's packets each take
+one of up to k paths listed per slice and rack pair, longer ones included, drawn from the run's seeded
+generator and followed switch by switch. Small networks, one flow or two each."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from greendcn.core.errors import InputError
+from greendcn.sim.engine import run_circuit_spec
+from greendcn.sim.optical.opera_routes import NO_CIRCUIT, circuit_table
+from greendcn.sim.run import simulate
+from greendcn.sim.scenario import scenario_from_dict
+from greendcn.sim.topology.opera import OperaParams, build_opera
+
+# 8 racks of 2 hosts on 4 rotor switches: S0, S1 in rack 0, S2, S3 in rack 1, ...
+TOPOLOGY = {
+    "kind": "opera",
+    "racks": 8,
+    "circuit_switches": 4,
+    "hosts_per_rack": 2,
+    "link_rate": "10Gbps",
+    "link_delay": "500ns",
+    "reconfig": "10us",
+}
+
+
+def scenario(flows: list[dict], paths: int | None) -> dict:
+    routing: dict = {"scheme": "opera"}
+    if paths is not None:
+        routing["opera_paths"] = paths
+    return {
+        "topology": TOPOLOGY,
+        "routing": routing,
+        "transport": {"default": "ndp"},
+        "tcp": {"mss": 1436, "header_bytes": 64},
+        "ndp": {"queue": "8pkt", "header_bytes": 64, "initial_window": 20},
+        "workload": {"kind": "flows", "flows": flows},
+    }
+
+
+ONE = [{"src": "S0", "dst": "S4", "size": "300KB"}]  # rack 0 to rack 2
+
+
+def test_listed_paths_take_longer_paths_than_the_shortest_and_still_arrive():
+    # Spraying keeps every packet on a shortest path; with 5 listed paths per pair some packets take longer
+    # ones (more packet-hops for the same packets delivered), leave the source ToR by more uplinks, and the
+    # flow still completes with nothing dropped or lost for want of a path.
+    sprayed = simulate(scenario(ONE, None), progress=False)
+    listed = simulate(scenario(ONE, 5), progress=False)
+    for res in (sprayed, listed):
+        assert res.flows["completed"].all()
+        assert res.summary["host_link_drops"] == 0 and res.summary["no_path_drops"] == 0
+    assert listed.summary["packet_hops"] > sprayed.summary["packet_hops"]
+    # k = 1 lists the shortest path alone: never more hops than spraying over shortest first hops
+    single = simulate(scenario(ONE, 1), progress=False)
+    assert single.flows["completed"].all()
+    assert single.summary["packet_hops"] <= sprayed.summary["packet_hops"]
+
+    def uplinks(res):
+        links = res.links
+        return int(((links["from"] == "R0") & (links["packets_sent"] > 0)).sum())
+
+    assert uplinks(listed) >= uplinks(single)
+
+
+def test_listed_paths_are_deterministic_and_zero_is_the_default():
+    flows = [{"src": "S0", "dst": "S9", "size": "200KB"}, {"src": "S2", "dst": "S9", "size": "200KB"}]
+    a, b = (simulate(scenario(flows, 5), progress=False) for _ in range(2))
+    assert a.flows["fct_s"].tolist() == b.flows["fct_s"].tolist()
+    assert a.summary["events"] == b.summary["events"] and a.summary["packet_hops"] == b.summary["packet_hops"]
+    # routing.opera_paths = 0 is today's routing, result for result
+    zero, absent = (
+        simulate(scenario(flows, 0), progress=False),
+        simulate(scenario(flows, None), progress=False),
+    )
+    assert zero.flows["fct_s"].tolist() == absent.flows["fct_s"].tolist()
+    assert zero.summary["events"] == absent.summary["events"]
+
+
+def test_the_circuit_table_holds_each_slices_low_latency_circuits():
+    sched = build_opera(OperaParams(racks=8, switches=4, reconfig_s=10e-6))
+    table = circuit_table(sched)
+    assert table.shape == (sched.slices, 8, 4)
+    for t in range(sched.slices):
+        down = sched.reconfiguring(t)
+        assert (table[t, :, down] == NO_CIRCUIT).all()  # the reconfiguring switch carries none
+        for s in range(4):
+            row = table[t, :, s]
+            ends = [(a, int(b)) for a, b in enumerate(row) if b != NO_CIRCUIT]
+            assert all(b != a and row[b] == a for a, b in ends)  # circuits go both ways, none to oneself
+            assert len(ends) > 0 or s == down
+
+
+def test_bad_listed_paths_are_refused_naming_the_key():
+    with pytest.raises(InputError, match="routing.opera_paths"):
+        scenario_from_dict({"topology": {"kind": "rotornet", "racks": 8}, "routing": {"opera_paths": 5}})
+    with pytest.raises(InputError, match="routing.opera_paths"):
+        scenario_from_dict({"topology": TOPOLOGY, "routing": {"scheme": "opera", "opera_paths": -1}})
+    from greendcn.sim.optical.opera_fabric import opera_fabric, slice_ps
+    from greendcn.sim.optical.opera_routes import opera_spec_table
+    from greendcn.sim.optical.packet import circuit_spec
+
+    sched = build_opera(OperaParams(racks=8, switches=4, reconfig_s=10e-6))
+    opera = opera_spec_table(sched, slice_ps(sched), 10**9, spray=True, paths=5)
+    del opera["circuits"]
+    spec = circuit_spec(
+        opera_fabric(sched, 10**10),
+        [{"src": 0, "dst": 1, "size_bytes": 1000, "transport": "ndp"}],
+        "opera",
+        opera=opera,
+    )
+    with pytest.raises(InputError, match=r"opera\.circuits"):
+        run_circuit_spec(json.loads(json.dumps(spec)))
