@@ -79,9 +79,10 @@ validate-opera: ## Opera paper Figure 9: ours beside the public simulator's (OPE
 docs: build ## rewrite the docs' tables of measured output from the commands they quote (scripts/docs_tables.py)
 	$(PY) scripts/docs_tables.py
 
-lint: build ## ruff (lints and formatting) and clippy
+lint: build ## ruff (lints and formatting), rustfmt and clippy
 	$(VENV)/bin/ruff check python tests benchmarks validate scripts/docs_tables.py
 	$(VENV)/bin/ruff format --check python tests benchmarks validate scripts/docs_tables.py
+	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 
 clean: ## remove build products and the virtualenvs

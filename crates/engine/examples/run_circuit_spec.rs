@@ -5,9 +5,12 @@
 #![allow(clippy::print_stdout)]
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run_circuit_spec SPEC.json");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run_circuit_spec SPEC.json");
     let text = std::fs::read_to_string(&path).expect("spec file readable");
-    let out = greendcn_engine::circuit::run_json_watched(&text, &mut |_| false).expect("the run succeeds");
+    let out = greendcn_engine::circuit::run_json_watched(&text, &mut |_| false)
+        .expect("the run succeeds");
     let v: serde_json::Value = serde_json::from_str(&out).expect("results are JSON");
     println!("{}", v["summary"]);
 }

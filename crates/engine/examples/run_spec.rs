@@ -8,14 +8,19 @@
 #![allow(clippy::print_stdout)]
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run_spec SPEC.json [RESULTS.json]");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run_spec SPEC.json [RESULTS.json]");
     let text = std::fs::read_to_string(&path).expect("spec file readable");
     let spec: greendcn_engine::spec::SimSpec = serde_json::from_str(&text).expect("a valid spec");
     let cpu0 = cpu_ns();
     let r = greendcn_engine::run(&spec, &mut || false).expect("the run succeeds");
-    let cpu_s = cpu_ns().zip(cpu0).map_or("null".to_string(), |(b, a)| format!("{:.3}", (b - a) as f64 / 1e9));
+    let cpu_s = cpu_ns().zip(cpu0).map_or("null".to_string(), |(b, a)| {
+        format!("{:.3}", (b - a) as f64 / 1e9)
+    });
     if let Some(out) = std::env::args().nth(2) {
-        std::fs::write(out, serde_json::to_string(&r).expect("results serialize")).expect("results file writable");
+        std::fs::write(out, serde_json::to_string(&r).expect("results serialize"))
+            .expect("results file writable");
     }
     let s = &r.summary;
     println!(
@@ -32,7 +37,12 @@ fn main() {
 
 /// Nanoseconds this thread has run on a CPU (the first field of /proc/self/schedstat).
 fn cpu_ns() -> Option<u64> {
-    std::fs::read_to_string("/proc/self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
+    std::fs::read_to_string("/proc/self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The process's peak resident set in kB (VmHWM in /proc/self/status).

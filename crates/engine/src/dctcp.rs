@@ -19,7 +19,13 @@ pub struct Dctcp {
 
 impl Dctcp {
     pub fn new(cfg: &DctcpSpec) -> Self {
-        Dctcp { alpha: cfg.initial_alpha, acked: 0, marked: 0, window_end: 0, cut_end: 0 }
+        Dctcp {
+            alpha: cfg.initial_alpha,
+            acked: 0,
+            marked: 0,
+            window_end: 0,
+            cut_end: 0,
+        }
     }
 
     pub fn alpha(&self) -> f64 {
@@ -65,13 +71,22 @@ mod tests {
 
     #[test]
     fn alpha_follows_the_marked_fraction_and_cuts_once_per_window() {
-        let cfg = DctcpSpec { initial_alpha: 0.0, ..DctcpSpec::default() };
+        let cfg = DctcpSpec {
+            initial_alpha: 0.0,
+            ..DctcpSpec::default()
+        };
         let mut d = Dctcp::new(&cfg);
         // First window ends at once (window_end 0): half the bytes marked.
-        assert_eq!(d.on_ack(1000, false, 1000, 10_000, 10_000, 1000, &cfg), None);
+        assert_eq!(
+            d.on_ack(1000, false, 1000, 10_000, 10_000, 1000, &cfg),
+            None
+        );
         assert!((d.alpha() - 0.0).abs() < 1e-12);
         // A marked ACK in the next window: alpha still 0, so the cut keeps the window (floor 2 MSS).
-        assert_eq!(d.on_ack(1000, true, 2000, 10_000, 10_000, 1000, &cfg), Some(10_000));
+        assert_eq!(
+            d.on_ack(1000, true, 2000, 10_000, 10_000, 1000, &cfg),
+            Some(10_000)
+        );
         // A second mark before snd_una passes 10_000 cuts nothing.
         assert_eq!(d.on_ack(1000, true, 3000, 10_000, 10_000, 1000, &cfg), None);
         // Window ends at 10_000 with 2 of 9 thousand bytes marked (the ones since the last update).
@@ -86,6 +101,9 @@ mod tests {
         }
         assert!(d.alpha() > 0.999);
         una += 10_000;
-        assert_eq!(d.on_ack(10_000, true, una, una + 10_000, 100_000, 1000, &cfg), Some(50_000));
+        assert_eq!(
+            d.on_ack(10_000, true, una, una + 10_000, 100_000, 1000, &cfg),
+            Some(50_000)
+        );
     }
 }

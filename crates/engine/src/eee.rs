@@ -180,7 +180,11 @@ impl Eee {
             }
         }
         // A port still holding packets at the end has been asleep since its queue emptied.
-        let free_at = if self.holding() { self.held.idle_from } else { free_at };
+        let free_at = if self.holding() {
+            self.held.idle_from
+        } else {
+            free_at
+        };
         if free_at < t {
             // The tail: no wake was triggered, so charge as if one came at the end of time, cut at t.
             done.charge(free_at, u64::MAX - self.wake_ps, t, 1);
@@ -201,7 +205,11 @@ mod tests {
             hold_off_ps,
             coalesce_ps,
             coalesce_bytes: 0,
-            phys: vec![EeePhy { rate_bps: 10, sleep_ps: 2_880_000, wake_ps: 4_480_000 }],
+            phys: vec![EeePhy {
+                rate_bps: 10,
+                sleep_ps: 2_880_000,
+                wake_ps: 4_480_000,
+            }],
         };
         Eee::for_rate(&spec, 10).unwrap()
     }
@@ -211,7 +219,10 @@ mod tests {
         let mut e = eee(0, 0);
         assert_eq!(e.start_after_idle(0, 100_000_000), 100_000_000 + 4_480_000);
         let c = e.counters;
-        assert_eq!((c.sleep_ps, c.lpi_ps, c.wake_ps, c.sleeps), (2_880_000, 100_000_000 - 2_880_000, 4_480_000, 1));
+        assert_eq!(
+            (c.sleep_ps, c.lpi_ps, c.wake_ps, c.sleeps),
+            (2_880_000, 100_000_000 - 2_880_000, 4_480_000, 1)
+        );
     }
 
     #[test]
@@ -240,7 +251,10 @@ mod tests {
     fn close_charges_the_tail_and_cuts_a_late_wake() {
         let e = eee(0, 0);
         let c = e.close(0, 10_000_000);
-        assert_eq!((c.sleep_ps, c.lpi_ps, c.wake_ps, c.sleeps), (2_880_000, 10_000_000 - 2_880_000, 0, 1));
+        assert_eq!(
+            (c.sleep_ps, c.lpi_ps, c.wake_ps, c.sleeps),
+            (2_880_000, 10_000_000 - 2_880_000, 0, 1)
+        );
         let mut e = eee(0, 0);
         let start = e.start_after_idle(0, 10_000_000);
         let c = e.close(start + 1_000, 10_000_000 + 1_000_000);

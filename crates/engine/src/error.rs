@@ -28,7 +28,9 @@ impl Loc {
                 }
                 rest = &rest[open..];
                 while let Some(stripped) = rest.strip_prefix('[') {
-                    let Some(close) = stripped.find(']') else { break };
+                    let Some(close) = stripped.find(']') else {
+                        break;
+                    };
                     match stripped[..close].parse::<usize>() {
                         Ok(i) => items.push(LocItem::Index(i)),
                         Err(_) => items.push(LocItem::Key(stripped[..close].to_string())),
@@ -69,7 +71,10 @@ pub enum EngineError {
 impl EngineError {
     /// An input error at the field written as a path (`"links[3].rate_bps"`).
     pub fn invalid(path: &str, msg: impl Into<String>) -> Self {
-        EngineError::Invalid { loc: Loc::parse(path), msg: msg.into() }
+        EngineError::Invalid {
+            loc: Loc::parse(path),
+            msg: msg.into(),
+        }
     }
 
     /// The location of an input error (None for an interruption).
@@ -116,7 +121,11 @@ mod tests {
         let loc = Loc::parse("flows[3].size_bytes");
         assert_eq!(
             loc.0,
-            vec![LocItem::Key("flows".into()), LocItem::Index(3), LocItem::Key("size_bytes".into())]
+            vec![
+                LocItem::Key("flows".into()),
+                LocItem::Index(3),
+                LocItem::Key("size_bytes".into())
+            ]
         );
         assert_eq!(loc.to_string(), "flows[3].size_bytes");
         assert_eq!(Loc::parse(".").0, vec![]);
@@ -126,6 +135,9 @@ mod tests {
     #[test]
     fn messages_keep_their_old_form() {
         let e = EngineError::invalid("links[0].rate_bps", "must be positive");
-        assert_eq!(e.to_string(), "invalid engine spec: links[0].rate_bps: must be positive");
+        assert_eq!(
+            e.to_string(),
+            "invalid engine spec: links[0].rate_bps: must be positive"
+        );
     }
 }

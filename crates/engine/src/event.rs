@@ -111,7 +111,13 @@ impl Default for EventQueue {
     }
 }
 
-const NO_ENTRY: Entry = Entry { key: u128::MAX, kind: EventKind::PortArrival, arg: 0, hint: NO_HINT, slot: NO_HINT };
+const NO_ENTRY: Entry = Entry {
+    key: u128::MAX,
+    kind: EventKind::PortArrival,
+    arg: 0,
+    hint: NO_HINT,
+    slot: NO_HINT,
+};
 
 #[inline]
 fn bucket_of(key: u128, last: u128) -> usize {
@@ -145,7 +151,13 @@ impl EventQueue {
         let seq = self.next_seq;
         self.next_seq += 1;
         let key = (time as u128) << 64 | seq as u128;
-        self.put(Entry { key, kind, arg, hint, slot });
+        self.put(Entry {
+            key,
+            kind,
+            arg,
+            hint,
+            slot,
+        });
         self.len += 1;
     }
 
@@ -196,7 +208,13 @@ impl EventQueue {
         // Bucket 0 holds only keys equal to `last`; keys are unique, so at most one (or a late-scheduled one).
         let e = self.buckets[0].pop().expect("bucket 0 filled");
         self.len -= 1;
-        Some(Event { time: (e.key >> 64) as u64, seq: e.key as u64, kind: e.kind, arg: e.arg, hint: e.hint })
+        Some(Event {
+            time: (e.key >> 64) as u64,
+            seq: e.key as u64,
+            kind: e.kind,
+            arg: e.arg,
+            hint: e.hint,
+        })
     }
 
     /// The event `pop` would return next if nothing else were pushed before it: its kind, argument and hint.
@@ -215,13 +233,19 @@ impl EventQueue {
     fn next_entry(&self) -> Option<&Entry> {
         match self.buckets[0].last() {
             Some(e) => Some(e),
-            None if self.occupied != 0 => Some(&self.mins[self.occupied.trailing_zeros() as usize + 1]),
+            None if self.occupied != 0 => {
+                Some(&self.mins[self.occupied.trailing_zeros() as usize + 1])
+            }
             None => None,
         }
     }
 
     pub fn peek_time(&self) -> Option<u64> {
-        self.buckets.iter().flatten().map(|e| (e.key >> 64) as u64).min()
+        self.buckets
+            .iter()
+            .flatten()
+            .map(|e| (e.key >> 64) as u64)
+            .min()
     }
 
     pub fn len(&self) -> usize {
@@ -272,16 +296,33 @@ mod tests {
             for _ in 0..pushes {
                 let t = now + [0, 1, 7, 1000, 1 << 40][(rand() % 5) as usize] + rand() % 3;
                 q.push_hinted_slot(t, EventKind::PortArrival, step, step / 3, step ^ 5);
-                reference.push(Event { time: t, seq, kind: EventKind::PortArrival, arg: step, hint: step / 3 });
+                reference.push(Event {
+                    time: t,
+                    seq,
+                    kind: EventKind::PortArrival,
+                    arg: step,
+                    hint: step / 3,
+                });
                 seq += 1;
             }
             let peeked = q.peek();
             let peeked_slot = q.peek_slot();
             match (q.pop(), reference.pop()) {
                 (Some(a), Some(b)) => {
-                    assert_eq!((a.time, a.seq, a.arg, a.hint), (b.time, b.seq, b.arg, b.hint));
-                    assert_eq!(peeked, Some((a.kind, a.arg, a.hint)), "peek names the event pop returns");
-                    assert_eq!(peeked_slot, Some((a.kind, a.arg, a.hint, a.arg ^ 5)), "and its second word");
+                    assert_eq!(
+                        (a.time, a.seq, a.arg, a.hint),
+                        (b.time, b.seq, b.arg, b.hint)
+                    );
+                    assert_eq!(
+                        peeked,
+                        Some((a.kind, a.arg, a.hint)),
+                        "peek names the event pop returns"
+                    );
+                    assert_eq!(
+                        peeked_slot,
+                        Some((a.kind, a.arg, a.hint, a.arg ^ 5)),
+                        "and its second word"
+                    );
                     now = a.time;
                 }
                 (None, None) => {}

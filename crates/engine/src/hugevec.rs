@@ -29,7 +29,9 @@ unsafe impl<T: Sync> Sync for HugeVec<T> {}
 
 /// The layout of a buffer of `cap` elements: whole 2 MB pages, 2 MB-aligned, from HUGE_FROM bytes up.
 fn layout<T>(cap: usize) -> Layout {
-    let bytes = cap.checked_mul(size_of::<T>()).expect("buffer size fits in usize");
+    let bytes = cap
+        .checked_mul(size_of::<T>())
+        .expect("buffer size fits in usize");
     let (size, align) = if bytes >= HUGE_FROM {
         (bytes.div_ceil(HUGE_PAGE) * HUGE_PAGE, HUGE_PAGE)
     } else {
@@ -41,7 +43,11 @@ fn layout<T>(cap: usize) -> Layout {
 #[cfg(target_os = "linux")]
 fn advise_huge(p: *mut u8, size: usize) {
     extern "C" {
-        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::ffi::c_int) -> std::ffi::c_int;
+        fn madvise(
+            addr: *mut std::ffi::c_void,
+            len: usize,
+            advice: std::ffi::c_int,
+        ) -> std::ffi::c_int;
     }
     const MADV_HUGEPAGE: std::ffi::c_int = 14;
     // SAFETY: [p, p + size) is a whole allocation of ours, page-aligned; the advice changes no contents, and
@@ -57,7 +63,11 @@ fn advise_huge(_p: *mut u8, _size: usize) {}
 impl<T> HugeVec<T> {
     pub const fn new() -> Self {
         assert!(size_of::<T>() > 0, "no zero-sized elements");
-        HugeVec { ptr: NonNull::dangling(), len: 0, cap: 0 }
+        HugeVec {
+            ptr: NonNull::dangling(),
+            len: 0,
+            cap: 0,
+        }
     }
 
     pub fn with_capacity(cap: usize) -> Self {
@@ -142,7 +152,10 @@ impl<T> Drop for HugeVec<T> {
         // SAFETY: the first `len` elements are initialised and dropped once; the buffer is freed with the
         // layout it was allocated with.
         unsafe {
-            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len));
+            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                self.ptr.as_ptr(),
+                self.len,
+            ));
             if self.cap > 0 {
                 dealloc(self.ptr.as_ptr().cast(), layout::<T>(self.cap));
             }
@@ -171,7 +184,11 @@ mod tests {
         }
         assert_eq!(v.len(), 40_000);
         assert!(v.iter().enumerate().all(|(i, x)| x.0 == i as u64));
-        assert_eq!(v.as_ptr() as usize % HUGE_PAGE, 0, "a large buffer is 2 MB-aligned");
+        assert_eq!(
+            v.as_ptr() as usize % HUGE_PAGE,
+            0,
+            "a large buffer is 2 MB-aligned"
+        );
         v[7].0 = 99;
         assert_eq!(v[7].0, 99);
         assert_eq!(Rc::strong_count(&token), 40_001);

@@ -19,8 +19,8 @@ pub mod sim;
 pub mod spec;
 pub mod tcp;
 pub mod units;
-pub mod vlb;
 mod validate;
+pub mod vlb;
 
 pub use error::{EngineError, Loc, LocItem};
 pub use results::SimResults;
@@ -51,17 +51,29 @@ pub(crate) fn check_in(
     flows_done: impl FnOnce() -> u64,
 ) -> bool {
     events.is_multiple_of(WATCH_EVERY)
-        && watch(&Progress { now_ps, stop_ps, events, flows_done: flows_done(), flows })
+        && watch(&Progress {
+            now_ps,
+            stop_ps,
+            events,
+            flows_done: flows_done(),
+            flows,
+        })
 }
 
 /// Run one spec to completion (or its time limit). `interrupted` returning true stops the run: the results so
 /// far come back with `stopped_by = "interrupted"`.
-pub fn run(spec: &SimSpec, interrupted: &mut dyn FnMut() -> bool) -> Result<SimResults, EngineError> {
+pub fn run(
+    spec: &SimSpec,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<SimResults, EngineError> {
     Sim::new(spec)?.run(&mut |_: &Progress| interrupted())
 }
 
 /// `run` with a watcher that sees the progress now and then and may stop the run (returning true).
-pub fn run_watched(spec: &SimSpec, watch: &mut dyn FnMut(&Progress) -> bool) -> Result<SimResults, EngineError> {
+pub fn run_watched(
+    spec: &SimSpec,
+    watch: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<SimResults, EngineError> {
     Sim::new(spec)?.run(watch)
 }
 
@@ -75,12 +87,18 @@ pub fn run_watched_rows(
 }
 
 /// Parse a JSON spec, run it, and return the JSON results.
-pub fn run_json(spec_json: &str, interrupted: &mut dyn FnMut() -> bool) -> Result<String, EngineError> {
+pub fn run_json(
+    spec_json: &str,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<String, EngineError> {
     run_json_watched(spec_json, &mut |_: &Progress| interrupted())
 }
 
 /// `run_json` with a watcher (see `run_watched`).
-pub fn run_json_watched(spec_json: &str, watch: &mut dyn FnMut(&Progress) -> bool) -> Result<String, EngineError> {
+pub fn run_json_watched(
+    spec_json: &str,
+    watch: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<String, EngineError> {
     let results = run_watched(&parse_spec(spec_json)?, watch)?;
     Ok(serde_json::to_string(&results).expect("results always serialize"))
 }
@@ -90,6 +108,9 @@ pub fn parse_spec(spec_json: &str) -> Result<SimSpec, EngineError> {
     let de = &mut serde_json::Deserializer::from_str(spec_json);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let loc = error::Loc::parse(&e.path().to_string());
-        EngineError::Parse { loc, msg: e.into_inner().to_string() }
+        EngineError::Parse {
+            loc,
+            msg: e.into_inner().to_string(),
+        }
     })
 }

@@ -54,7 +54,11 @@ impl LinkState {
         if schedule.times_ps.len() != schedule.off_links.len() {
             return Err(EngineError::invalid(
                 "link_schedule.off_links",
-                format!("{} epochs of links for {} times", schedule.off_links.len(), schedule.times_ps.len()),
+                format!(
+                    "{} epochs of links for {} times",
+                    schedule.off_links.len(),
+                    schedule.times_ps.len()
+                ),
             ));
         }
         for (e, w) in schedule.times_ps.windows(2).enumerate() {
@@ -80,7 +84,12 @@ impl LinkState {
             }
             let on: Vec<Vec<(u32, u32)>> = out_ports
                 .iter()
-                .map(|p| p.iter().copied().filter(|&(port, _)| !off[(port / 2) as usize]).collect())
+                .map(|p| {
+                    p.iter()
+                        .copied()
+                        .filter(|&(port, _)| !off[(port / 2) as usize])
+                        .collect()
+                })
                 .collect();
             if let Some((a, b)) = cut_pair(kinds, &on, hosts) {
                 return Err(EngineError::invalid(
@@ -90,14 +99,27 @@ impl LinkState {
             }
             routes.push(Routes::build(kinds, &on, hosts));
         }
-        let drained = schedule.off_links.iter().map(|l| vec![0; l.len()]).collect();
-        Ok(LinkState { schedule: schedule.clone(), routes, epoch: None, drained })
+        let drained = schedule
+            .off_links
+            .iter()
+            .map(|l| vec![0; l.len()])
+            .collect();
+        Ok(LinkState {
+            schedule: schedule.clone(),
+            routes,
+            epoch: None,
+            drained,
+        })
     }
 
     /// When the next epoch starts (u64::MAX after the last).
     pub fn next_change(&self) -> u64 {
         let next = self.epoch.map_or(0, |e| e + 1);
-        self.schedule.times_ps.get(next).copied().unwrap_or(u64::MAX)
+        self.schedule
+            .times_ps
+            .get(next)
+            .copied()
+            .unwrap_or(u64::MAX)
     }
 
     /// Close the epoch in force (its off links' drain times, see `close`) and enter the next one.
@@ -140,7 +162,9 @@ impl LinkState {
             let start = self.schedule.times_ps[e];
             self.drained[e].iter_mut().for_each(|d| *d = start);
         }
-        ScheduleResult { drained_ps: self.drained }
+        ScheduleResult {
+            drained_ps: self.drained,
+        }
     }
 }
 
@@ -162,5 +186,8 @@ fn cut_pair(kinds: &[NodeKind], on: &[Vec<(u32, u32)>], hosts: &[u32]) -> Option
             }
         }
     }
-    hosts.iter().find(|&&h| !seen[h as usize]).map(|&h| (first, h))
+    hosts
+        .iter()
+        .find(|&&h| !seen[h as usize])
+        .map(|&h| (first, h))
 }

@@ -64,7 +64,11 @@ impl NdpSender {
         let seq = i * self.mss;
         self.stats.data_packets_sent += 1;
         self.stats.retransmits += retx as u64;
-        Segment { seq, len: self.mss.min(self.size - seq) as u32, retx }
+        Segment {
+            seq,
+            len: self.mss.min(self.size - seq) as u32,
+            retx,
+        }
     }
 
     fn rearm(&mut self, now: u64) {
@@ -160,7 +164,10 @@ pub struct PullPacer {
 
 impl PullPacer {
     pub fn new(gap_ps: u64) -> Self {
-        PullPacer { gap: gap_ps.max(1), ..Default::default() }
+        PullPacer {
+            gap: gap_ps.max(1),
+            ..Default::default()
+        }
     }
 
     /// Flow `f` is owed a pull: returns when the pacer's event must fire, if none is pending.
@@ -181,7 +188,9 @@ impl PullPacer {
     /// The pacer's event fired: the flow to pull now, and when the next event must fire (more are owed).
     pub fn fire(&mut self, now: u64) -> (Option<u32>, Option<u64>) {
         self.pending = false;
-        let Some(f) = self.owed.pop_front() else { return (None, None) };
+        let Some(f) = self.owed.pop_front() else {
+            return (None, None);
+        };
         self.next = now + self.gap;
         if self.owed.is_empty() {
             return (Some(f), None);
@@ -200,15 +209,39 @@ mod tests {
         let mut s = NdpSender::new(10_000, 1000, 1_000_000);
         let mut out = Vec::new();
         s.start(0, 3, &mut out);
-        assert_eq!(out.iter().map(|x| x.seq).collect::<Vec<_>>(), vec![0, 1000, 2000]);
+        assert_eq!(
+            out.iter().map(|x| x.seq).collect::<Vec<_>>(),
+            vec![0, 1000, 2000]
+        );
         out.clear();
         s.on_ack(5, 0);
         s.on_nack(6, 1000);
         s.on_pull(7, &mut out);
-        assert_eq!(out, vec![Segment { seq: 1000, len: 1000, retx: true }]);
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 1000,
+                len: 1000,
+                retx: true
+            }]
+        );
         s.on_pull(8, &mut out);
-        assert_eq!(out[1], Segment { seq: 3000, len: 1000, retx: false });
-        assert_eq!((s.stats.retransmits, s.stats.fast_retransmits, s.stats.data_packets_sent), (1, 1, 5));
+        assert_eq!(
+            out[1],
+            Segment {
+                seq: 3000,
+                len: 1000,
+                retx: false
+            }
+        );
+        assert_eq!(
+            (
+                s.stats.retransmits,
+                s.stats.fast_retransmits,
+                s.stats.data_packets_sent
+            ),
+            (1, 1, 5)
+        );
         assert!(!s.done());
         for i in 1..10 {
             s.on_ack(9, i * 1000);
@@ -231,7 +264,11 @@ mod tests {
         s.on_ack(7_600, 1000); // a duplicate ACK is no progress and leaves the timeout as it is
         assert_eq!(s.rto_deadline, Some(8_600));
         s.on_timeout(8_600, 2, &mut out);
-        assert_eq!(s.rto_deadline, Some(10_600), "the back-off starts again from the base");
+        assert_eq!(
+            s.rto_deadline,
+            Some(10_600),
+            "the back-off starts again from the base"
+        );
     }
 
     #[test]
@@ -256,6 +293,10 @@ mod tests {
         p.release(2);
         assert_eq!(p.owe(3, 150), Some(200));
         p.release(3);
-        assert_eq!(p.fire(200), (None, None), "an event with nothing owed sends nothing");
+        assert_eq!(
+            p.fire(200),
+            (None, None),
+            "an event with nothing owed sends nothing"
+        );
     }
 }

@@ -146,16 +146,34 @@ pub enum Admission {
     Dropped,
     /// Accepted; `pipe_was_empty` tells the caller to schedule the pipe's head event at `arrival`. A packet
     /// put in a lane has `pipe_was_empty` false and, as `arrival`, the one it would have if nothing overtook it.
-    Accepted { arrival: u64, pipe_was_empty: bool },
+    Accepted {
+        arrival: u64,
+        pipe_was_empty: bool,
+    },
     /// Held by a sleeping port that coalesces up to a byte count (crate::eee); `Some(t)`: schedule the port's
     /// `EeeWake` event at t, when the coalescing delay runs out.
-    Held { timer: Option<u64> },
+    Held {
+        timer: Option<u64>,
+    },
 }
 
 impl Port {
-    pub fn new(from: u32, to: u32, link: u32, rate_bps: u64, delay_ps: u64, limit: Option<QueueLimit>) -> Self {
+    pub fn new(
+        from: u32,
+        to: u32,
+        link: u32,
+        rate_bps: u64,
+        delay_ps: u64,
+        limit: Option<QueueLimit>,
+    ) -> Self {
         Port {
-            head: InFlight { arrival: 0, pkt: 0, dst_host: 0, wire_bytes: 0, flow_hash: 0 },
+            head: InFlight {
+                arrival: 0,
+                pkt: 0,
+                dst_host: 0,
+                wire_bytes: 0,
+                flow_hash: 0,
+            },
             busy_until: 0,
             delay_ps,
             held_bytes: 0,
@@ -295,7 +313,11 @@ impl Port {
 
     /// Packets the port holds: accepted and not yet fully transmitted.
     fn held(&self) -> usize {
-        let queued = if self.laned { self.lanes.prio.len() + self.lanes.data.len() } else { 0 };
+        let queued = if self.laned {
+            self.lanes.prio.len() + self.lanes.data.len()
+        } else {
+            0
+        };
         self.pipe_len() - self.finished_in_pipe as usize + queued
     }
 
@@ -366,7 +388,10 @@ impl Port {
     pub fn occupancy(&mut self, now: u64) -> (u64, u64) {
         self.advance(now);
         let coalesced = self.eee.as_deref().map_or(0, |e| e.held.queue.len());
-        ((self.held() + coalesced) as u64, self.lanes.prio.len() as u64)
+        (
+            (self.held() + coalesced) as u64,
+            self.lanes.prio.len() as u64,
+        )
     }
 
     /// Bytes held at `now` (call `occupancy` first, which brings the books up to `now`).
@@ -441,7 +466,8 @@ impl Port {
             l.queued_ps += ser;
             l.bytes += wire_bytes as u64;
             // Exact for a priority packet (nothing overtakes it); for data, if nothing overtakes it.
-            let arrival = self.busy_until + if prio { l.prio_ps } else { l.queued_ps } + self.delay_ps;
+            let arrival =
+                self.busy_until + if prio { l.prio_ps } else { l.queued_ps } + self.delay_ps;
             self.held_bytes += wire_bytes as u64;
             let held = self.held() as u64;
             let c = &mut self.counters;
@@ -450,7 +476,10 @@ impl Port {
             c.busy_ps += ser;
             c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
             c.peak_queue_packets = c.peak_queue_packets.max(held);
-            return Admission::Accepted { arrival, pipe_was_empty: false };
+            return Admission::Accepted {
+                arrival,
+                pipe_was_empty: false,
+            };
         }
         let mut start = self.busy_until.max(now);
         if let Some(eee) = self.eee.as_deref_mut() {
@@ -483,7 +512,10 @@ impl Port {
         let held = self.held() as u64;
         let c = &mut self.counters;
         c.peak_queue_packets = c.peak_queue_packets.max(held);
-        Admission::Accepted { arrival: entry.arrival, pipe_was_empty }
+        Admission::Accepted {
+            arrival: entry.arrival,
+            pipe_was_empty,
+        }
     }
 
     /// When the serializer is free again (the lanes' packets sent too).
@@ -512,7 +544,10 @@ impl Port {
     /// Take the pipe's head (it has reached the far node) and return it with the next head's arrival time.
     #[inline]
     pub fn pop_arrival(&mut self) -> (InFlight, Option<u64>) {
-        assert!(self.has_head, "an arrival event always has a packet in its pipe");
+        assert!(
+            self.has_head,
+            "an arrival event always has a packet in its pipe"
+        );
         let head = self.head;
         self.pipe_advance();
         if self.finished_in_pipe > 0 {
@@ -534,7 +569,13 @@ mod tests {
     use super::*;
 
     fn entry(pkt: u32, wire_bytes: u32) -> InFlight {
-        InFlight { arrival: 0, pkt, dst_host: 0, wire_bytes, flow_hash: 0 }
+        InFlight {
+            arrival: 0,
+            pkt,
+            dst_host: 0,
+            wire_bytes,
+            flow_hash: 0,
+        }
     }
 
     fn arrival(a: Admission) -> Option<u64> {
@@ -547,12 +588,28 @@ mod tests {
     #[test]
     fn back_to_back_packets_serialize_in_turn_and_overflow_drops() {
         // 1 Gbps, 25 us, room for 2 packets (the one on the wire included).
-        let mut p = Port::new(0, 1, 0, 1_000_000_000, 25_000_000, Some(QueueLimit::Packets(2)));
-        assert_eq!(arrival(p.offer(0, entry(0, 1500), 0)), Some(12_000_000 + 25_000_000));
-        assert_eq!(arrival(p.offer(0, entry(1, 1500), 0)), Some(24_000_000 + 25_000_000));
+        let mut p = Port::new(
+            0,
+            1,
+            0,
+            1_000_000_000,
+            25_000_000,
+            Some(QueueLimit::Packets(2)),
+        );
+        assert_eq!(
+            arrival(p.offer(0, entry(0, 1500), 0)),
+            Some(12_000_000 + 25_000_000)
+        );
+        assert_eq!(
+            arrival(p.offer(0, entry(1, 1500), 0)),
+            Some(24_000_000 + 25_000_000)
+        );
         assert_eq!(arrival(p.offer(0, entry(2, 1500), 0)), None);
         // Once the first has left the wire there is room again.
-        assert_eq!(arrival(p.offer(12_000_000, entry(3, 1500), 0)), Some(36_000_000 + 25_000_000));
+        assert_eq!(
+            arrival(p.offer(12_000_000, entry(3, 1500), 0)),
+            Some(36_000_000 + 25_000_000)
+        );
         assert_eq!(p.counters.drops, 1);
         assert_eq!(p.counters.packets_sent, 3);
         assert_eq!(p.counters.busy_ps, 36_000_000);
@@ -585,14 +642,35 @@ mod tests {
         // 1 Gbps, no delay: 1500 B take 12 us, 64 B take 512 ns.
         let mut p = Port::new(0, 1, 0, 1_000_000_000, 0, Some(QueueLimit::Packets(3)));
         p.add_lanes();
-        assert!(matches!(p.offer(0, entry(0, 1500), 0), Admission::Accepted { pipe_was_empty: true, .. }));
+        assert!(matches!(
+            p.offer(0, entry(0, 1500), 0),
+            Admission::Accepted {
+                pipe_was_empty: true,
+                ..
+            }
+        ));
         for i in 1..3 {
-            assert!(matches!(p.offer(0, entry(i, 1500), 0), Admission::Accepted { pipe_was_empty: false, .. }));
+            assert!(matches!(
+                p.offer(0, entry(i, 1500), 0),
+                Admission::Accepted {
+                    pipe_was_empty: false,
+                    ..
+                }
+            ));
         }
-        assert!(arrival(p.offer(0, entry(9, 1500), 0)).is_none(), "data queue full");
+        assert!(
+            arrival(p.offer(0, entry(9, 1500), 0)).is_none(),
+            "data queue full"
+        );
         // A header's arrival is exact when it is accepted: it waits for the wire and the headers before it.
-        assert_eq!(arrival(p.offer_priority(0, entry(3, 64), 0)), Some(12_000_000 + 512_000));
-        assert_eq!(arrival(p.offer_priority(5_000_000, entry(4, 64), 0)), Some(12_000_000 + 1_024_000));
+        assert_eq!(
+            arrival(p.offer_priority(0, entry(3, 64), 0)),
+            Some(12_000_000 + 512_000)
+        );
+        assert_eq!(
+            arrival(p.offer_priority(5_000_000, entry(4, 64), 0)),
+            Some(12_000_000 + 1_024_000)
+        );
         assert_eq!(p.occupancy(5_000_000), (5, 2));
         // Once the first data packet and one header have left, one header is on the wire, two data wait.
         assert_eq!(p.occupancy(12_600_000), (3, 0));
@@ -606,7 +684,13 @@ mod tests {
         }
         assert_eq!(
             order,
-            vec![(0, 12_000_000), (3, 12_512_000), (4, 13_024_000), (1, 25_024_000), (2, 37_024_000)]
+            vec![
+                (0, 12_000_000),
+                (3, 12_512_000),
+                (4, 13_024_000),
+                (1, 25_024_000),
+                (2, 37_024_000)
+            ]
         );
         assert_eq!(p.counters.busy_ps, 37_024_000);
         assert_eq!(p.counters.peak_queue_packets, 5);
@@ -614,7 +698,10 @@ mod tests {
         let mut q = Port::new(0, 1, 0, 1_000_000_000, 0, None);
         q.offer(0, entry(0, 1500), 0);
         q.offer(0, entry(1, 1500), 0);
-        assert_eq!(arrival(q.offer_priority(0, entry(2, 64), 0)), Some(24_512_000));
+        assert_eq!(
+            arrival(q.offer_priority(0, entry(2, 64), 0)),
+            Some(24_512_000)
+        );
         assert_eq!(q.occupancy(1), (3, 1));
         assert_eq!(q.occupancy(24_000_000), (1, 0));
     }
@@ -631,7 +718,11 @@ mod tests {
         for _ in 0..2_000 {
             t += rng.below(700) as u64;
             let prio = rng.below(3) == 0;
-            let bytes = if prio { 64 } else { 64 + rng.below(1437) as u64 };
+            let bytes = if prio {
+                64
+            } else {
+                64 + rng.below(1437) as u64
+            };
             offers.push((t, prio, bytes));
         }
         let n = offers.len();
@@ -642,18 +733,23 @@ mod tests {
         let (mut qp, mut qd) = (VecDeque::new(), VecDeque::new());
         let mut tt = 0u64;
         while started < n {
-            let mut take = |tt: u64, free: &mut u64, qp: &mut VecDeque<usize>, qd: &mut VecDeque<usize>| {
-                if *free <= tt {
-                    if let Some(j) = qp.pop_front().or_else(|| qd.pop_front()) {
-                        *free = tt + offers[j].2;
-                        expected[j] = *free * tick + delay;
-                        started += 1;
+            let mut take =
+                |tt: u64, free: &mut u64, qp: &mut VecDeque<usize>, qd: &mut VecDeque<usize>| {
+                    if *free <= tt {
+                        if let Some(j) = qp.pop_front().or_else(|| qd.pop_front()) {
+                            *free = tt + offers[j].2;
+                            expected[j] = *free * tick + delay;
+                            started += 1;
+                        }
                     }
-                }
-            };
+                };
             take(tt, &mut free, &mut qp, &mut qd);
             while k < n && offers[k].0 == tt {
-                if offers[k].1 { qp.push_back(k) } else { qd.push_back(k) }
+                if offers[k].1 {
+                    qp.push_back(k)
+                } else {
+                    qd.push_back(k)
+                }
                 k += 1;
                 take(tt, &mut free, &mut qp, &mut qd);
             }
@@ -676,10 +772,23 @@ mod tests {
         for (i, &(t, prio, bytes)) in offers.iter().enumerate() {
             pop_due(&mut p, &mut next, t * tick, &mut got);
             let e = entry(i as u32, bytes as u32);
-            let a = if prio { p.offer_priority(t * tick, e, 0) } else { p.offer(t * tick, e, 0) };
-            let Admission::Accepted { arrival, pipe_was_empty } = a else { panic!("no limit, no drop") };
+            let a = if prio {
+                p.offer_priority(t * tick, e, 0)
+            } else {
+                p.offer(t * tick, e, 0)
+            };
+            let Admission::Accepted {
+                arrival,
+                pipe_was_empty,
+            } = a
+            else {
+                panic!("no limit, no drop")
+            };
             if prio {
-                assert_eq!(arrival, expected[i], "a header's arrival is known when it is accepted");
+                assert_eq!(
+                    arrival, expected[i],
+                    "a header's arrival is known when it is accepted"
+                );
             }
             if pipe_was_empty {
                 assert!(next.is_none(), "one pending event per port");
@@ -699,7 +808,9 @@ mod tests {
         assert!(std::mem::offset_of!(Port, win_cur) + 4 <= 64);
         assert_eq!(std::mem::offset_of!(Port, ring), 64);
         assert!(std::mem::offset_of!(Port, ring_cap) + 2 <= 128);
-        assert!(std::mem::offset_of!(Port, limit) + std::mem::size_of::<Option<QueueLimit>>() <= 128);
+        assert!(
+            std::mem::offset_of!(Port, limit) + std::mem::size_of::<Option<QueueLimit>>() <= 128
+        );
         assert!(std::mem::offset_of!(Port, win_acc) + 8 <= 192);
     }
 
@@ -723,6 +834,9 @@ mod tests {
     #[test]
     fn idle_port_starts_at_arrival_time() {
         let mut p = Port::new(0, 1, 0, 10_000_000_000, 1_000, None);
-        assert_eq!(arrival(p.offer(5_000_000, entry(0, 1500), 0)), Some(5_000_000 + 1_200_000 + 1_000));
+        assert_eq!(
+            arrival(p.offer(5_000_000, entry(0, 1500), 0)),
+            Some(5_000_000 + 1_200_000 + 1_000)
+        );
     }
 }

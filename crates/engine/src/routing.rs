@@ -97,7 +97,10 @@ impl Routes {
                 continue;
             }
             bfs(kinds, out_ports, dst, &mut dist, &mut frontier, &mut next);
-            own.insert(h, groups_toward_host(kinds, out_ports, dst, &dist, &mut groups, &mut group));
+            own.insert(
+                h,
+                groups_toward_host(kinds, out_ports, dst, &dist, &mut groups, &mut group),
+            );
         }
         // Each node's row over destination hosts, run-length encoded as the reference stores it. Hosts come in
         // blocks of consecutive indices behind one attachment switch (a rack); a node other than that switch
@@ -135,7 +138,10 @@ impl Routes {
                                 NO_ROUTE
                             } else if node == t as usize {
                                 // the attachment switch: its port to this host
-                                let port = out_ports[node].iter().find(|&&(_, v)| v as usize == dst).map(|&(p, _)| p);
+                                let port = out_ports[node]
+                                    .iter()
+                                    .find(|&&(_, v)| v as usize == dst)
+                                    .map(|&(p, _)| p);
                                 port.map_or(NO_ROUTE, |p| groups.id(&[p]))
                             } else {
                                 toward_tor[tor_index[&t]][node]
@@ -145,7 +151,11 @@ impl Routes {
                     }
                     None => {
                         for h in first..end {
-                            let g = if node == hosts[h as usize] as usize { NO_ROUTE } else { own[&(h as usize)][node] };
+                            let g = if node == hosts[h as usize] as usize {
+                                NO_ROUTE
+                            } else {
+                                own[&(h as usize)][node]
+                            };
                             push(&mut runs, start, h, g);
                         }
                     }
@@ -159,7 +169,11 @@ impl Routes {
 
     /// The reference builder: one breadth-first search per destination host. `out_ports[n]` lists (port, far
     /// node) for node n; `hosts` maps host index -> node id. Quadratic in the network; kept for the tests.
-    pub fn build_per_host(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Routes {
+    pub fn build_per_host(
+        kinds: &[NodeKind],
+        out_ports: &[Vec<(u32, u32)>],
+        hosts: &[u32],
+    ) -> Routes {
         let n = kinds.len();
         let mut table = vec![NO_ROUTE; n * hosts.len()]; // node-major, compressed into runs below
         let mut groups = GroupStore::default();
@@ -178,7 +192,9 @@ impl Routes {
         run_offsets.push(0);
         for row in table.chunks(hosts.len().max(1)).take(n) {
             for (h, &g) in row.iter().enumerate() {
-                if runs.len() == *run_offsets.last().unwrap() as usize || runs.last().is_some_and(|r: &(u32, u32)| r.1 != g) {
+                if runs.len() == *run_offsets.last().unwrap() as usize
+                    || runs.last().is_some_and(|r: &(u32, u32)| r.1 != g)
+                {
                     runs.push((h as u32, g));
                 }
             }
@@ -192,7 +208,12 @@ impl Routes {
 
     /// The lookup tables from runs of (first host, group id) per node, and the groups' ports (`ports[offsets[g]..
     /// offsets[g + 1]]`).
-    fn from_runs(run_offsets: Vec<u32>, mut runs: Vec<(u32, u32)>, offsets: Vec<u32>, ports: Vec<u32>) -> Routes {
+    fn from_runs(
+        run_offsets: Vec<u32>,
+        mut runs: Vec<(u32, u32)>,
+        offsets: Vec<u32>,
+        ports: Vec<u32>,
+    ) -> Routes {
         let group_count = offsets.len() - 1;
         let mut groups = Vec::with_capacity(1 + group_count + ports.len());
         groups.push(0);
@@ -205,16 +226,24 @@ impl Routes {
         for r in runs.iter_mut() {
             r.1 = if r.1 == NO_ROUTE { 0 } else { at[r.1 as usize] };
         }
-        Routes { run_offsets, runs, groups, group_count }
+        Routes {
+            run_offsets,
+            runs,
+            groups,
+            group_count,
+        }
     }
 
     /// Equal-cost next-hop ports from `node` towards host index `dst_host` (empty: unreachable).
     #[inline]
     pub fn next_hops(&self, node: u32, dst_host: u32) -> &[u32] {
-        let row = &self.runs[self.run_offsets[node as usize] as usize..self.run_offsets[node as usize + 1] as usize];
+        let row = &self.runs[self.run_offsets[node as usize] as usize
+            ..self.run_offsets[node as usize + 1] as usize];
         // Runs start at increasing hosts: those starting at or before dst_host are a prefix of the row.
         let i: usize = if row.len() <= COUNT_UP_TO {
-            row.iter().map(|&(first, _)| (first <= dst_host) as usize).sum()
+            row.iter()
+                .map(|&(first, _)| (first <= dst_host) as usize)
+                .sum()
         } else {
             row.partition_point(|&(first, _)| first <= dst_host)
         };
@@ -238,7 +267,11 @@ impl Routes {
 
 /// The switch each single-homed host hangs from, per host index (None: several links, or none, or a host
 /// neighbour). A rack, for crate::vlb.
-pub fn attachments(kinds: &[NodeKind], out_ports: &[Vec<(u32, u32)>], hosts: &[u32]) -> Vec<Option<u32>> {
+pub fn attachments(
+    kinds: &[NodeKind],
+    out_ports: &[Vec<(u32, u32)>],
+    hosts: &[u32],
+) -> Vec<Option<u32>> {
     hosts
         .iter()
         .map(|&h| match out_ports[h as usize].as_slice() {
@@ -373,7 +406,9 @@ mod tests {
         let cores = half * half;
         let n = (hosts_n + edges + aggs + cores) as usize;
         let mut kinds = vec![NodeKind::Switch; n];
-        kinds[..hosts_n as usize].iter_mut().for_each(|x| *x = NodeKind::Host);
+        kinds[..hosts_n as usize]
+            .iter_mut()
+            .for_each(|x| *x = NodeKind::Host);
         let mut links = Vec::new();
         let e0 = hosts_n;
         let a0 = e0 + edges;
@@ -406,7 +441,11 @@ mod tests {
     fn same(a: &Routes, b: &Routes, nodes: usize, hosts: usize) {
         for node in 0..nodes as u32 {
             for h in 0..hosts as u32 {
-                assert_eq!(a.next_hops(node, h), b.next_hops(node, h), "node {node} host {h}");
+                assert_eq!(
+                    a.next_hops(node, h),
+                    b.next_hops(node, h),
+                    "node {node} host {h}"
+                );
             }
         }
     }
@@ -449,7 +488,12 @@ mod tests {
     #[test]
     fn multi_homed_hosts_fall_back_to_their_own_search() {
         // h0 - s0 - s1 - h1, and h1 also linked to s0: h1 is dual-homed.
-        let kinds = vec![NodeKind::Host, NodeKind::Host, NodeKind::Switch, NodeKind::Switch];
+        let kinds = vec![
+            NodeKind::Host,
+            NodeKind::Host,
+            NodeKind::Switch,
+            NodeKind::Switch,
+        ];
         let links = [(0u32, 2u32), (2, 3), (3, 1), (1, 2)];
         let mut out_ports = vec![Vec::new(); 4];
         for (i, &(a, b)) in links.iter().enumerate() {
@@ -462,4 +506,3 @@ mod tests {
         same(&fast, &reference, 4, 2);
     }
 }
-

@@ -6,8 +6,8 @@ use std::time::Instant;
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue, NO_HINT};
 use crate::hugevec::HugeVec;
-use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::ndp::{NdpSender, PullPacer};
+use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::port::{Admission, InFlight, PipeArena, Port};
 use crate::results::{FlowRow, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
@@ -17,7 +17,6 @@ use crate::tcp::{on_held_data, AckAction, Segment, SenderStats, TcpReceiver, Tcp
 use crate::units::ser_time_ps;
 use crate::validate;
 use crate::vlb::Vlb;
-
 
 #[derive(Debug, Default, Clone)]
 struct NodeCounters {
@@ -94,8 +93,13 @@ impl FlowState {
                 }
                 s
             }),
-            ndp: (f.transport == Transport::Ndp)
-                .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
+            ndp: (f.transport == Transport::Ndp).then(|| {
+                Box::new(NdpSender::new(
+                    f.size_bytes,
+                    spec.tcp.mss,
+                    spec.tcp.min_rto_ps,
+                ))
+            }),
             receiver: TcpReceiver::new(f.size_bytes),
             trims: 0,
             udp_sent: 0,
@@ -280,9 +284,17 @@ impl<'a> Sim<'a> {
         let mut out_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kinds.len()];
         for (i, l) in spec.links.iter().enumerate() {
             let (ab, ba) = ((2 * i) as u32, (2 * i + 1) as u32);
-            ports.push(Port::new(l.a, l.b, i as u32, l.rate_bps, l.delay_ps, l.queue_a));
-            ports.push(Port::new(l.b, l.a, i as u32, l.rate_bps, l.delay_ps, l.queue_b));
-            if let Some(eee) = spec.eee.as_ref().and_then(|e| crate::eee::Eee::for_rate(e, l.rate_bps)) {
+            ports.push(Port::new(
+                l.a, l.b, i as u32, l.rate_bps, l.delay_ps, l.queue_a,
+            ));
+            ports.push(Port::new(
+                l.b, l.a, i as u32, l.rate_bps, l.delay_ps, l.queue_b,
+            ));
+            if let Some(eee) = spec
+                .eee
+                .as_ref()
+                .and_then(|e| crate::eee::Eee::for_rate(e, l.rate_bps))
+            {
                 let n = ports.len();
                 ports[n - 2].eee = Some(Box::new(eee.clone()));
                 ports[n - 1].eee = Some(Box::new(eee));
@@ -296,7 +308,9 @@ impl<'a> Sim<'a> {
             None => None,
             Some(s) => {
                 let names = |n: u32| spec.nodes[n as usize].name.clone();
-                Some(Box::new(crate::linkstate::LinkState::build(s, &kinds, &out_ports, &hosts, &names)?))
+                Some(Box::new(crate::linkstate::LinkState::build(
+                    s, &kinds, &out_ports, &hosts, &names,
+                )?))
             }
         };
         let next_change = linkstate.as_ref().map_or(u64::MAX, |l| l.next_change());
@@ -318,19 +332,30 @@ impl<'a> Sim<'a> {
             None => None,
             Some(v) => {
                 let attach = crate::routing::attachments(&kinds, &out_ports, &hosts);
-                let fl = spec.flows.iter().map(|f| (f.id, host_index[f.src as usize], host_index[f.dst as usize], f.size_bytes));
+                let fl = spec.flows.iter().map(|f| {
+                    (
+                        f.id,
+                        host_index[f.src as usize],
+                        host_index[f.dst as usize],
+                        f.size_bytes,
+                    )
+                });
                 let per_packet = spec.routing == Routing::Rps;
                 let built = Vlb::build(v, spec.seed, &attach, fl, per_packet).map_err(|h| {
                     EngineError::invalid(
                         "vlb",
-                        format!("host {} is not under one switch (a rack), which VLB needs", spec.nodes[hosts[h] as usize].name),
+                        format!(
+                            "host {} is not under one switch (a rack), which VLB needs",
+                            spec.nodes[hosts[h] as usize].name
+                        ),
                     )
                 })?;
                 Some(Box::new(built))
             }
         };
         let ndp_on = spec.flows.iter().any(|f| f.transport == Transport::Ndp);
-        let special = ndp_on || vlb.is_some() || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
+        let special =
+            ndp_on || vlb.is_some() || spec.flows.iter().any(|f| f.transport == Transport::Dctcp);
         let mut pull_gap = Vec::new();
         if ndp_on {
             // A host's pull gap: one full-size packet at the rate of its (first) link.
@@ -339,14 +364,18 @@ impl<'a> Sim<'a> {
             for l in spec.links.iter().rev() {
                 for end in [l.a, l.b] {
                     if kinds[end as usize] == NodeKind::Host {
-                        pull_gap[host_index[end as usize] as usize] = ser_time_ps(full, l.rate_bps).max(1);
+                        pull_gap[host_index[end as usize] as usize] =
+                            ser_time_ps(full, l.rate_bps).max(1);
                     }
                 }
             }
         }
         let pull_per_flow = spec.ndp.pull_pacer == crate::spec::PullPacing::Flow;
         let pull_pacers = if pull_per_flow && ndp_on {
-            spec.flows.iter().map(|f| PullPacer::new(pull_gap[host_index[f.dst as usize] as usize])).collect()
+            spec.flows
+                .iter()
+                .map(|f| PullPacer::new(pull_gap[host_index[f.dst as usize] as usize]))
+                .collect()
         } else {
             pull_gap.into_iter().map(PullPacer::new).collect()
         };
@@ -355,7 +384,9 @@ impl<'a> Sim<'a> {
             ports.iter_mut().for_each(Port::add_lanes);
         }
         let pipes = PipeArena::attach(&mut ports);
-        let switch_rngs = (0..kinds.len()).map(|n| Rng::new(spec.seed, n as u64)).collect();
+        let switch_rngs = (0..kinds.len())
+            .map(|n| Rng::new(spec.seed, n as u64))
+            .collect();
         let mut events = EventQueue::default();
         for (i, f) in spec.flows.iter().enumerate() {
             events.push(f.start_ps + f.handshake_ps, EventKind::FlowStart, i as u32);
@@ -397,10 +428,17 @@ impl<'a> Sim<'a> {
     /// Run until the last flow completes, or to `stop_ps` if that comes first (docs/engine-spec.md, "When a
     /// run ends"): cancelled timers never stop or extend it. `watch` sees the progress every 2^20 events; returning true stops
     /// the run, whose results so far come back with `stopped_by = "interrupted"`.
-    pub fn run(self, watch: &mut dyn FnMut(&crate::Progress) -> bool) -> Result<SimResults, EngineError> {
+    pub fn run(
+        self,
+        watch: &mut dyn FnMut(&crate::Progress) -> bool,
+    ) -> Result<SimResults, EngineError> {
         let spec = self.spec;
         let (mut results, rows) = self.run_rows(watch)?;
-        results.flows = rows.iter().zip(&spec.flows).map(|(r, f)| r.result(f)).collect();
+        results.flows = rows
+            .iter()
+            .zip(&spec.flows)
+            .map(|(r, f)| r.result(f))
+            .collect();
         Ok(results)
     }
 
@@ -427,7 +465,9 @@ impl<'a> Sim<'a> {
             if self.is_stale(ev.kind, ev.arg, ev.time) {
                 continue; // a timer that was cancelled or moved: not an event of the run
             }
-            if self.flows_done == self.flows.len() && matches!(ev.kind, EventKind::RtoTimer | EventKind::DelackTimer) {
+            if self.flows_done == self.flows.len()
+                && matches!(ev.kind, EventKind::RtoTimer | EventKind::DelackTimer)
+            {
                 // Every flow is complete: the packets still on the wire arrive (the last acknowledgements),
                 // but no timer fires any more, so the run ends with its traffic, whatever timers are queued.
                 continue;
@@ -455,19 +495,31 @@ impl<'a> Sim<'a> {
             }
             let flows = &self.flows;
             let done = || (0..flows.len()).filter(|&f| flows.finished(f)).count() as u64;
-            if crate::check_in(watch, self.events_done, self.now, self.spec.stop_ps, flows.len() as u64, done) {
+            if crate::check_in(
+                watch,
+                self.events_done,
+                self.now,
+                self.spec.stop_ps,
+                flows.len() as u64,
+                done,
+            ) {
                 stopped_by = "interrupted";
                 break;
             }
             match ev.kind {
-                EventKind::PortArrival => self.port_arrival(ev.arg, (ev.hint & HINT_PKT == 0).then_some(ev.hint)),
+                EventKind::PortArrival => {
+                    self.port_arrival(ev.arg, (ev.hint & HINT_PKT == 0).then_some(ev.hint))
+                }
                 EventKind::FlowStart => self.flow_start(ev.arg),
                 EventKind::RtoTimer => self.rto_timer(ev.arg),
                 EventKind::DelackTimer => self.delack_timer(ev.arg),
                 EventKind::UdpSend => self.udp_send(ev.arg),
                 EventKind::NdpPull => self.ndp_pull(ev.arg),
                 EventKind::EeeWake => self.eee_wake(ev.arg),
-                EventKind::SlotStart | EventKind::PortNext | EventKind::CircuitArrival | EventKind::OperaSlice => {
+                EventKind::SlotStart
+                | EventKind::PortNext
+                | EventKind::CircuitArrival
+                | EventKind::OperaSlice => {
                     unreachable!("circuit events belong to circuit::CircuitSim")
                 }
             }
@@ -528,7 +580,8 @@ impl<'a> Sim<'a> {
     /// A sleeping port's coalescing delay ran out: it wakes and sends what it holds (crate::eee).
     #[cold]
     fn eee_wake(&mut self, port: u32) {
-        if let Some(arrival) = self.ports[port as usize].coalesce_deadline(self.now, self.window_ps) {
+        if let Some(arrival) = self.ports[port as usize].coalesce_deadline(self.now, self.window_ps)
+        {
             self.events.push(arrival, EventKind::PortArrival, port);
         }
     }
@@ -565,7 +618,8 @@ impl<'a> Sim<'a> {
             return None;
         }
         let hops = self.routes.next_hops(node, dst_host);
-        self.path_index(node, dst_host, flow_hash, hops.len()).map(|i| hops[i])
+        self.path_index(node, dst_host, flow_hash, hops.len())
+            .map(|i| hops[i])
     }
 
     /// Which of `n` > 0 equal-cost ports a packet takes, for the schemes that decide without drawing (None:
@@ -576,14 +630,22 @@ impl<'a> Sim<'a> {
             return (n == 1).then_some(0);
         }
         // x % n, without a 64-bit division when n is a power of two (a fat-tree's k/2 up-links): the same index.
-        let modulo = |x: u64| if n.is_power_of_two() { x as usize & (n - 1) } else { (x % n as u64) as usize };
+        let modulo = |x: u64| {
+            if n.is_power_of_two() {
+                x as usize & (n - 1)
+            } else {
+                (x % n as u64) as usize
+            }
+        };
         Some(match self.spec.routing {
             // Depends on (destination, switch) only, never on the seed: one fixed path per destination.
             Routing::Single => match self.spec.single_path {
                 SinglePath::First => 0, // groups list their ports in ascending order
                 SinglePath::Hashed => modulo(mix64((dst_host as u64) << 32 | node as u64)),
             },
-            Routing::Ecmp => modulo(mix64(flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))),
+            Routing::Ecmp => modulo(mix64(
+                flow_hash as u64 ^ (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            )),
             Routing::Rps => return None,
         })
     }
@@ -607,7 +669,8 @@ impl<'a> Sim<'a> {
         if self.special {
             return self.forward_special(node, entry, via);
         }
-        let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host, entry.flow_hash)) else {
+        let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host, entry.flow_hash))
+        else {
             // Unreachable by construction (flows are checked for paths); counted, never silently lost.
             self.drops += 1;
             self.pool.release(entry.pkt);
@@ -630,7 +693,9 @@ impl<'a> Sim<'a> {
             self.vlb_turn(node, &mut entry);
         }
         let tag = entry.dst_host & TAG_KIND;
-        let Some(port) = via.or_else(|| self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash)) else {
+        let Some(port) =
+            via.or_else(|| self.pick_port(node, entry.dst_host & !TAG_MASK, entry.flow_hash))
+        else {
             self.drops += 1;
             self.pool.release(entry.pkt);
             return;
@@ -678,14 +743,21 @@ impl<'a> Sim<'a> {
     #[inline]
     fn arrival_hint(&self, port: u32) -> u32 {
         let p = &self.ports[port as usize];
-        let Some(head) = p.pipe_front() else { return NO_HINT };
+        let Some(head) = p.pipe_front() else {
+            return NO_HINT;
+        };
         if head.dst_host & TAG_VIA != 0 {
             // On its way to a VLB intermediate: where it leaves depends on whether it turns there.
             NO_HINT
         } else if self.kinds[p.to as usize] == NodeKind::Host {
-            if head.pkt < HINT_PKT { head.pkt | HINT_PKT } else { NO_HINT }
+            if head.pkt < HINT_PKT {
+                head.pkt | HINT_PKT
+            } else {
+                NO_HINT
+            }
         } else {
-            self.fixed_port(p.to, head.dst_host & !TAG_MASK, head.flow_hash).unwrap_or(NO_HINT)
+            self.fixed_port(p.to, head.dst_host & !TAG_MASK, head.flow_hash)
+                .unwrap_or(NO_HINT)
         }
     }
 
@@ -706,12 +778,16 @@ impl<'a> Sim<'a> {
                 self.drops += 1;
                 self.pool.release(entry.pkt);
             }
-            Admission::Accepted { arrival, pipe_was_empty } => {
+            Admission::Accepted {
+                arrival,
+                pipe_was_empty,
+            } => {
                 self.hops += 1;
                 if pipe_was_empty {
                     let hint = self.arrival_hint(port);
                     let slot = PipeArena::next_slot(&self.ports, port);
-                    self.events.push_hinted_slot(arrival, EventKind::PortArrival, port, hint, slot);
+                    self.events
+                        .push_hinted_slot(arrival, EventKind::PortArrival, port, hint, slot);
                 }
             }
             Admission::Held { timer } => {
@@ -730,7 +806,10 @@ impl<'a> Sim<'a> {
         } else {
             if let Some(v) = self.vlb.as_ref() {
                 // Data goes through an intermediate rack; ACKs, NACKs and pulls take shortest paths.
-                if matches!(pkt.kind, PacketKind::TcpData | PacketKind::NdpData | PacketKind::Udp) {
+                if matches!(
+                    pkt.kind,
+                    PacketKind::TcpData | PacketKind::NdpData | PacketKind::Udp
+                ) {
                     let rng = &mut self.switch_rngs[host as usize];
                     if let Some(via) = v.via(pkt.flow, pkt.flow_hash as u32, |n| rng.below(n)) {
                         dst = via | TAG_VIA;
@@ -742,7 +821,10 @@ impl<'a> Sim<'a> {
             } else {
                 match pkt.kind {
                     PacketKind::NdpData => TAG_NDP_DATA,
-                    PacketKind::NdpHeader | PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => TAG_PRIO,
+                    PacketKind::NdpHeader
+                    | PacketKind::NdpAck
+                    | PacketKind::NdpNack
+                    | PacketKind::NdpPull => TAG_PRIO,
                     _ => 0,
                 }
             }
@@ -807,7 +889,8 @@ impl<'a> Sim<'a> {
         if let Some(next) = next {
             let hint = self.arrival_hint(port);
             let slot = PipeArena::next_slot(&self.ports, port);
-            self.events.push_hinted_slot(next, EventKind::PortArrival, port, hint, slot);
+            self.events
+                .push_hinted_slot(next, EventKind::PortArrival, port, hint, slot);
         }
         let node = self.ports[port as usize].to;
         match self.kinds[node as usize] {
@@ -843,7 +926,10 @@ impl<'a> Sim<'a> {
         for port in 0..self.ports.len() {
             let trimmed: Vec<u32> = self.ports[port]
                 .pipe_entries()
-                .filter(|e| e.dst_host & TAG_KIND == TAG_PRIO && self.pool.get(e.pkt).kind == PacketKind::NdpData)
+                .filter(|e| {
+                    e.dst_host & TAG_KIND == TAG_PRIO
+                        && self.pool.get(e.pkt).kind == PacketKind::NdpData
+                })
                 .map(|e| self.pool.get(e.pkt).flow)
                 .collect();
             trimmed.into_iter().for_each(|f| self.count_trim(f));
@@ -888,7 +974,14 @@ impl<'a> Sim<'a> {
                 if dctcp {
                     fl.receiver.note_ce(pkt.ce);
                 }
-                let mut action = fl.receiver.on_data(self.now, pkt.seq, pkt.payload, pkt.retx, pkt.ts, &self.spec.tcp);
+                let mut action = fl.receiver.on_data(
+                    self.now,
+                    pkt.seq,
+                    pkt.payload,
+                    pkt.retx,
+                    pkt.ts,
+                    &self.spec.tcp,
+                );
                 if dctcp {
                     // Our choice: a DCTCP receiver acknowledges every packet, echoing its CE mark exactly
                     // (docs/transports.md), instead of the paper's two-state delayed-ACK machine.
@@ -904,7 +997,15 @@ impl<'a> Sim<'a> {
                 let mut segs = std::mem::take(&mut self.segs);
                 if let Some(s) = self.flows[f as usize].sender.as_mut() {
                     if s.dctcp.is_some() {
-                        s.on_ack_ecn(now, pkt.seq, pkt.ts, pkt.ce, &self.spec.tcp, &self.spec.dctcp, &mut segs);
+                        s.on_ack_ecn(
+                            now,
+                            pkt.seq,
+                            pkt.ts,
+                            pkt.ce,
+                            &self.spec.tcp,
+                            &self.spec.dctcp,
+                            &mut segs,
+                        );
                     } else {
                         s.on_ack(now, pkt.seq, pkt.ts, &self.spec.tcp, &mut segs);
                     }
@@ -917,7 +1018,10 @@ impl<'a> Sim<'a> {
                     let sender = fl.sender.take().expect("a sender");
                     // The ACK covering the last byte: where the sender's view of the flow ends.
                     fl.acked_ps = now;
-                    debug_assert!(fl.receiver.finish.is_some(), "every byte acknowledged, so every byte received");
+                    debug_assert!(
+                        fl.receiver.finish.is_some(),
+                        "every byte acknowledged, so every byte received"
+                    );
                     if !was_done {
                         self.flows_done += 1;
                     }
@@ -927,7 +1031,14 @@ impl<'a> Sim<'a> {
             }
             PacketKind::Udp => {
                 let fl = &mut self.flows[f as usize];
-                fl.receiver.on_data(self.now, pkt.seq, pkt.payload, false, pkt.ts, &self.spec.tcp);
+                fl.receiver.on_data(
+                    self.now,
+                    pkt.seq,
+                    pkt.payload,
+                    false,
+                    pkt.ts,
+                    &self.spec.tcp,
+                );
                 if fl.receiver.finish.is_some() {
                     // Every byte sent (once) and received: nothing of this flow is left on the wire.
                     self.flows_done += 1;
@@ -936,7 +1047,9 @@ impl<'a> Sim<'a> {
                 }
             }
             PacketKind::NdpData | PacketKind::NdpHeader => self.ndp_receive(f, &pkt),
-            PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => self.ndp_control(f, &pkt),
+            PacketKind::NdpAck | PacketKind::NdpNack | PacketKind::NdpPull => {
+                self.ndp_control(f, &pkt)
+            }
         }
         if !was_done && self.flows.finished(f as usize) {
             self.flows_done += 1;
@@ -949,7 +1062,14 @@ impl<'a> Sim<'a> {
     fn ndp_receive(&mut self, f: u32, pkt: &Packet) {
         let fl = &mut self.flows[f as usize];
         let kind = if pkt.kind == PacketKind::NdpData {
-            fl.receiver.on_data(self.now, pkt.seq, pkt.payload, pkt.retx, pkt.ts, &self.spec.tcp);
+            fl.receiver.on_data(
+                self.now,
+                pkt.seq,
+                pkt.payload,
+                pkt.retx,
+                pkt.ts,
+                &self.spec.tcp,
+            );
             PacketKind::NdpAck
         } else {
             PacketKind::NdpNack
@@ -957,7 +1077,11 @@ impl<'a> Sim<'a> {
         fl.receiver.stats.acks_sent += 1;
         let wanted = fl.receiver.finish.is_none();
         self.ndp_send_control(f, kind, pkt.seq);
-        let h = if self.pull_per_flow { f as usize } else { self.flows[f as usize].dst_host as usize };
+        let h = if self.pull_per_flow {
+            f as usize
+        } else {
+            self.flows[f as usize].dst_host as usize
+        };
         if wanted {
             if let Some(t) = self.pull_pacers[h].owe(f, self.now) {
                 self.events.push(t, EventKind::NdpPull, h as u32);
@@ -992,7 +1116,9 @@ impl<'a> Sim<'a> {
     /// at the host's rate.
     fn ndp_pull(&mut self, h: u32) {
         let h = h as usize;
-        let (Some(f), next) = self.pull_pacers[h].fire(self.now) else { return };
+        let (Some(f), next) = self.pull_pacers[h].fire(self.now) else {
+            return;
+        };
         self.ndp_send_control(f, PacketKind::NdpPull, 0);
         if let Some(t) = next {
             self.events.push(t, EventKind::NdpPull, h as u32);
@@ -1006,7 +1132,10 @@ impl<'a> Sim<'a> {
         // The first ACK the receiver sent once it held every byte (sent at `pkt.ts`) ends the flow at the
         // sender, where the public Opera simulator ends its FCT: the ACK's cumulative number covers the flow
         // (src/clos/ndp.cpp line 437, src/opera/ndp.cpp line 346, `NdpSrc::processAck`).
-        if pkt.kind == PacketKind::NdpAck && fl.acked_ps == u64::MAX && fl.receiver.finish.is_some_and(|t| pkt.ts >= t) {
+        if pkt.kind == PacketKind::NdpAck
+            && fl.acked_ps == u64::MAX
+            && fl.receiver.finish.is_some_and(|t| pkt.ts >= t)
+        {
             fl.acked_ps = now;
         }
         if let Some(s) = fl.ndp.as_mut() {
@@ -1029,7 +1158,11 @@ impl<'a> Sim<'a> {
             let fl = &self.flows[f as usize];
             (fl.src, fl.dst_host, fl.hash_fwd, fl.transport)
         };
-        let kind = if transport == Transport::Ndp { PacketKind::NdpData } else { PacketKind::TcpData };
+        let kind = if transport == Transport::Ndp {
+            PacketKind::NdpData
+        } else {
+            PacketKind::TcpData
+        };
         for s in segs.drain(..) {
             let pkt = Packet {
                 kind,
@@ -1091,7 +1224,13 @@ impl<'a> Sim<'a> {
 
     /// Make sure a timer event is pending no later than `deadline`. One pending event per flow and timer
     /// kind is the rule; a deadline moved later is found when the earlier event fires and re-arms.
-    fn arm(events: &mut EventQueue, pending: &mut Option<u64>, deadline: u64, kind: EventKind, f: u32) {
+    fn arm(
+        events: &mut EventQueue,
+        pending: &mut Option<u64>,
+        deadline: u64,
+        kind: EventKind,
+        f: u32,
+    ) {
         if pending.is_none_or(|p| p > deadline) {
             events.push(deadline, kind, f);
             *pending = Some(deadline);
@@ -1101,13 +1240,25 @@ impl<'a> Sim<'a> {
     fn sync_rto(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
         if let Some(d) = fl.rto_deadline() {
-            Self::arm(&mut self.events, &mut fl.rto_pending, d, EventKind::RtoTimer, f);
+            Self::arm(
+                &mut self.events,
+                &mut fl.rto_pending,
+                d,
+                EventKind::RtoTimer,
+                f,
+            );
         }
     }
 
     fn arm_delack(&mut self, f: u32, deadline: u64) {
         let fl = &mut self.flows[f as usize];
-        Self::arm(&mut self.events, &mut fl.delack_pending, deadline, EventKind::DelackTimer, f);
+        Self::arm(
+            &mut self.events,
+            &mut fl.delack_pending,
+            deadline,
+            EventKind::DelackTimer,
+            f,
+        );
     }
 
     fn flow_start(&mut self, f: u32) {
@@ -1122,7 +1273,11 @@ impl<'a> Sim<'a> {
         } else if self.flows[f as usize].sender.is_some() {
             let now = self.now;
             let mut segs = std::mem::take(&mut self.segs);
-            self.flows[f as usize].sender.as_mut().unwrap().fill_window(now, &self.spec.tcp, &mut segs);
+            self.flows[f as usize].sender.as_mut().unwrap().fill_window(
+                now,
+                &self.spec.tcp,
+                &mut segs,
+            );
             self.send_segments(f, &mut segs);
             self.segs = segs;
             self.sync_rto(f);
@@ -1151,7 +1306,9 @@ impl<'a> Sim<'a> {
             self.sync_rto(f);
             return;
         }
-        let Some(sender) = fl.sender.as_mut() else { return };
+        let Some(sender) = fl.sender.as_mut() else {
+            return;
+        };
         match sender.rto_deadline {
             Some(d) if d <= now => {
                 let mut segs = std::mem::take(&mut self.segs);

@@ -188,7 +188,11 @@ pub struct DctcpSpec {
 
 impl Default for DctcpSpec {
     fn default() -> Self {
-        DctcpSpec { k_packets: 65, g: 1.0 / 16.0, initial_alpha: 1.0 }
+        DctcpSpec {
+            k_packets: 65,
+            g: 1.0 / 16.0,
+            initial_alpha: 1.0,
+        }
     }
 }
 
@@ -225,7 +229,12 @@ pub enum PullPacing {
 
 impl Default for NdpSpec {
     fn default() -> Self {
-        NdpSpec { queue: QueueLimit::Packets(8), header_bytes: 64, initial_window: 12, pull_pacer: PullPacing::Host }
+        NdpSpec {
+            queue: QueueLimit::Packets(8),
+            header_bytes: 64,
+            initial_window: 12,
+            pull_pacer: PullPacing::Host,
+        }
     }
 }
 
@@ -240,7 +249,10 @@ pub struct UdpSpec {
 
 impl Default for UdpSpec {
     fn default() -> Self {
-        UdpSpec { payload_bytes: 1472, header_bytes: 28 }
+        UdpSpec {
+            payload_bytes: 1472,
+            header_bytes: 28,
+        }
     }
 }
 

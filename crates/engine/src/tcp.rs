@@ -119,10 +119,13 @@ impl TcpSender {
     /// lost): raise the threshold above the duplicate ACKs it took (Linux's reordering degree, capped) and
     /// restore the window (RFC 4015's response).
     fn check_spurious(&mut self, echo_ts: u64, cfg: &TcpSpec) {
-        let Some((sent_at, cwnd, ssthresh)) = self.last_fast_retx.take() else { return };
+        let Some((sent_at, cwnd, ssthresh)) = self.last_fast_retx.take() else {
+            return;
+        };
         if echo_ts < sent_at {
             self.stats.undone_retransmits += 1;
-            self.dupthresh = (self.dupacks + 1).clamp(self.dupthresh, cfg.max_reordering.max(cfg.dupack_threshold));
+            self.dupthresh = (self.dupacks + 1)
+                .clamp(self.dupthresh, cfg.max_reordering.max(cfg.dupack_threshold));
             self.in_recovery = false;
             self.cwnd = cwnd;
             self.ssthresh = ssthresh;
@@ -188,7 +191,14 @@ impl TcpSender {
     }
 
     /// A cumulative ACK for `ack` arrived, echoing the send time `echo_ts` of the data that caused it.
-    pub fn on_ack(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
+    pub fn on_ack(
+        &mut self,
+        now: u64,
+        ack: u64,
+        echo_ts: u64,
+        cfg: &TcpSpec,
+        out: &mut Vec<Segment>,
+    ) {
         self.on_ack_inner(now, ack, echo_ts, cfg, out);
     }
 
@@ -208,7 +218,15 @@ impl TcpSender {
         if let Some(d) = self.dctcp.as_mut() {
             let acked = ack.saturating_sub(self.snd_una);
             let una = self.snd_una.max(ack);
-            if let Some(w) = d.on_ack(acked, ece, una, self.snd_nxt.max(una), self.cwnd, self.mss, dcfg) {
+            if let Some(w) = d.on_ack(
+                acked,
+                ece,
+                una,
+                self.snd_nxt.max(una),
+                self.cwnd,
+                self.mss,
+                dcfg,
+            ) {
                 if !self.in_recovery {
                     self.cwnd = w;
                     self.ssthresh = w;
@@ -219,7 +237,14 @@ impl TcpSender {
         self.on_ack_inner(now, ack, echo_ts, cfg, out);
     }
 
-    fn on_ack_inner(&mut self, now: u64, ack: u64, echo_ts: u64, cfg: &TcpSpec, out: &mut Vec<Segment>) {
+    fn on_ack_inner(
+        &mut self,
+        now: u64,
+        ack: u64,
+        echo_ts: u64,
+        cfg: &TcpSpec,
+        out: &mut Vec<Segment>,
+    ) {
         let mss = self.mss;
         if ack > self.snd_una {
             if self.last_fast_retx.is_some() {
@@ -379,7 +404,9 @@ impl TcpReceiver {
                 return false;
             }
             let i = self.ooo.partition_point(|&(_, e)| e < end);
-            self.ooo.get(i).is_some_and(|&(s, _)| s <= seq.max(self.rcv_nxt))
+            self.ooo
+                .get(i)
+                .is_some_and(|&(s, _)| s <= seq.max(self.rcv_nxt))
         }
     }
 
@@ -420,7 +447,15 @@ impl TcpReceiver {
     }
 
     /// A data packet arrived. Returns whether and when to acknowledge.
-    pub fn on_data(&mut self, now: u64, seq: u64, len: u32, retx: bool, ts: u64, cfg: &TcpSpec) -> AckAction {
+    pub fn on_data(
+        &mut self,
+        now: u64,
+        seq: u64,
+        len: u32,
+        retx: bool,
+        ts: u64,
+        cfg: &TcpSpec,
+    ) -> AckAction {
         let end = seq + len as u64;
         self.stats.packets_received += 1;
         // Out-of-order: a first transmission below the highest sequence number already seen on this flow.
@@ -467,7 +502,9 @@ impl TcpReceiver {
         if !cfg.delayed_ack || duplicate || !in_order || had_gap || self.unacked_segments >= 2 {
             return AckAction::Now;
         }
-        let deadline = *self.delack_deadline.get_or_insert(now + cfg.delayed_ack_timeout_ps);
+        let deadline = *self
+            .delack_deadline
+            .get_or_insert(now + cfg.delayed_ack_timeout_ps);
         AckAction::Delay(deadline)
     }
 
@@ -532,7 +569,12 @@ mod tests {
     use super::*;
 
     fn cfg() -> TcpSpec {
-        TcpSpec { mss: 1000, initial_window: 4, max_window_bytes: 1 << 20, ..TcpSpec::default() }
+        TcpSpec {
+            mss: 1000,
+            initial_window: 4,
+            max_window_bytes: 1 << 20,
+            ..TcpSpec::default()
+        }
     }
 
     #[test]
@@ -548,11 +590,18 @@ mod tests {
         s.on_ack(11, 0, 0, &c, &mut out);
         assert!(out.is_empty() && !s.in_recovery());
         s.on_ack(12, 0, 0, &c, &mut out);
-        assert_eq!(out[0], Segment { seq: 0, len: 1000, retx: true });
+        assert_eq!(
+            out[0],
+            Segment {
+                seq: 0,
+                len: 1000,
+                retx: true
+            }
+        );
         assert!(s.in_recovery());
         assert_eq!(s.stats.fast_retransmits, 1);
         assert_eq!(s.ssthresh(), 2000); // max(flight / 2, 2 MSS) with 4 segments in flight
-        // The retransmission fills the hole: the ACK covers everything sent before recovery began.
+                                        // The retransmission fills the hole: the ACK covers everything sent before recovery began.
         out.clear();
         s.on_ack(20, 4000, 12, &c, &mut out);
         assert!(!s.in_recovery());
@@ -563,7 +612,10 @@ mod tests {
     #[test]
     fn adaptive_detection_undoes_a_spurious_fast_retransmit_and_raises_the_threshold() {
         for mode in [LossDetection::Dupack, LossDetection::Adaptive] {
-            let c = TcpSpec { loss_detection: mode, ..cfg() };
+            let c = TcpSpec {
+                loss_detection: mode,
+                ..cfg()
+            };
             let mut s = TcpSender::new(100_000, &c);
             let mut out = Vec::new();
             s.fill_window(0, &c, &mut out); // 4 segments sent at t = 0
@@ -577,7 +629,11 @@ mod tests {
             s.on_ack(20, 4000, 0, &c, &mut out);
             if mode == LossDetection::Adaptive {
                 assert_eq!(s.stats.undone_retransmits, 1);
-                assert_eq!(s.dupthresh(), 4, "three duplicate ACKs were reordering: wait for four");
+                assert_eq!(
+                    s.dupthresh(),
+                    4,
+                    "three duplicate ACKs were reordering: wait for four"
+                );
                 assert!(s.cwnd() >= cwnd, "the reduction is undone");
             } else {
                 assert_eq!((s.stats.undone_retransmits, s.dupthresh()), (0, 3));
@@ -585,7 +641,10 @@ mod tests {
             }
         }
         // A real loss: the ACK echoes the retransmission's own send time; nothing is undone.
-        let c = TcpSpec { loss_detection: LossDetection::Adaptive, ..cfg() };
+        let c = TcpSpec {
+            loss_detection: LossDetection::Adaptive,
+            ..cfg()
+        };
         let mut s = TcpSender::new(100_000, &c);
         let mut out = Vec::new();
         s.fill_window(0, &c, &mut out);
@@ -593,7 +652,10 @@ mod tests {
             s.on_ack(t, 0, 0, &c, &mut out);
         }
         s.on_ack(20, 4000, 12, &c, &mut out);
-        assert_eq!((s.stats.undone_retransmits, s.dupthresh(), s.cwnd()), (0, 3, 2000));
+        assert_eq!(
+            (s.stats.undone_retransmits, s.dupthresh(), s.cwnd()),
+            (0, 3, 2000)
+        );
     }
 
     #[test]
@@ -608,7 +670,14 @@ mod tests {
         s.on_timeout(deadline, &c, &mut out);
         assert_eq!(s.stats.timeouts, 1);
         assert_eq!(s.cwnd(), 1000);
-        assert_eq!(out, vec![Segment { seq: 0, len: 1000, retx: true }]);
+        assert_eq!(
+            out,
+            vec![Segment {
+                seq: 0,
+                len: 1000,
+                retx: true
+            }]
+        );
         // Back-off doubles the timeout.
         assert_eq!(s.rto_deadline, Some(deadline + 2 * c.initial_rto_ps));
     }
@@ -627,7 +696,9 @@ mod tests {
             let len = 1 + (x >> 32) % 25;
             let end = (seq + len).min(size);
             r.insert_ooo(seq, end);
-            held[seq as usize..end as usize].iter_mut().for_each(|b| *b = true);
+            held[seq as usize..end as usize]
+                .iter_mut()
+                .for_each(|b| *b = true);
             let mut runs = Vec::new();
             let mut i = 0;
             while i < held.len() {
@@ -644,22 +715,35 @@ mod tests {
             // `holds` (a binary search over the ranges) says whether every byte of a segment is held.
             let q = 10 + (x >> 16) % 380;
             let q_end = (q + 1 + (x >> 48) % 30).min(size);
-            assert_eq!(r.holds(q, q_end), held[q as usize..q_end as usize].iter().all(|&b| b), "[{q}, {q_end})");
+            assert_eq!(
+                r.holds(q, q_end),
+                held[q as usize..q_end as usize].iter().all(|&b| b),
+                "[{q}, {q_end})"
+            );
         }
     }
 
     #[test]
     fn receiver_counts_reordering_and_spurious_retransmissions_apart() {
-        let c = TcpSpec { delayed_ack: true, ..cfg() };
+        let c = TcpSpec {
+            delayed_ack: true,
+            ..cfg()
+        };
         let mut r = TcpReceiver::new(4000);
-        assert_eq!(r.on_data(0, 0, 1000, false, 0, &c), AckAction::Delay(c.delayed_ack_timeout_ps));
+        assert_eq!(
+            r.on_data(0, 0, 1000, false, 0, &c),
+            AckAction::Delay(c.delayed_ack_timeout_ps)
+        );
         assert_eq!(r.on_data(1, 2000, 1000, false, 0, &c), AckAction::Now); // a gap: ACK at once
         assert_eq!(r.on_data(2, 1000, 1000, false, 0, &c), AckAction::Now); // first transmission, late
         assert_eq!(r.stats.ooo_packets, 1);
         assert_eq!(r.rcv_nxt, 3000);
         r.on_data(3, 1000, 1000, true, 0, &c); // a retransmission of data already held
         assert_eq!(r.stats.spurious_retransmits, 1);
-        assert_eq!(r.stats.ooo_packets, 1, "retransmissions are never counted as out-of-order");
+        assert_eq!(
+            r.stats.ooo_packets, 1,
+            "retransmissions are never counted as out-of-order"
+        );
         assert_eq!(r.on_data(4, 3000, 1000, false, 0, &c), AckAction::Now);
         assert_eq!(r.finish, Some(4));
         assert_eq!(r.bytes_received(), 4000);
@@ -670,7 +754,10 @@ mod tests {
         // A flow whose receiver holds every byte is folded into its row; copies that arrive after that (late
         // originals, late retransmissions) must change the row exactly as the receiver itself would have.
         for delayed_ack in [false, true] {
-            let c = TcpSpec { delayed_ack, ..cfg() };
+            let c = TcpSpec {
+                delayed_ack,
+                ..cfg()
+            };
             let mut r = TcpReceiver::new(4000);
             for (t, seq) in [(0, 0), (1, 2000), (2, 1000), (3, 3000)] {
                 if r.on_data(t, seq, 1000, seq == 1000, t, &c) == AckAction::Now {
@@ -679,7 +766,12 @@ mod tests {
             }
             assert_eq!(r.finish, Some(3));
             let mut row = r.row();
-            for (t, seq, retx) in [(4, 1000, false), (5, 0, true), (6, 3000, false), (7, 2000, false)] {
+            for (t, seq, retx) in [
+                (4, 1000, false),
+                (5, 0, true),
+                (6, 3000, false),
+                (7, 2000, false),
+            ] {
                 assert_eq!(r.on_data(t, seq, 1000, retx, t, &c), AckAction::Now);
                 let (ack, echo) = r.take_ack();
                 assert_eq!((on_held_data(&mut row, seq, retx), echo), (ack, t));
@@ -699,10 +791,16 @@ mod tests {
         r.on_data(0, 0, 1000, false, 0, &c);
         r.on_data(1, 2000, 1000, false, 0, &c);
         r.on_data(2, 1000, 1000, true, 5, &c);
-        assert_eq!(r.stats.spurious_retransmits, 0, "not known yet: the original may have been lost");
+        assert_eq!(
+            r.stats.spurious_retransmits, 0,
+            "not known yet: the original may have been lost"
+        );
         r.on_data(3, 1000, 1000, false, 0, &c);
         assert_eq!(r.stats.spurious_retransmits, 1);
-        assert_eq!(r.stats.ooo_packets, 1, "the late original is also out of order");
+        assert_eq!(
+            r.stats.ooo_packets, 1,
+            "the late original is also out of order"
+        );
         assert_eq!(r.bytes_received(), 3000);
     }
 }

@@ -24,8 +24,15 @@ pub struct SerClock {
 impl SerClock {
     pub fn new(rate_bps: u64) -> Self {
         let per_byte = 8 * PS_PER_S;
-        let exact = if per_byte.is_multiple_of(rate_bps) { std::num::NonZeroU64::new(per_byte / rate_bps) } else { None };
-        SerClock { rate_bps, exact_ps_per_byte: exact }
+        let exact = if per_byte.is_multiple_of(rate_bps) {
+            std::num::NonZeroU64::new(per_byte / rate_bps)
+        } else {
+            None
+        };
+        SerClock {
+            rate_bps,
+            exact_ps_per_byte: exact,
+        }
     }
 
     #[inline]
@@ -48,7 +55,13 @@ mod tests {
         // 3 Gbps does not divide 8e12: 1 byte = 2666.67 ps, rounded up once per packet, not per byte.
         assert_eq!(ser_time_ps(1, 3_000_000_000), 2667);
         assert_eq!(ser_time_ps(1500, 3_000_000_000), 4_000_000);
-        for rate in [1_000_000_000u64, 3_000_000_000, 10_000_000_000, 25_000_000_000, 7] {
+        for rate in [
+            1_000_000_000u64,
+            3_000_000_000,
+            10_000_000_000,
+            25_000_000_000,
+            7,
+        ] {
             let c = SerClock::new(rate);
             for b in [1u64, 52, 1500, 9000] {
                 assert_eq!(c.time_ps(b), ser_time_ps(b, rate));

@@ -16,16 +16,28 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
         return bad("nodes", "the network has no nodes");
     }
     if n >= u32::MAX as usize / 2 {
-        return bad("nodes", format!("{n} nodes is more than the engine supports"));
+        return bad(
+            "nodes",
+            format!("{n} nodes is more than the engine supports"),
+        );
     }
     for (i, l) in spec.links.iter().enumerate() {
         for (name, end) in [("a", l.a), ("b", l.b)] {
             if end as usize >= n {
-                return bad(&format!("links[{i}].{name}"), format!("node {end} does not exist ({n} nodes)"));
+                return bad(
+                    &format!("links[{i}].{name}"),
+                    format!("node {end} does not exist ({n} nodes)"),
+                );
             }
         }
         if l.a == l.b {
-            return bad(&format!("links[{i}]"), format!("a link must join two different nodes, both ends are {}", l.a));
+            return bad(
+                &format!("links[{i}]"),
+                format!(
+                    "a link must join two different nodes, both ends are {}",
+                    l.a
+                ),
+            );
         }
         if l.rate_bps == 0 {
             return bad(&format!("links[{i}].rate_bps"), "must be positive");
@@ -33,7 +45,10 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
         for (name, q) in [("queue_a", l.queue_a), ("queue_b", l.queue_b)] {
             match q {
                 Some(QueueLimit::Packets(0)) | Some(QueueLimit::Bytes(0)) => {
-                    return bad(&format!("links[{i}].{name}"), "a queue limit must be positive");
+                    return bad(
+                        &format!("links[{i}].{name}"),
+                        "a queue limit must be positive",
+                    );
                 }
                 _ => {}
             }
@@ -53,13 +68,25 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
         return bad("tcp.dupack_threshold", "must be at least 1");
     }
     if t.max_window_bytes < t.mss as u64 {
-        return bad("tcp.max_window_bytes", format!("{} must hold at least one MSS ({})", t.max_window_bytes, t.mss));
+        return bad(
+            "tcp.max_window_bytes",
+            format!(
+                "{} must hold at least one MSS ({})",
+                t.max_window_bytes, t.mss
+            ),
+        );
     }
     if t.min_rto_ps == 0 || t.initial_rto_ps == 0 || t.max_rto_ps < t.min_rto_ps {
-        return bad("tcp", "min_rto_ps and initial_rto_ps must be positive and max_rto_ps >= min_rto_ps");
+        return bad(
+            "tcp",
+            "min_rto_ps and initial_rto_ps must be positive and max_rto_ps >= min_rto_ps",
+        );
     }
     if t.delayed_ack && t.delayed_ack_timeout_ps == 0 {
-        return bad("tcp.delayed_ack_timeout_ps", "must be positive when delayed ACKs are on");
+        return bad(
+            "tcp.delayed_ack_timeout_ps",
+            "must be positive when delayed ACKs are on",
+        );
     }
     if spec.udp.payload_bytes == 0 {
         return bad("udp.payload_bytes", "must be positive");
@@ -73,23 +100,38 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
     for (i, f) in spec.flows.iter().enumerate() {
         for (name, end) in [("src", f.src), ("dst", f.dst)] {
             let Some(node) = spec.nodes.get(end as usize) else {
-                return bad(&format!("flows[{i}].{name}"), format!("node {end} does not exist ({n} nodes)"));
+                return bad(
+                    &format!("flows[{i}].{name}"),
+                    format!("node {end} does not exist ({n} nodes)"),
+                );
             };
             if node.kind != NodeKind::Host {
-                return bad(&format!("flows[{i}].{name}"), format!("node {end} ({}) is a switch, not a host", node.name));
+                return bad(
+                    &format!("flows[{i}].{name}"),
+                    format!("node {end} ({}) is a switch, not a host", node.name),
+                );
             }
         }
         if f.src == f.dst {
-            return bad(&format!("flows[{i}]"), format!("source and destination are the same host ({})", f.src));
+            return bad(
+                &format!("flows[{i}]"),
+                format!("source and destination are the same host ({})", f.src),
+            );
         }
         if f.size_bytes == 0 {
             return bad(&format!("flows[{i}].size_bytes"), "must be positive");
         }
         if f.transport == Transport::Udp && f.rate_bps.is_none_or(|r| r == 0) {
-            return bad(&format!("flows[{i}].rate_bps"), "a UDP flow needs a positive sending rate");
+            return bad(
+                &format!("flows[{i}].rate_bps"),
+                "a UDP flow needs a positive sending rate",
+            );
         }
         if let Some(j) = ids.insert(f.id, i) {
-            return bad(&format!("flows[{i}].id"), format!("{} is also the id of flows[{j}]", f.id));
+            return bad(
+                &format!("flows[{i}].id"),
+                format!("{} is also the id of flows[{j}]", f.id),
+            );
         }
     }
     Ok(())
@@ -108,9 +150,17 @@ fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
         })
     };
     if (uses(Transport::Dctcp) || uses(Transport::Ndp) || spec.vlb.is_some())
-        && spec.nodes.iter().filter(|n| n.kind == NodeKind::Host).count() >= 1 << 29
+        && spec
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Host)
+            .count()
+            >= 1 << 29
     {
-        return bad("nodes", "DCTCP, NDP and VLB runs support fewer than 2^29 hosts");
+        return bad(
+            "nodes",
+            "DCTCP, NDP and VLB runs support fewer than 2^29 hosts",
+        );
     }
     if let Some(v) = &spec.vlb {
         if v.intermediates == 0 {
@@ -129,7 +179,10 @@ fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
             return bad("dctcp.g", format!("must be in (0, 1], got {}", d.g));
         }
         if !(0.0..=1.0).contains(&d.initial_alpha) {
-            return bad("dctcp.initial_alpha", format!("must be in [0, 1], got {}", d.initial_alpha));
+            return bad(
+                "dctcp.initial_alpha",
+                format!("must be in [0, 1], got {}", d.initial_alpha),
+            );
         }
         for (at, q) in switch_queues() {
             let room = match q {
@@ -148,7 +201,13 @@ fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
         let n = &spec.ndp;
         let header = (n.header_bytes + spec.frame_overhead_bytes) as u64;
         if n.header_bytes == 0 || n.header_bytes > spec.tcp.header_bytes + spec.tcp.mss {
-            return bad("ndp.header_bytes", format!("must be positive and at most a full packet, got {}", n.header_bytes));
+            return bad(
+                "ndp.header_bytes",
+                format!(
+                    "must be positive and at most a full packet, got {}",
+                    n.header_bytes
+                ),
+            );
         }
         if n.initial_window == 0 {
             return bad("ndp.initial_window", "must be at least 1 packet");
@@ -156,7 +215,11 @@ fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
         match n.queue {
             QueueLimit::Packets(0) => return bad("ndp.queue", "must hold at least 1 packet"),
             QueueLimit::Bytes(b) if b < full => {
-                let what = if b < header { "one header" } else { "one full-size packet" };
+                let what = if b < header {
+                    "one header"
+                } else {
+                    "one full-size packet"
+                };
                 return bad(
                     "ndp.queue",
                     format!("{b} bytes cannot hold {what} ({} bytes): every data packet would be trimmed", if b < header { header } else { full }),
@@ -174,9 +237,15 @@ const MAX_EEE_PS: u64 = 1_000_000_000_000;
 
 fn check_eee(spec: &SimSpec) -> Result<(), EngineError> {
     let Some(e) = &spec.eee else { return Ok(()) };
-    for (name, v) in [("hold_off_ps", e.hold_off_ps), ("coalesce_ps", e.coalesce_ps)] {
+    for (name, v) in [
+        ("hold_off_ps", e.hold_off_ps),
+        ("coalesce_ps", e.coalesce_ps),
+    ] {
         if v > MAX_EEE_PS {
-            return bad(&format!("eee.{name}"), format!("{v} ps is longer than the engine's bound of 1 s"));
+            return bad(
+                &format!("eee.{name}"),
+                format!("{v} ps is longer than the engine's bound of 1 s"),
+            );
         }
     }
     for (i, p) in e.phys.iter().enumerate() {
@@ -184,11 +253,17 @@ fn check_eee(spec: &SimSpec) -> Result<(), EngineError> {
             return bad(&format!("eee.phys[{i}].rate_bps"), "must be positive");
         }
         if e.phys[..i].iter().any(|q| q.rate_bps == p.rate_bps) {
-            return bad(&format!("eee.phys[{i}].rate_bps"), format!("{} bps appears twice", p.rate_bps));
+            return bad(
+                &format!("eee.phys[{i}].rate_bps"),
+                format!("{} bps appears twice", p.rate_bps),
+            );
         }
         for (name, v) in [("sleep_ps", p.sleep_ps), ("wake_ps", p.wake_ps)] {
             if v > MAX_EEE_PS {
-                return bad(&format!("eee.phys[{i}].{name}"), format!("{v} ps is longer than the engine's bound of 1 s"));
+                return bad(
+                    &format!("eee.phys[{i}].{name}"),
+                    format!("{v} ps is longer than the engine's bound of 1 s"),
+                );
             }
         }
     }

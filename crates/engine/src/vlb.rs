@@ -74,7 +74,12 @@ impl Vlb {
             }
             ranges.push((start, vias.len() as u32 - start));
         }
-        Ok(Vlb { host_rack, ranges, vias, per_packet })
+        Ok(Vlb {
+            host_rack,
+            ranges,
+            vias,
+            per_packet,
+        })
     }
 
     /// The intermediate (a host index under it) of flow `f`'s next data packet, None for shortest paths. `draw`
@@ -85,7 +90,11 @@ impl Vlb {
         if len == 0 {
             return None;
         }
-        let i = if self.per_packet { draw(len) } else { (mix64(hash as u64 ^ VLB_SALT) % len as u64) as u32 };
+        let i = if self.per_packet {
+            draw(len)
+        } else {
+            (mix64(hash as u64 ^ VLB_SALT) % len as u64) as u32
+        };
         Some(self.vias[(start + i) as usize])
     }
 
@@ -98,7 +107,10 @@ impl Vlb {
     /// Flow f's intermediate racks (switch node ids), in draw order, repeats kept.
     pub fn racks_of(&self, f: u32) -> Vec<u32> {
         let (start, len) = self.ranges[f as usize];
-        self.vias[start as usize..(start + len) as usize].iter().map(|&h| self.host_rack[h as usize]).collect()
+        self.vias[start as usize..(start + len) as usize]
+            .iter()
+            .map(|&h| self.host_rack[h as usize])
+            .collect()
     }
 }
 
@@ -107,7 +119,10 @@ mod tests {
     use super::*;
 
     fn spec(n: u32, min: u64) -> VlbSpec {
-        VlbSpec { intermediates: n, min_size_bytes: min }
+        VlbSpec {
+            intermediates: n,
+            min_size_bytes: min,
+        }
     }
 
     /// 6 racks (switches 100..105) of 2 hosts each.
@@ -130,7 +145,14 @@ mod tests {
         distinct.dedup();
         assert!(distinct.len() >= 3, "{r0:?}");
         // The same seed and flow id give the same draws whatever else the run holds; another seed others.
-        let again = Vlb::build(&spec(20, 100_000), 1, &attach(), flows[..1].iter().copied(), true).unwrap();
+        let again = Vlb::build(
+            &spec(20, 100_000),
+            1,
+            &attach(),
+            flows[..1].iter().copied(),
+            true,
+        )
+        .unwrap();
         assert_eq!(again.racks_of(0), r0);
         let other = Vlb::build(&spec(20, 100_000), 2, &attach(), flows.into_iter(), true).unwrap();
         assert_ne!(other.racks_of(0), r0);
@@ -139,12 +161,20 @@ mod tests {
     #[test]
     fn small_and_rack_local_flows_take_shortest_paths() {
         // At the threshold (not above it), within one rack: no intermediates.
-        let flows = [(1u64, 0u32, 11u32, 100_000u64), (2, 0, 1, 1_000_000), (3, 0, 11, 100_001)];
+        let flows = [
+            (1u64, 0u32, 11u32, 100_000u64),
+            (2, 0, 1, 1_000_000),
+            (3, 0, 11, 100_001),
+        ];
         let v = Vlb::build(&spec(20, 100_000), 1, &attach(), flows.into_iter(), false).unwrap();
         assert!(v.via(0, 5, |_| 0).is_none());
         assert!(v.via(1, 5, |_| 0).is_none());
         let first = v.via(2, 5, |_| unreachable!()).unwrap();
-        assert_eq!(v.via(2, 5, |_| unreachable!()), Some(first), "per flow: one intermediate for every packet");
+        assert_eq!(
+            v.via(2, 5, |_| unreachable!()),
+            Some(first),
+            "per flow: one intermediate for every packet"
+        );
         assert!(v.reached(v.host_rack[first as usize], first));
     }
 

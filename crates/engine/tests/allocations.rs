@@ -46,7 +46,11 @@ fn allocations(routing: Routing, size: u64) -> (u64, u64) {
     let after = ALLOCATIONS.with(|c| c.get());
     assert_eq!(r.summary.flows_completed, 5);
     if routing == Routing::Rps {
-        assert!(r.flows.iter().map(|f| f.ooo_packets).sum::<u64>() > 100, "{:?}", r.flows);
+        assert!(
+            r.flows.iter().map(|f| f.ooo_packets).sum::<u64>() > 100,
+            "{:?}",
+            r.flows
+        );
     }
     (after - before, r.summary.packet_hops)
 }
@@ -59,7 +63,9 @@ fn allocations_do_not_grow_with_the_number_of_packets() {
         assert!(large_hops > 3 * small_hops);
         // Containers double as they grow, so a longer run may add a few dozen allocations; one per packet
         // (or per out-of-order packet) would add tens of thousands.
-        let msg = format!("{routing:?}: {small} allocations for {small_hops} hops, {large} for {large_hops}");
+        let msg = format!(
+            "{routing:?}: {small} allocations for {small_hops} hops, {large} for {large_hops}"
+        );
         assert!(large < small + 200, "{msg}");
     }
 }

@@ -28,8 +28,9 @@ fn round_robin(n: u32) -> Vec<Vec<u32>> {
 
 fn rotor_spec(n: u32, uptime: u64, reconfig: u64, routing: &str, flows: Value, stop: u64) -> Value {
     let ms = round_robin(n);
-    let slots: Vec<Value> =
-        (0..ms.len()).map(|k| json!({"matching": k, "uptime_ps": uptime, "reconfig_ps": reconfig})).collect();
+    let slots: Vec<Value> = (0..ms.len())
+        .map(|k| json!({"matching": k, "uptime_ps": uptime, "reconfig_ps": reconfig}))
+        .collect();
     json!({
         "seed": 1, "endpoints": n, "link_rate_bps": GBPS10, "delay_ps": 500_000,
         "switches": [{"kind": "rotor", "matchings": ms, "slots": slots}],
@@ -44,7 +45,10 @@ fn run(v: &Value) -> Result<Value, EngineError> {
 }
 
 fn u(v: &Value, path: &[&str]) -> u64 {
-    path.iter().fold(v, |x, k| &x[*k]).as_u64().unwrap_or_else(|| panic!("{path:?} in {v}"))
+    path.iter()
+        .fold(v, |x, k| &x[*k])
+        .as_u64()
+        .unwrap_or_else(|| panic!("{path:?} in {v}"))
 }
 
 fn conserved(r: &Value) {
@@ -80,13 +84,24 @@ fn round_robin_matchings_meet_every_pair_once() {
 fn a_direct_flow_moves_only_while_its_circuit_is_up() {
     // 8 endpoints, 7 slots of 100 us + 10 us: the pair (0, q) is up 100 us per 770 us cycle.
     let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 10_000_000u64}]);
-    let r = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", flows, 7_700_000_000)).unwrap();
+    let r = run(&rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "direct",
+        flows,
+        7_700_000_000,
+    ))
+    .unwrap();
     conserved(&r);
     assert_eq!(u(&r, &["summary", "no_circuit_drops"]), 0);
     // 10 cycles, one 100 us window each at 10 Gb/s: at most 10 x 125 kB on the wire, payload a bit less.
     let got = u(&r, &["summary", "payload_bytes_delivered"]);
     let per_slot = (100_000_000u64 / 1_216_000) * 1472; // whole 1,520-byte frames in 100 us
-    assert!(got <= 10 * per_slot && got + 2 * per_slot >= 10 * per_slot, "{got} vs {per_slot} per slot");
+    assert!(
+        got <= 10 * per_slot && got + 2 * per_slot >= 10 * per_slot,
+        "{got} vs {per_slot} per slot"
+    );
 }
 
 #[test]
@@ -111,17 +126,40 @@ fn packets_that_overlap_a_gap_are_dropped_and_counted() {
 fn rotorlb_lends_a_heavy_flow_every_circuit() {
     let flows = json!([{"id": 1, "src": 0, "dst": 1, "size_bytes": 1u64 << 40}]);
     let stop = 40 * 7 * 110_000_000u64;
-    let direct = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", flows.clone(), stop)).unwrap();
-    let lb = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, stop)).unwrap();
+    let direct = run(&rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "direct",
+        flows.clone(),
+        stop,
+    ))
+    .unwrap();
+    let lb = run(&rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "rotorlb",
+        flows,
+        stop,
+    ))
+    .unwrap();
     conserved(&lb);
-    let (d, l) = (u(&direct, &["summary", "payload_bytes_delivered"]), u(&lb, &["summary", "payload_bytes_delivered"]));
+    let (d, l) = (
+        u(&direct, &["summary", "payload_bytes_delivered"]),
+        u(&lb, &["summary", "payload_bytes_delivered"]),
+    );
     // The fluid model's gain is N - 1 = 7; the packet level loses the first cycle (relays fill) and the control
     // messages' share of each slot, so over 40 cycles we ask for at least 6.5 (our tolerance).
     let gain = l as f64 / d as f64;
     assert!(gain > 6.5 && gain <= 7.0, "gain {gain}");
     assert!(u(&lb, &["summary", "relayed_packets"]) > 0);
     // Relayed data arrives within one cycle plus one slot of its hand-over.
-    assert!(u(&lb, &["summary", "max_relay_delay_ps"]) <= 8 * 110_000_000, "{}", lb["summary"]);
+    assert!(
+        u(&lb, &["summary", "max_relay_delay_ps"]) <= 8 * 110_000_000,
+        "{}",
+        lb["summary"]
+    );
 }
 
 #[test]
@@ -135,10 +173,29 @@ fn rotorlb_is_not_worse_than_one_hop_under_uniform_load() {
         }
     }
     let stop = 20 * 7 * 110_000_000u64;
-    let direct = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), stop)).unwrap();
-    let lb = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", json!(flows), stop)).unwrap();
+    let direct = run(&rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "direct",
+        json!(flows),
+        stop,
+    ))
+    .unwrap();
+    let lb = run(&rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "rotorlb",
+        json!(flows),
+        stop,
+    ))
+    .unwrap();
     conserved(&lb);
-    let (d, l) = (u(&direct, &["summary", "payload_bytes_delivered"]), u(&lb, &["summary", "payload_bytes_delivered"]));
+    let (d, l) = (
+        u(&direct, &["summary", "payload_bytes_delivered"]),
+        u(&lb, &["summary", "payload_bytes_delivered"]),
+    );
     // Uniform all-to-all fills every direct circuit: RotorLB has no spare capacity to lend (ratio 1 in the
     // fluid model); control messages cost it at most 1 % here.
     let ratio = l as f64 / d as f64;
@@ -147,9 +204,12 @@ fn rotorlb_is_not_worse_than_one_hop_under_uniform_load() {
 
 fn selector_spec(n: u32, uptime: u64, flows: Value, stop: u64) -> Value {
     let k = n.trailing_zeros();
-    let ms: Vec<Vec<u32>> = (0..k).map(|i| (0..n).map(|p| (p + (1 << i)) % n).collect()).collect();
-    let slots: Vec<Value> =
-        (0..k).map(|i| json!({"matching": i, "uptime_ps": uptime, "reconfig_ps": 150_000_000})).collect();
+    let ms: Vec<Vec<u32>> = (0..k)
+        .map(|i| (0..n).map(|p| (p + (1 << i)) % n).collect())
+        .collect();
+    let slots: Vec<Value> = (0..k)
+        .map(|i| json!({"matching": i, "uptime_ps": uptime, "reconfig_ps": 150_000_000}))
+        .collect();
     json!({
         "seed": 3, "endpoints": n, "link_rate_bps": GBPS10, "delay_ps": 100_000,
         "switches": [{"kind": "selector", "matchings": ms, "slots": slots}],
@@ -161,14 +221,25 @@ fn selector_spec(n: u32, uptime: u64, flows: Value, stop: u64) -> Value {
 #[test]
 fn selector_routes_take_one_hop_per_set_bit() {
     // One packet-sized flow per offset from endpoint 0: relays = sum over offsets of (popcount - 1).
-    let flows: Vec<Value> = (1..16u32).map(|d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 1000})).collect();
-    let r = run(&selector_spec(16, 1_000_000_000, json!(flows), 100_000_000_000)).unwrap();
+    let flows: Vec<Value> = (1..16u32)
+        .map(|d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 1000}))
+        .collect();
+    let r = run(&selector_spec(
+        16,
+        1_000_000_000,
+        json!(flows),
+        100_000_000_000,
+    ))
+    .unwrap();
     conserved(&r);
     let expect: u64 = (1..16u32).map(|o| (o.count_ones() - 1) as u64).sum();
     assert_eq!(u(&r, &["summary", "relayed_packets"]), expect);
     assert_eq!(u(&r, &["summary", "flows_completed"]), 15);
     assert_eq!(u(&r, &["summary", "no_circuit_drops"]), 0);
-    assert_eq!(u(&r, &["summary", "packet_hops"]), (1..16u32).map(|o| o.count_ones() as u64).sum::<u64>());
+    assert_eq!(
+        u(&r, &["summary", "packet_hops"]),
+        (1..16u32).map(|o| o.count_ones() as u64).sum::<u64>()
+    );
 }
 
 #[test]
@@ -180,7 +251,10 @@ fn timing_error_runs_are_deterministic_and_conserve_packets() {
     let a = run(&spec).unwrap();
     let b = run(&spec).unwrap();
     conserved(&a);
-    assert!(u(&a, &["summary", "no_circuit_drops"]) > 0, "stalls must cost some packets");
+    assert!(
+        u(&a, &["summary", "no_circuit_drops"]) > 0,
+        "stalls must cost some packets"
+    );
     let strip = |mut v: Value| {
         v["summary"]["wall_s"] = json!(0);
         v
@@ -213,13 +287,17 @@ fn bad_schedules_are_refused_naming_the_field() {
     let mut v = base.clone();
     v["switches"][0]["kind"] = json!("selector");
     v["switches"][0]["slots"][0]["matching"] = json!([0, 1, 0, 1, 0, 1, 0, 1]);
-    assert!(refused(v).starts_with("switches[0].slots[0].matching: the ports' choices"), "per-port clash");
+    assert!(
+        refused(v).starts_with("switches[0].slots[0].matching: the ports' choices"),
+        "per-port clash"
+    );
     // times that would overflow once added up (delay + lag + serialisation; a cycle of many slots)
     let mut v = base.clone();
     v["delay_ps"] = json!(u64::MAX);
     assert!(refused(v).starts_with("delay_ps: 18446744073709551615 ps is beyond"));
     let mut v = base.clone();
-    v["flows"] = json!([{"id": 1, "src": 0, "dst": 1, "size_bytes": 10, "start_ps": (1u64 << 62) + 1}]);
+    v["flows"] =
+        json!([{"id": 1, "src": 0, "dst": 1, "size_bytes": 10, "start_ps": (1u64 << 62) + 1}]);
     assert!(refused(v).starts_with("flows[0].start_ps: "));
     let mut v = base.clone();
     v["switches"][0]["slots"][0]["reconfig_ps"] = json!(1u64 << 62);
@@ -235,16 +313,39 @@ fn idle_stretches_and_long_fibres_cost_no_events() {
         {"id": 2, "src": 4, "dst": 2, "size_bytes": 300_000},
     ]);
     for (routing, delay) in [("rotorlb", 500_000u64), ("direct", 1_000_000_000_000)] {
-        let mut v = rotor_spec(8, 30_000_000, 10_000_000, routing, flows.clone(), 2_000_000_000_000_000);
+        let mut v = rotor_spec(
+            8,
+            30_000_000,
+            10_000_000,
+            routing,
+            flows.clone(),
+            2_000_000_000_000_000,
+        );
         v["delay_ps"] = json!(delay);
         // Without the skipping the run would take billions of events: stop it at the first check-in.
         let spec: CircuitSpec = serde_json::from_value(v).unwrap();
-        let res = CircuitSim::new(&spec).unwrap().run(&mut |p| p.events >= 1 << 20).unwrap();
+        let res = CircuitSim::new(&spec)
+            .unwrap()
+            .run(&mut |p| p.events >= 1 << 20)
+            .unwrap();
         let r = serde_json::to_value(&res).unwrap();
         conserved(&r);
-        assert_eq!(r["summary"]["stopped_by"], "completion", "{routing}: {}", r["summary"]);
-        assert_eq!(u(&r, &["summary", "flows_completed"]), 2, "{routing}: {}", r["summary"]);
-        assert!(u(&r, &["summary", "events"]) < 20_000, "{routing}: {}", r["summary"]);
+        assert_eq!(
+            r["summary"]["stopped_by"], "completion",
+            "{routing}: {}",
+            r["summary"]
+        );
+        assert_eq!(
+            u(&r, &["summary", "flows_completed"]),
+            2,
+            "{routing}: {}",
+            r["summary"]
+        );
+        assert!(
+            u(&r, &["summary", "events"]) < 20_000,
+            "{routing}: {}",
+            r["summary"]
+        );
         assert!(u(&r, &["summary", "sim_time_ps"]) > 1_000_000_000_000_000);
     }
 }
@@ -252,15 +353,24 @@ fn idle_stretches_and_long_fibres_cost_no_events() {
 #[test]
 fn selector_routes_follow_the_given_order_and_bad_routes_are_refused() {
     // 0 -> 7 (offset 7) by +1, +2, +4: relays at 1 and 3; the default order (+4, +2, +1) relays at 4 and 6.
-    let flows = json!([{"id": 1, "src": 0, "dst": 7, "size_bytes": 1000, "route_offsets": [1, 2, 4]}]);
+    let flows =
+        json!([{"id": 1, "src": 0, "dst": 7, "size_bytes": 1000, "route_offsets": [1, 2, 4]}]);
     let r = run(&selector_spec(16, 1_000_000_000, flows, 100_000_000_000)).unwrap();
     assert_eq!(u(&r, &["summary", "relayed_packets"]), 2);
     assert_eq!(u(&r, &["summary", "flows_completed"]), 1);
-    let sent: Vec<u64> = r["ports"].as_array().unwrap().iter().map(|p| p["packets_sent"].as_u64().unwrap()).collect();
+    let sent: Vec<u64> = r["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["packets_sent"].as_u64().unwrap())
+        .collect();
     assert_eq!((sent[0], sent[1], sent[3], sent[4]), (1, 1, 1, 0));
     let flows = json!([{"id": 1, "src": 0, "dst": 7, "size_bytes": 1000, "route_offsets": [1, 2]}]);
     let msg = refused(selector_spec(16, 1_000_000_000, flows, 1));
-    assert!(msg.starts_with("flows[0].route_offsets: [1, 2] does not lead from 0 to 7"), "{msg}");
+    assert!(
+        msg.starts_with("flows[0].route_offsets: [1, 2] does not lead from 0 to 7"),
+        "{msg}"
+    );
 }
 
 /// Four endpoints on three always-up switches, switch k holding round-robin matching k: every pair has a
@@ -303,7 +413,10 @@ fn opera_low_latency_flows_follow_the_slice_and_keep_a_circuit_that_stays_up() {
     let r = run(&opera_spec(1_000_000_000_000, flows.clone())).unwrap();
     conserved(&r);
     assert_eq!(u(&r, &["summary", "low_latency_reroutes"]), 0);
-    assert_eq!(u(&r, &["summary", "packet_hops"]), u(&r, &["summary", "packets_created"]));
+    assert_eq!(
+        u(&r, &["summary", "packet_hops"]),
+        u(&r, &["summary", "packets_created"])
+    );
     assert_eq!(u(&r, &["summary", "flows_completed"]), 2);
     // 20 us slices: in slice 1 both flows meet at endpoint 1, whose one circuit to 3 cannot carry both, so a
     // queue builds there. When slice 0 comes back the table sends 1's traffic to 3 through 2, but the circuit
@@ -311,7 +424,12 @@ fn opera_low_latency_flows_follow_the_slice_and_keep_a_circuit_that_stays_up() {
     // only for a packet whose circuit has gone (seed 001 lines 914-918; the Opera scenarios count those).
     let r = run(&opera_spec(20_000_000, flows)).unwrap();
     conserved(&r);
-    assert_eq!(u(&r, &["summary", "low_latency_reroutes"]), 0, "{}", r["summary"]);
+    assert_eq!(
+        u(&r, &["summary", "low_latency_reroutes"]),
+        0,
+        "{}",
+        r["summary"]
+    );
     assert!(u(&r, &["summary", "packet_hops"]) > u(&r, &["summary", "packets_created"])); // some went 2 hops
     assert_eq!(u(&r, &["summary", "flows_completed"]), 2);
     assert_eq!(u(&r, &["summary", "no_path_drops"]), 0);
@@ -359,9 +477,16 @@ fn opera_low_latency_tcp_acknowledges_over_the_slices_and_recovers_lost_segments
     assert!(f["completed"].as_bool().unwrap());
     assert_eq!(f["retransmits"].as_u64().unwrap(), 0);
     // the run ends with its last ACK: a disarmed retransmission timer (200 ms) neither runs nor moves the clock
-    assert!(u(&r, &["summary", "sim_time_ps"]) < 1_000_000_000, "{}", r["summary"]);
+    assert!(
+        u(&r, &["summary", "sim_time_ps"]) < 1_000_000_000,
+        "{}",
+        r["summary"]
+    );
     // one ACK per segment came back (no delayed ACKs on circuits)
-    assert_eq!(u(&r, &["summary", "control_packets_received"]), f["packets_received"].as_u64().unwrap());
+    assert_eq!(
+        u(&r, &["summary", "control_packets_received"]),
+        f["packets_received"].as_u64().unwrap()
+    );
     // Slice 1 has no path from 0 to 3: segments sent into it are dropped (counted); TCP resends them. (An RTO
     // that is not a multiple of the 200 us two-slice period keeps the resends from always meeting slice 1.)
     let mut spec = opera_spec(100_000_000, flows);
@@ -372,7 +497,10 @@ fn opera_low_latency_tcp_acknowledges_over_the_slices_and_recovers_lost_segments
     conserved(&r);
     let f = &r["flows"][0];
     assert!(u(&r, &["summary", "no_path_drops"]) > 0, "{}", r["summary"]);
-    assert!(f["retransmits"].as_u64().unwrap() > 0 && f["completed"].as_bool().unwrap(), "{f}");
+    assert!(
+        f["retransmits"].as_u64().unwrap() > 0 && f["completed"].as_bool().unwrap(),
+        "{f}"
+    );
 }
 
 /// NDP on Opera's low-latency class: three sources send to endpoint 3 at once (1 -> 3 relays through 2 in
@@ -399,11 +527,22 @@ fn opera_low_latency_ndp_trims_on_a_full_uplink_queue_and_finishes_without_timeo
         assert_eq!(u(f, &["spurious_retransmits"]), 0, "{f}");
         trims += u(f, &["trims"]);
     }
-    assert!(trims >= 3 * 4, "each source's window overflows its 8-packet queue: {}", r["flows"]);
+    assert!(
+        trims >= 3 * 4,
+        "each source's window overflows its 8-packet queue: {}",
+        r["flows"]
+    );
     // the runs ends with its last ACK, long before the 200 ms last-resort timer
-    assert!(u(&r, &["summary", "sim_time_ps"]) < 1_000_000_000, "{}", r["summary"]);
+    assert!(
+        u(&r, &["summary", "sim_time_ps"]) < 1_000_000_000,
+        "{}",
+        r["summary"]
+    );
     // the same flows as datagrams are never trimmed
-    let mut spec = opera_spec(1_000_000_000_000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000}]));
+    let mut spec = opera_spec(
+        1_000_000_000_000,
+        json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 200_000}]),
+    );
     spec["ndp"] = json!({"queue": {"packets": 8}});
     assert_eq!(u(&run(&spec).unwrap()["flows"][0], &["trims"]), 0);
 }
@@ -432,12 +571,19 @@ fn opera_low_latency_dctcp_marks_at_k_on_the_uplink_queue() {
     let mut spec = opera_spec(1_000_000_000_000, flows("tcp"));
     spec["dctcp"] = json!({"k_packets": 2});
     let r = run(&spec).unwrap();
-    assert!(r["flows"].as_array().unwrap().iter().all(|f| u(f, &["ecn_marks"]) == 0 && f["transport"] == "tcp"));
+    assert!(r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| u(f, &["ecn_marks"]) == 0 && f["transport"] == "tcp"));
 }
 
 #[test]
 fn a_transport_the_circuit_engine_does_not_know_is_refused_naming_it() {
-    let spec = opera_spec(1000, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "quic"}]));
+    let spec = opera_spec(
+        1000,
+        json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": "quic"}]),
+    );
     let spec: Result<CircuitSpec, _> = serde_json::from_value(spec);
     let err = spec.expect_err("quic is no transport").to_string();
     assert!(err.contains("quic"), "{err}");
@@ -472,7 +618,14 @@ fn fast_paths_match_the_reference_path() {
                         "jitter_mean_ps": 900_000, "stall_prob": 0.002, "stall_ps": 20_000_000});
     // Two rotor switches, each with part of the matchings and its own phase, so a receiver hears several
     // senders at once (relays and the source) and packets of one flow can overtake each other.
-    let mut rotorlb = rotor_spec(8, 30_000_000, 10_000_000, "rotorlb", json!(mixed), 100_000_000_000);
+    let mut rotorlb = rotor_spec(
+        8,
+        30_000_000,
+        10_000_000,
+        "rotorlb",
+        json!(mixed),
+        100_000_000_000,
+    );
     let ms = round_robin(8);
     let half = |from: usize, to: usize, phase: u64| {
         let slots: Vec<Value> = (0..to - from)
@@ -487,7 +640,11 @@ fn fast_paths_match_the_reference_path() {
     let mut direct = rotorlb.clone();
     direct["routing"] = json!("direct");
     let sel_flows: Vec<Value> = (1..16u32)
-        .flat_map(|d| [0u32, 5].map(|s| json!({"id": s * 16 + d, "src": s, "dst": (s + d) % 16, "size_bytes": 200_000})))
+        .flat_map(|d| {
+            [0u32, 5].map(
+                |s| json!({"id": s * 16 + d, "src": s, "dst": (s + d) % 16, "size_bytes": 200_000}),
+            )
+        })
         .collect();
     let mut selector = selector_spec(16, 200_000_000, json!(sel_flows), 100_000_000_000);
     selector["tdma"]["jitter_mean_ps"] = json!(500_000);
@@ -564,8 +721,15 @@ fn fast_paths_match_the_reference_path() {
     for (name, v) in cases {
         let spec: CircuitSpec = serde_json::from_value(v).expect("spec parses");
         let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
-        let reference = CircuitSim::new(&spec).unwrap().reference_path().run(&mut |_| false).unwrap();
-        let (mut a, mut b) = (serde_json::to_value(&fast).unwrap(), serde_json::to_value(&reference).unwrap());
+        let reference = CircuitSim::new(&spec)
+            .unwrap()
+            .reference_path()
+            .run(&mut |_| false)
+            .unwrap();
+        let (mut a, mut b) = (
+            serde_json::to_value(&fast).unwrap(),
+            serde_json::to_value(&reference).unwrap(),
+        );
         conserved(&a);
         let (ea, eb) = (u(&a, &["summary", "events"]), u(&b, &["summary", "events"]));
         assert!(ea < eb, "{name}: {ea} events vs {eb} on the reference path");
@@ -589,9 +753,15 @@ fn progress_counts_flows_whose_last_datagram_is_delivered() {
         .enumerate()
         .map(|(i, (s, d))| json!({"id": i, "src": s, "dst": d, "size_bytes": 8_000_000 + 2_000_000 * i as u64}))
         .collect();
-    let spec: CircuitSpec =
-        serde_json::from_value(rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), 1_000_000_000_000))
-            .unwrap();
+    let spec: CircuitSpec = serde_json::from_value(rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "direct",
+        json!(flows),
+        1_000_000_000_000,
+    ))
+    .unwrap();
     let mut seen = Vec::new();
     let res = CircuitSim::new(&spec)
         .unwrap()
@@ -600,11 +770,26 @@ fn progress_counts_flows_whose_last_datagram_is_delivered() {
             false
         })
         .unwrap();
-    assert!(seen.len() >= 2, "the run must be long enough to check in: {}", res.summary.events);
-    let finished_by = |t: u64| res.flows.iter().filter(|f| f.finish_ps.is_some_and(|x| x <= t)).count() as u64;
-    assert!(seen.iter().any(|&(_, done)| done > 0 && done < 56), "{seen:?}");
+    assert!(
+        seen.len() >= 2,
+        "the run must be long enough to check in: {}",
+        res.summary.events
+    );
+    let finished_by = |t: u64| {
+        res.flows
+            .iter()
+            .filter(|f| f.finish_ps.is_some_and(|x| x <= t))
+            .count() as u64
+    };
+    assert!(
+        seen.iter().any(|&(_, done)| done > 0 && done < 56),
+        "{seen:?}"
+    );
     for &(now, done) in &seen {
-        assert!(finished_by(now) <= done && done <= finished_by(now + 10_000_000), "{now}: {done}");
+        assert!(
+            finished_by(now) <= done && done <= finished_by(now + 10_000_000),
+            "{now}: {done}"
+        );
     }
 }
 
@@ -616,26 +801,57 @@ fn progress_counts_flows_whose_last_datagram_is_delivered() {
 fn bulk_tcp_on_a_rotor_fabric_resends_what_a_dark_slot_dropped() {
     for routing in ["direct", "rotorlb"] {
         let flows = |t: &str| json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 2_000_000u64, "transport": t}]);
-        let mut spec = rotor_spec(8, 100_000_000, 10_000_000, routing, flows("datagram"), 5_000_000_000_000);
+        let mut spec = rotor_spec(
+            8,
+            100_000_000,
+            10_000_000,
+            routing,
+            flows("datagram"),
+            5_000_000_000_000,
+        );
         spec["tdma"] = json!({"lag_ps": 3_000_000});
         spec["tcp"] = json!({"min_rto_ps": 5_000_000_000u64, "initial_rto_ps": 5_000_000_000u64});
         let r = run(&spec).unwrap();
         conserved(&r);
-        assert!(u(&r, &["summary", "no_circuit_drops"]) > 0, "{routing}: {}", r["summary"]);
-        assert!(!r["flows"][0]["completed"].as_bool().unwrap(), "{routing}: datagrams are never resent");
+        assert!(
+            u(&r, &["summary", "no_circuit_drops"]) > 0,
+            "{routing}: {}",
+            r["summary"]
+        );
+        assert!(
+            !r["flows"][0]["completed"].as_bool().unwrap(),
+            "{routing}: datagrams are never resent"
+        );
         spec["flows"] = flows("tcp");
         let r = run(&spec).unwrap();
         conserved(&r);
         let f = &r["flows"][0];
         let dropped = u(&r, &["summary", "no_circuit_drops"]);
         assert_eq!(f["transport"], "tcp");
-        assert!(f["completed"].as_bool().unwrap(), "{routing}: {f} {}", r["summary"]);
+        assert!(
+            f["completed"].as_bool().unwrap(),
+            "{routing}: {f} {}",
+            r["summary"]
+        );
         assert_eq!(u(f, &["bytes_received"]), 2_000_000);
         // data packets lost in the gap are all resent (ACKs cross the gap too and may be lost there as well)
-        assert!(dropped > 0 && u(f, &["retransmits"]) > 0, "{routing}: {f} {}", r["summary"]);
-        assert_eq!(u(&r, &["summary", "packets_in_flight"]), 0, "{routing}: {}", r["summary"]);
+        assert!(
+            dropped > 0 && u(f, &["retransmits"]) > 0,
+            "{routing}: {f} {}",
+            r["summary"]
+        );
+        assert_eq!(
+            u(&r, &["summary", "packets_in_flight"]),
+            0,
+            "{routing}: {}",
+            r["summary"]
+        );
         // one ACK per segment that reached the receiver was sent back over the circuits
-        assert_eq!(u(f, &["acks_sent"]), u(f, &["packets_received"]), "{routing}: {f}");
+        assert_eq!(
+            u(f, &["acks_sent"]),
+            u(f, &["packets_received"]),
+            "{routing}: {f}"
+        );
     }
 }
 
@@ -647,14 +863,34 @@ fn bulk_tcp_over_rotorlb_completes_and_is_deterministic_with_jitter() {
     let flows: Vec<Value> = (0..8u32)
         .map(|s| json!({"id": s, "src": s, "dst": (s + 3) % 8, "size_bytes": 400_000u64, "transport": "tcp"}))
         .collect();
-    let mut spec = rotor_spec(8, 50_000_000, 10_000_000, "rotorlb", json!(flows), 5_000_000_000_000);
+    let mut spec = rotor_spec(
+        8,
+        50_000_000,
+        10_000_000,
+        "rotorlb",
+        json!(flows),
+        5_000_000_000_000,
+    );
     spec["tdma"] = json!({"lag_ps": 1_000_000, "jitter_mean_ps": 500_000, "guard_ps": 1_000_000, "prealloc_ps": 1_000_000});
     spec["tcp"] = json!({"min_rto_ps": 2_000_000_000u64, "initial_rto_ps": 2_000_000_000u64});
     let a = run(&spec).unwrap();
     conserved(&a);
-    assert_eq!(u(&a, &["summary", "flows_completed"]), 8, "{}", a["summary"]);
-    assert!(u(&a, &["summary", "relayed_packets"]) > 0, "RotorLB relays TCP segments: {}", a["summary"]);
-    assert!(u(&a, &["summary", "no_circuit_drops"]) > 0, "jitter past the guard loses packets: {}", a["summary"]);
+    assert_eq!(
+        u(&a, &["summary", "flows_completed"]),
+        8,
+        "{}",
+        a["summary"]
+    );
+    assert!(
+        u(&a, &["summary", "relayed_packets"]) > 0,
+        "RotorLB relays TCP segments: {}",
+        a["summary"]
+    );
+    assert!(
+        u(&a, &["summary", "no_circuit_drops"]) > 0,
+        "jitter past the guard loses packets: {}",
+        a["summary"]
+    );
     let mut b = run(&spec).unwrap();
     let mut a = a;
     a["summary"]["wall_s"] = json!(0);
@@ -666,9 +902,17 @@ fn bulk_tcp_over_rotorlb_completes_and_is_deterministic_with_jitter() {
 /// way (largest power of two first); every flow completes with no loss and no retransmission.
 #[test]
 fn bulk_tcp_on_selectornet_acknowledges_over_multi_hop_routes() {
-    let flows: Vec<Value> =
-        [3u32, 7, 5].iter().map(|&d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 300_000, "transport": "tcp"})).collect();
-    let r = run(&selector_spec(8, 1_000_000_000, json!(flows), 100_000_000_000_000)).unwrap();
+    let flows: Vec<Value> = [3u32, 7, 5]
+        .iter()
+        .map(|&d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 300_000, "transport": "tcp"}))
+        .collect();
+    let r = run(&selector_spec(
+        8,
+        1_000_000_000,
+        json!(flows),
+        100_000_000_000_000,
+    ))
+    .unwrap();
     conserved(&r);
     for f in r["flows"].as_array().unwrap() {
         assert!(f["completed"].as_bool().unwrap(), "{f}");
@@ -683,9 +927,17 @@ fn bulk_tcp_on_selectornet_acknowledges_over_multi_hop_routes() {
 /// reaches, nothing is marked.
 #[test]
 fn bulk_dctcp_marks_at_k_in_the_source_tor_queue() {
-    let flows: Vec<Value> =
-        (1..4u32).map(|i| json!({"id": i, "src": 0, "dst": 3, "size_bytes": 500_000, "transport": "dctcp"})).collect();
-    let mut spec = rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), 50_000_000_000_000);
+    let flows: Vec<Value> = (1..4u32)
+        .map(|i| json!({"id": i, "src": 0, "dst": 3, "size_bytes": 500_000, "transport": "dctcp"}))
+        .collect();
+    let mut spec = rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "direct",
+        json!(flows),
+        50_000_000_000_000,
+    );
     spec["dctcp"] = json!({"k_packets": 4});
     let r = run(&spec).unwrap();
     conserved(&r);
@@ -696,14 +948,27 @@ fn bulk_dctcp_marks_at_k_in_the_source_tor_queue() {
     }
     spec["dctcp"] = json!({"k_packets": 1_000_000});
     let r = run(&spec).unwrap();
-    assert!(r["flows"].as_array().unwrap().iter().all(|f| u(f, &["ecn_marks"]) == 0 && f["completed"] == true));
+    assert!(r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| u(f, &["ecn_marks"]) == 0 && f["completed"] == true));
 }
 
 #[test]
 fn rate_caps_on_reliable_bulk_traffic_are_refused_naming_the_flow() {
     for t in ["tcp", "ndp"] {
         let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1000, "transport": t, "rate_bps": 1000}]);
-        let err = run(&rotor_spec(8, 100_000_000, 10_000_000, "rotorlb", flows, 1_000_000)).unwrap_err().to_string();
+        let err = run(&rotor_spec(
+            8,
+            100_000_000,
+            10_000_000,
+            "rotorlb",
+            flows,
+            1_000_000,
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("flows[0].rate_bps"), "{t}: {err}");
     }
 }
@@ -715,22 +980,50 @@ fn rate_caps_on_reliable_bulk_traffic_are_refused_naming_the_flow() {
 #[test]
 fn bulk_ndp_on_a_rotor_fabric_resends_what_a_dark_slot_dropped() {
     for routing in ["direct", "rotorlb"] {
-        let flows = json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 2_000_000u64, "transport": "ndp"}]);
-        let mut spec = rotor_spec(8, 100_000_000, 10_000_000, routing, flows, 20_000_000_000_000);
+        let flows =
+            json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 2_000_000u64, "transport": "ndp"}]);
+        let mut spec = rotor_spec(
+            8,
+            100_000_000,
+            10_000_000,
+            routing,
+            flows,
+            20_000_000_000_000,
+        );
         spec["tdma"] = json!({"lag_ps": 3_000_000});
         spec["tcp"] = json!({"min_rto_ps": 5_000_000_000u64, "initial_rto_ps": 5_000_000_000u64});
         let r = run(&spec).unwrap();
         conserved(&r);
         let f = &r["flows"][0];
         assert_eq!(f["transport"], "ndp");
-        assert!(f["completed"].as_bool().unwrap(), "{routing}: {f} {}", r["summary"]);
+        assert!(
+            f["completed"].as_bool().unwrap(),
+            "{routing}: {f} {}",
+            r["summary"]
+        );
         assert_eq!(u(f, &["bytes_received"]), 2_000_000);
-        assert!(u(&r, &["summary", "no_circuit_drops"]) > 0, "{routing}: {}", r["summary"]);
-        assert!(u(f, &["timeouts"]) > 0 && u(f, &["retransmits"]) > 0, "{routing}: {f}");
+        assert!(
+            u(&r, &["summary", "no_circuit_drops"]) > 0,
+            "{routing}: {}",
+            r["summary"]
+        );
+        assert!(
+            u(f, &["timeouts"]) > 0 && u(f, &["retransmits"]) > 0,
+            "{routing}: {f}"
+        );
         assert_eq!(u(f, &["trims"]), 0, "{routing}: {f}");
-        assert_eq!(u(&r, &["summary", "packets_in_flight"]), 0, "{routing}: {}", r["summary"]);
+        assert_eq!(
+            u(&r, &["summary", "packets_in_flight"]),
+            0,
+            "{routing}: {}",
+            r["summary"]
+        );
         // one ACK per packet that reached the receiver went back over the circuits (no NACK: nothing trimmed)
-        assert_eq!(u(f, &["acks_sent"]), u(f, &["packets_received"]), "{routing}: {f}");
+        assert_eq!(
+            u(f, &["acks_sent"]),
+            u(f, &["packets_received"]),
+            "{routing}: {f}"
+        );
     }
 }
 
@@ -739,8 +1032,10 @@ fn bulk_ndp_on_a_rotor_fabric_resends_what_a_dark_slot_dropped() {
 /// do not correct for (no preallocation, no guard) packets fall into the gap and the timer resends them.
 #[test]
 fn bulk_ndp_on_selectornet_completes_with_and_without_dark_slot_loss() {
-    let flows: Vec<Value> =
-        [3u32, 7, 5].iter().map(|&d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 300_000, "transport": "ndp"})).collect();
+    let flows: Vec<Value> = [3u32, 7, 5]
+        .iter()
+        .map(|&d| json!({"id": d, "src": 0, "dst": d, "size_bytes": 300_000, "transport": "ndp"}))
+        .collect();
     for lossy in [false, true] {
         let mut spec = selector_spec(8, 1_000_000_000, json!(flows), 100_000_000_000_000);
         if lossy {
@@ -749,22 +1044,37 @@ fn bulk_ndp_on_selectornet_completes_with_and_without_dark_slot_loss() {
             spec = selector_spec(8, 100_000_000, json!(flows), 100_000_000_000_000);
             spec["ndp"] = json!({"initial_window": 100});
             spec["tdma"] = json!({"lag_ps": 5_600_000});
-            spec["tcp"] = json!({"min_rto_ps": 20_000_000_000u64, "initial_rto_ps": 20_000_000_000u64});
+            spec["tcp"] =
+                json!({"min_rto_ps": 20_000_000_000u64, "initial_rto_ps": 20_000_000_000u64});
         }
         let r = run(&spec).unwrap();
         conserved(&r);
         assert!(u(&r, &["summary", "relayed_packets"]) > 0);
-        assert_eq!(u(&r, &["summary", "no_circuit_drops"]) > 0, lossy, "{}", r["summary"]);
+        assert_eq!(
+            u(&r, &["summary", "no_circuit_drops"]) > 0,
+            lossy,
+            "{}",
+            r["summary"]
+        );
         for f in r["flows"].as_array().unwrap() {
             assert_eq!(f["transport"], "ndp");
-            assert!(f["completed"].as_bool().unwrap(), "lossy {lossy}: {f} {}", r["summary"]);
+            assert!(
+                f["completed"].as_bool().unwrap(),
+                "lossy {lossy}: {f} {}",
+                r["summary"]
+            );
             assert_eq!(u(f, &["trims"]), 0, "{f}");
             if !lossy {
                 assert_eq!((u(f, &["retransmits"]), u(f, &["timeouts"])), (0, 0), "{f}");
             }
         }
         if lossy {
-            let resent: u64 = r["flows"].as_array().unwrap().iter().map(|f| u(f, &["retransmits"])).sum();
+            let resent: u64 = r["flows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| u(f, &["retransmits"]))
+                .sum();
             assert!(resent > 0, "{}", r["flows"]);
         }
     }
@@ -775,14 +1085,36 @@ fn bulk_ndp_on_selectornet_completes_with_and_without_dark_slot_loss() {
 /// no timing error, nothing is lost or resent; the pull pacer spaces the receiver's pulls one packet apart.
 #[test]
 fn bulk_ndp_incast_on_a_rotor_fabric_completes_untrimmed() {
-    let flows: Vec<Value> =
-        (1..8u32).map(|s| json!({"id": s, "src": s, "dst": 0, "size_bytes": 500_000, "transport": "ndp"})).collect();
-    let r = run(&rotor_spec(8, 100_000_000, 10_000_000, "direct", json!(flows), 50_000_000_000_000)).unwrap();
+    let flows: Vec<Value> = (1..8u32)
+        .map(|s| json!({"id": s, "src": s, "dst": 0, "size_bytes": 500_000, "transport": "ndp"}))
+        .collect();
+    let r = run(&rotor_spec(
+        8,
+        100_000_000,
+        10_000_000,
+        "direct",
+        json!(flows),
+        50_000_000_000_000,
+    ))
+    .unwrap();
     conserved(&r);
-    assert_eq!(u(&r, &["summary", "flows_completed"]), 7, "{}", r["summary"]);
+    assert_eq!(
+        u(&r, &["summary", "flows_completed"]),
+        7,
+        "{}",
+        r["summary"]
+    );
     for f in r["flows"].as_array().unwrap() {
         assert_eq!(f["transport"], "ndp");
-        assert_eq!((u(f, &["trims"]), u(f, &["retransmits"]), u(f, &["timeouts"])), (0, 0, 0), "{f}");
+        assert_eq!(
+            (
+                u(f, &["trims"]),
+                u(f, &["retransmits"]),
+                u(f, &["timeouts"])
+            ),
+            (0, 0, 0),
+            "{f}"
+        );
     }
 }
 
@@ -817,5 +1149,9 @@ fn opera_bulk_tcp_goes_by_rotorlb_and_acknowledges_on_the_low_latency_class() {
     assert_eq!(u(f, &["retransmits"]), 0, "{f}");
     // every ACK came back (counted with the control packets, beside RotorLB's offers and accepts)
     assert_eq!(u(f, &["acks_sent"]), u(f, &["packets_received"]), "{f}");
-    assert!(u(&r, &["summary", "control_packets_received"]) >= u(f, &["acks_sent"]), "{}", r["summary"]);
+    assert!(
+        u(&r, &["summary", "control_packets_received"]) >= u(f, &["acks_sent"]),
+        "{}",
+        r["summary"]
+    );
 }

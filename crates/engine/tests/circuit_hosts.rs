@@ -51,7 +51,10 @@ fn run(v: &Value) -> Result<Value, EngineError> {
 }
 
 fn u(v: &Value, path: &[&str]) -> u64 {
-    path.iter().fold(v, |x, k| &x[*k]).as_u64().unwrap_or_else(|| panic!("{path:?} in {v}"))
+    path.iter()
+        .fold(v, |x, k| &x[*k])
+        .as_u64()
+        .unwrap_or_else(|| panic!("{path:?} in {v}"))
 }
 
 fn conserved(r: &Value) {
@@ -76,24 +79,41 @@ fn wire(size: u64) -> u64 {
 #[test]
 fn a_flow_within_a_rack_crosses_its_tor_only() {
     // hosts 0 and 3 share rack 0
-    let r = run(&spec(8, 1, "rotorlb", GBPS10, json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1_000_000}]))).unwrap();
+    let r = run(&spec(
+        8,
+        1,
+        "rotorlb",
+        GBPS10,
+        json!([{"id": 1, "src": 0, "dst": 3, "size_bytes": 1_000_000}]),
+    ))
+    .unwrap();
     conserved(&r);
     let s = &r["summary"];
     assert_eq!(u(s, &["packet_hops"]), 0, "{s}");
-    assert!(r["ports"].as_array().unwrap().iter().all(|p| u(p, &["bytes_sent"]) == 0));
+    assert!(r["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| u(p, &["bytes_sent"]) == 0));
     let f = &r["flows"][0];
     assert_eq!((u(f, &["src"]), u(f, &["dst"])), (0, 3));
     assert_eq!(u(f, &["bytes_received"]), 1_000_000);
     // back to back on the NIC (800 ps a byte at 10 Gb/s), then the ToR's port down, store and forward: the
     // short last packet (512 + 52 bytes) waits there for the full one before it (1524 bytes), so the flow ends
     // one full packet's serialisation and two 500 ns fibres after its last byte left the NIC
-    assert_eq!(u(f, &["fct_ps"]), wire(1_000_000) * 800 + 1524 * 800 + 2 * 500_000);
+    assert_eq!(
+        u(f, &["fct_ps"]),
+        wire(1_000_000) * 800 + 1524 * 800 + 2 * 500_000
+    );
     let h = &r["hosts"];
     assert_eq!(u(&h[0], &["bytes_sent"]), wire(1_000_000));
     assert_eq!(u(&h[3], &["bytes_received"]), wire(1_000_000));
     assert_eq!(u(&h[3], &["payload_bytes_received"]), 1_000_000);
     assert_eq!(u(&h[3], &["rx_busy_ps"]), wire(1_000_000) * 800);
-    assert_eq!(u(&h[1], &["packets_sent"]) + u(&h[1], &["packets_received"]), 0);
+    assert_eq!(
+        u(&h[1], &["packets_sent"]) + u(&h[1], &["packets_received"]),
+        0
+    );
 }
 
 #[test]
@@ -110,21 +130,37 @@ fn a_host_link_bounds_its_flows_rate() {
     // The host sends only while one of its ToR's uplinks has a window to forward it (the ToR keeps no host
     // traffic for later circuits): the three switches reconfigure together, so (50 - 0.2) us of every 55 us.
     // Within 5 % of that: the host's link, not the circuits' capacity, limits the flow.
-    assert!(fct(&slow) * 498 < link * 550 * 105 / 100, "{} ps", fct(&slow));
-    assert!(fct(&fast) * 5 < fct(&slow), "{} vs {}", fct(&fast), fct(&slow));
+    assert!(
+        fct(&slow) * 498 < link * 550 * 105 / 100,
+        "{} ps",
+        fct(&slow)
+    );
+    assert!(
+        fct(&fast) * 5 < fct(&slow),
+        "{} vs {}",
+        fct(&fast),
+        fct(&slow)
+    );
     let h = &slow["hosts"][1];
     assert_eq!(u(h, &["bytes_sent"]), wire(2_000_000));
     assert!(u(h, &["busy_ps"]) == wire(2_000_000) * 8_000);
     // the endpoints of the flow rows are hosts
-    assert_eq!((u(&slow["flows"][0], &["src"]), u(&slow["flows"][0], &["dst"])), (1, 9));
+    assert_eq!(
+        (
+            u(&slow["flows"][0], &["src"]),
+            u(&slow["flows"][0], &["dst"])
+        ),
+        (1, 9)
+    );
 }
 
 #[test]
 fn a_full_tor_port_drops_and_the_books_balance() {
     // seven hosts of other racks send to host 0 at once: the ToR's port down to it (10 Gb/s) receives up to
     // several circuits' worth at once and holds 8 packets; the excess is dropped, counted, and conserved
-    let flows: Vec<Value> =
-        (1..8).map(|r| json!({"id": r, "src": 4 * r + 1, "dst": 0, "size_bytes": 500_000})).collect();
+    let flows: Vec<Value> = (1..8)
+        .map(|r| json!({"id": r, "src": 4 * r + 1, "dst": 0, "size_bytes": 500_000}))
+        .collect();
     let mut v = spec(8, 3, "direct", GBPS10, json!(flows));
     v["hosts"]["tor_queue"] = json!({"packets": 8});
     let r = run(&v).unwrap();
@@ -133,7 +169,12 @@ fn a_full_tor_port_drops_and_the_books_balance() {
     assert!(drops > 0, "{}", r["summary"]);
     assert_eq!(u(&r["hosts"][0], &["tor_drops"]), drops);
     assert_eq!(u(&r["hosts"][0], &["peak_tor_queue_packets"]), 8);
-    let got: u64 = r["flows"].as_array().unwrap().iter().map(|f| u(f, &["bytes_received"])).sum();
+    let got: u64 = r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| u(f, &["bytes_received"]))
+        .sum();
     assert_eq!(u(&r["hosts"][0], &["payload_bytes_received"]), got);
     assert!(got < 7 * 500_000);
     // cut short: packets on host links count as in flight
@@ -155,7 +196,11 @@ fn tcp_over_opera_reaches_hosts_and_acks_cross_host_links() {
     let mut table = Vec::new();
     for a in 0..4usize {
         for d in 0..4usize {
-            table.push(if a == d { 255 } else { ms.iter().position(|m| m[a] as usize == d).unwrap() as u8 });
+            table.push(if a == d {
+                255
+            } else {
+                ms.iter().position(|m| m[a] as usize == d).unwrap() as u8
+            });
         }
     }
     let v = json!({
@@ -174,11 +219,17 @@ fn tcp_over_opera_reaches_hosts_and_acks_cross_host_links() {
     }
     let h = &r["hosts"];
     // every segment acknowledged: the receivers' NICs sent one ACK per data packet they got
-    assert_eq!(u(&h[7], &["packets_sent"]), u(&r["flows"][0], &["packets_received"]));
+    assert_eq!(
+        u(&h[7], &["packets_sent"]),
+        u(&r["flows"][0], &["packets_received"])
+    );
     assert_eq!(u(&h[0], &["packets_received"]), u(&h[7], &["packets_sent"]));
     // the flow within rack 1 added nothing to the circuits: all uplink packets belong to flow 1 and its ACKs
     let hops = u(&r, &["summary", "packet_hops"]);
-    assert_eq!(hops, u(&r["flows"][0], &["data_packets_sent"]) + u(&h[7], &["packets_sent"]));
+    assert_eq!(
+        hops,
+        u(&r["flows"][0], &["data_packets_sent"]) + u(&h[7], &["packets_sent"])
+    );
 }
 
 /// Opera with every pair on a circuit of its own (4 racks, 3 switches, one matching each), 2 hosts per rack.
@@ -191,7 +242,11 @@ fn opera_pairs(flows: Value) -> Value {
     let mut table = Vec::new();
     for a in 0..4usize {
         for d in 0..4usize {
-            table.push(if a == d { 255 } else { ms.iter().position(|m| m[a] as usize == d).unwrap() as u8 });
+            table.push(if a == d {
+                255
+            } else {
+                ms.iter().position(|m| m[a] as usize == d).unwrap() as u8
+            });
         }
     }
     json!({
@@ -211,18 +266,33 @@ fn the_sender_learns_of_completion_one_ack_path_after_the_receiver() {
     let ack_path = |header: u64| 2 * ((header + 24) * 800 + 500_000);
     for (t, header) in [("tcp", 52), ("dctcp", 52), ("ndp", 64)] {
         for size in [1_000, 30_000] {
-            let v = opera_pairs(json!([{"id": 1, "src": 2, "dst": 3, "size_bytes": size, "transport": t}]));
+            let v = opera_pairs(
+                json!([{"id": 1, "src": 2, "dst": 3, "size_bytes": size, "transport": t}]),
+            );
             let r = run(&v).unwrap();
             let f = &r["flows"][0];
             assert!(f["completed"].as_bool().unwrap(), "{f}");
-            assert_eq!(u(f, &["acked_ps"]), u(f, &["finish_ps"]) + ack_path(header), "{t} {size}: {f}");
-            assert_eq!(u(f, &["fct_ack_ps"]), u(f, &["acked_ps"]) - u(f, &["start_ps"]));
+            assert_eq!(
+                u(f, &["acked_ps"]),
+                u(f, &["finish_ps"]) + ack_path(header),
+                "{t} {size}: {f}"
+            );
+            assert_eq!(
+                u(f, &["fct_ack_ps"]),
+                u(f, &["acked_ps"]) - u(f, &["start_ps"])
+            );
         }
     }
     // a datagram flow has no ACK: null
-    let r = run(&opera_pairs(json!([{"id": 1, "src": 2, "dst": 3, "size_bytes": 30_000}]))).unwrap();
+    let r = run(&opera_pairs(
+        json!([{"id": 1, "src": 2, "dst": 3, "size_bytes": 30_000}]),
+    ))
+    .unwrap();
     let f = &r["flows"][0];
-    assert!(f["completed"].as_bool().unwrap() && f["acked_ps"].is_null() && f["fct_ack_ps"].is_null(), "{f}");
+    assert!(
+        f["completed"].as_bool().unwrap() && f["acked_ps"].is_null() && f["fct_ack_ps"].is_null(),
+        "{f}"
+    );
 }
 
 /// Bulk NDP between hosts over RotorLB: the data crosses the destination host's link, and the receiver's ACKs
@@ -236,10 +306,20 @@ fn bulk_ndp_between_hosts_pulls_down_to_the_source_host() {
     assert!(f["completed"].as_bool().unwrap(), "{f} {}", r["summary"]);
     assert_eq!((u(f, &["retransmits"]), u(f, &["trims"])), (0, 0), "{f}");
     let h = &r["hosts"];
-    assert_eq!(u(&h[13], &["packets_received"]), u(f, &["packets_received"]));
+    assert_eq!(
+        u(&h[13], &["packets_received"]),
+        u(f, &["packets_received"])
+    );
     // one ACK per packet received and one pull per ACK owed while bytes were missing, all down to host 0
-    assert!(u(&h[13], &["packets_sent"]) > u(f, &["acks_sent"]), "{}", h[13]);
-    assert_eq!(u(&h[0], &["packets_received"]), u(&h[13], &["packets_sent"]));
+    assert!(
+        u(&h[13], &["packets_sent"]) > u(f, &["acks_sent"]),
+        "{}",
+        h[13]
+    );
+    assert_eq!(
+        u(&h[0], &["packets_received"]),
+        u(&h[13], &["packets_sent"])
+    );
 }
 
 #[test]
@@ -250,12 +330,24 @@ fn the_fast_path_matches_the_reference_path_with_hosts() {
         .filter(|f| f["src"] != f["dst"])
         .collect();
     for routing in ["rotorlb", "direct"] {
-        let spec: CircuitSpec = serde_json::from_value(spec(8, 2, routing, GBPS10, json!(flows))).unwrap();
+        let spec: CircuitSpec =
+            serde_json::from_value(spec(8, 2, routing, GBPS10, json!(flows))).unwrap();
         let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
-        let reference = CircuitSim::new(&spec).unwrap().reference_path().run(&mut |_| false).unwrap();
-        let (mut a, mut b) = (serde_json::to_value(&fast).unwrap(), serde_json::to_value(&reference).unwrap());
+        let reference = CircuitSim::new(&spec)
+            .unwrap()
+            .reference_path()
+            .run(&mut |_| false)
+            .unwrap();
+        let (mut a, mut b) = (
+            serde_json::to_value(&fast).unwrap(),
+            serde_json::to_value(&reference).unwrap(),
+        );
         conserved(&a);
-        assert_eq!(u(&a, &["summary", "flows_completed"]), flows.len() as u64, "{routing}");
+        assert_eq!(
+            u(&a, &["summary", "flows_completed"]),
+            flows.len() as u64,
+            "{routing}"
+        );
         for v in [&mut a, &mut b] {
             for k in ["events", "wall_s", "peak_packets_alive"] {
                 v["summary"][k] = json!(0);

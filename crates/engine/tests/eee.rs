@@ -14,12 +14,25 @@ fn go(spec: &SimSpec) -> SimResults {
 }
 
 fn eee(hold_off_ps: u64, coalesce_ps: u64) -> Option<EeeSpec> {
-    Some(EeeSpec { hold_off_ps, coalesce_ps, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: TS, wake_ps: TW }] })
+    Some(EeeSpec {
+        hold_off_ps,
+        coalesce_ps,
+        coalesce_bytes: 0,
+        phys: vec![EeePhy {
+            rate_bps: G10,
+            sleep_ps: TS,
+            wake_ps: TW,
+        }],
+    })
 }
 
 /// h0 -(10G, EEE)- sw -(20G, no EEE PHY for that rate)- h1, one single-datagram UDP flow at `start`.
 fn one_packet(start: u64) -> SimSpec {
-    let nodes = vec![node("h0", NodeKind::Host), node("h1", NodeKind::Host), node("sw", NodeKind::Switch)];
+    let nodes = vec![
+        node("h0", NodeKind::Host),
+        node("h1", NodeKind::Host),
+        node("sw", NodeKind::Switch),
+    ];
     let links = vec![link(0, 2, G10, US, None), link(1, 2, 2 * G10, US, None)];
     let mut f = tcp(1, 0, 1000, 0);
     f.transport = Transport::Udp;
@@ -34,14 +47,21 @@ fn one_packet_after_a_long_idle_is_late_by_exactly_the_wake_time() {
     let off = go(&spec);
     spec.eee = eee(0, 0);
     let on = go(&spec);
-    assert_eq!(on.flows[0].fct_ps.unwrap(), off.flows[0].fct_ps.unwrap() + TW);
+    assert_eq!(
+        on.flows[0].fct_ps.unwrap(),
+        off.flows[0].fct_ps.unwrap() + TW
+    );
     // The sending port slept once at time 0, lay in LPI until the packet came, and woke once.
     let p = &on.links[0];
     let c = p.eee.expect("EEE counters on a 10G port");
     // After sending it went to sleep again for the run's last `tail` picoseconds (cut at the run's end).
     let tail = on.summary.sim_time_ps - (MS + TW + p.busy_ps);
     assert_eq!((c.sleeps, c.wake_ps), (2, TW), "{c:?}");
-    assert_eq!((c.sleep_ps, c.lpi_ps), (TS + tail.min(TS), MS - TS + tail.saturating_sub(TS)), "{c:?}");
+    assert_eq!(
+        (c.sleep_ps, c.lpi_ps),
+        (TS + tail.min(TS), MS - TS + tail.saturating_sub(TS)),
+        "{c:?}"
+    );
     assert!(on.links[2].eee.is_none(), "the 20G link has no EEE PHY");
 }
 
@@ -54,7 +74,11 @@ fn an_idle_port_spends_the_run_in_lpi_after_one_sleep() {
     assert_eq!(r.summary.sim_time_ps, 5 * MS);
     for l in &r.links[..2] {
         let c = l.eee.unwrap();
-        assert_eq!((c.sleeps, c.sleep_ps, c.lpi_ps, c.wake_ps), (1, TS, 5 * MS - TS, 0), "{l:?}");
+        assert_eq!(
+            (c.sleeps, c.sleep_ps, c.lpi_ps, c.wake_ps),
+            (1, TS, 5 * MS - TS, 0),
+            "{l:?}"
+        );
     }
 }
 
@@ -74,13 +98,33 @@ fn hold_off_and_coalescing_shift_the_wake() {
 fn zero_times_change_no_packet_and_an_unmatched_rate_changes_nothing() {
     // Unlimited queues: no losses, so the wake delays can only make flows slower.
     let (nodes, links) = fattree(4, G10, US, None);
-    let flows = (0..8).map(|i| tcp((i * 5 + 3) % 16, i, 200_000, i as u64)).collect();
+    let flows = (0..8)
+        .map(|i| tcp((i * 5 + 3) % 16, i, 200_000, i as u64))
+        .collect();
     let mut spec = base(nodes, links, flows, Routing::Ecmp);
     let off = go(&spec);
-    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 0 }] });
+    spec.eee = Some(EeeSpec {
+        hold_off_ps: 0,
+        coalesce_ps: 0,
+        coalesce_bytes: 0,
+        phys: vec![EeePhy {
+            rate_bps: G10,
+            sleep_ps: 0,
+            wake_ps: 0,
+        }],
+    });
     let zero = go(&spec);
     assert_eq!(zero.flows, off.flows);
-    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: 1, sleep_ps: TS, wake_ps: TW }] });
+    spec.eee = Some(EeeSpec {
+        hold_off_ps: 0,
+        coalesce_ps: 0,
+        coalesce_bytes: 0,
+        phys: vec![EeePhy {
+            rate_bps: 1,
+            sleep_ps: TS,
+            wake_ps: TW,
+        }],
+    });
     let unmatched = go(&spec);
     assert_eq!(unmatched.flows, off.flows);
     assert_eq!(unmatched.links, off.links);
@@ -100,7 +144,16 @@ fn zero_times_change_no_packet_and_an_unmatched_rate_changes_nothing() {
 #[test]
 fn bad_eee_times_name_the_field() {
     let mut spec = one_packet(MS);
-    spec.eee = Some(EeeSpec { hold_off_ps: 0, coalesce_ps: 0, coalesce_bytes: 0, phys: vec![EeePhy { rate_bps: G10, sleep_ps: 0, wake_ps: 2_000_000_000_000 }] });
+    spec.eee = Some(EeeSpec {
+        hold_off_ps: 0,
+        coalesce_ps: 0,
+        coalesce_bytes: 0,
+        phys: vec![EeePhy {
+            rate_bps: G10,
+            sleep_ps: 0,
+            wake_ps: 2_000_000_000_000,
+        }],
+    });
     let e = run(&spec, &mut || false).unwrap_err();
     assert!(e.to_string().contains("eee.phys[0].wake_ps"), "{e}");
 }
@@ -110,7 +163,11 @@ fn eee_bytes(coalesce_ps: u64, coalesce_bytes: u64) -> Option<EeeSpec> {
         hold_off_ps: 0,
         coalesce_ps,
         coalesce_bytes,
-        phys: vec![EeePhy { rate_bps: G10, sleep_ps: TS, wake_ps: TW }],
+        phys: vec![EeePhy {
+            rate_bps: G10,
+            sleep_ps: TS,
+            wake_ps: TW,
+        }],
     })
 }
 
@@ -142,10 +199,19 @@ fn a_burst_reaching_the_byte_count_wakes_at_once_and_fewer_bytes_wait_for_the_de
     assert_eq!((c.sleeps, c.wake_ps), (2, TW), "{c:?}");
     assert_eq!(c.lpi_ps, MS + ser - TS + tail.saturating_sub(TS), "{c:?}");
     // A count one byte short of two datagrams is reached by the second too; one byte more is not.
-    assert_eq!(late(eee_bytes(50 * US, 2 * wire - 1), &mut spec).0, ser + TW);
+    assert_eq!(
+        late(eee_bytes(50 * US, 2 * wire - 1), &mut spec).0,
+        ser + TW
+    );
     // Fewer bytes than the count (three datagrams, a count of four): they wait for the delay.
-    assert_eq!(late(eee_bytes(50 * US, 4 * wire), &mut spec).0, 50 * US + TW);
-    assert_eq!(late(eee_bytes(50 * US, 3 * wire + 1), &mut spec).0, 50 * US + TW);
+    assert_eq!(
+        late(eee_bytes(50 * US, 4 * wire), &mut spec).0,
+        50 * US + TW
+    );
+    assert_eq!(
+        late(eee_bytes(50 * US, 3 * wire + 1), &mut spec).0,
+        50 * US + TW
+    );
     // A count of one datagram or less: no coalescing, the wake alone.
     assert_eq!(late(eee_bytes(50 * US, wire), &mut spec).0, TW);
 }
@@ -155,7 +221,16 @@ fn a_byte_count_never_reached_is_the_delay_alone_bit_for_bit() {
     // A fat-tree with short queues (drops count the held packets) under many flows: holding packets until
     // the delay runs out gives every departure, drop and state time of the delay-only model.
     let (nodes, links) = fattree(4, G10, US, Some(QueueLimit::Packets(8)));
-    let flows = (0..24).map(|i| tcp((i * 5 + 3) % 16, i % 16, 60_000 + 7_000 * i as u64, i as u64)).collect();
+    let flows = (0..24)
+        .map(|i| {
+            tcp(
+                (i * 5 + 3) % 16,
+                i % 16,
+                60_000 + 7_000 * i as u64,
+                i as u64,
+            )
+        })
+        .collect();
     let mut spec = base(nodes, links, flows, Routing::Ecmp);
     for (i, f) in spec.flows.iter_mut().enumerate() {
         f.start_ps = i as u64 * 13 * US;

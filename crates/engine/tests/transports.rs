@@ -12,7 +12,10 @@ fn go(spec: &SimSpec) -> SimResults {
 }
 
 fn flow(dst: u32, src: u32, size: u64, id: u64, t: Transport) -> FlowSpec {
-    FlowSpec { transport: t, ..tcp(dst, src, size, id) }
+    FlowSpec {
+        transport: t,
+        ..tcp(dst, src, size, id)
+    }
 }
 
 /// h0 and h1 send to h2 through one switch at 10 Gb/s; the switch's port to h2 is the bottleneck.
@@ -25,7 +28,12 @@ fn two_to_one(t: Transport, queue: u64, size: u64) -> SimSpec {
     ];
     let q = Some(QueueLimit::Packets(queue));
     let links = (0..3).map(|h| link(h, 3, 10 * GBPS, 5 * US, q)).collect();
-    base(nodes, links, vec![flow(2, 0, size, 0, t), flow(2, 1, size, 1, t)], Routing::Single)
+    base(
+        nodes,
+        links,
+        vec![flow(2, 0, size, 0, t), flow(2, 1, size, 1, t)],
+        Routing::Single,
+    )
 }
 
 fn bottleneck(r: &SimResults) -> &greendcn_engine::results::LinkDirResult {
@@ -48,24 +56,42 @@ fn dctcp_holds_the_bottleneck_queue_near_k_while_newreno_fills_it() {
     // (one segment per ACK). So the bound is 2 (K + BDP) - BDP = 2 K + BDP, plus 2 packets of slack for the
     // one-packet granularity of the two windows: far below NewReno's full 400-packet queue, and no drop.
     let bdp = 17;
-    assert!(qd.peak_queue_packets >= k && qd.peak_queue_packets <= 2 * k + bdp + 2, "{qd:?}");
+    assert!(
+        qd.peak_queue_packets >= k && qd.peak_queue_packets <= 2 * k + bdp + 2,
+        "{qd:?}"
+    );
     assert_eq!(qd.drops, 0, "{qd:?}");
     for f in &dctcp.flows {
-        assert!(f.completed && f.ecn_marks > 0 && f.retransmits == 0, "{f:?}");
+        assert!(
+            f.completed && f.ecn_marks > 0 && f.retransmits == 0,
+            "{f:?}"
+        );
         assert_eq!(f.transport, "dctcp");
-        assert_eq!(f.acks_sent, f.packets_received, "a DCTCP receiver acknowledges every packet");
+        assert_eq!(
+            f.acks_sent, f.packets_received,
+            "a DCTCP receiver acknowledges every packet"
+        );
     }
     // Both keep the link busy: DCTCP's completion time within 5 % of NewReno's.
     let fct = |r: &SimResults| r.flows.iter().map(|f| f.fct_ps.unwrap()).max().unwrap() as f64;
-    assert!(fct(&dctcp) < 1.05 * fct(&tcp), "{} vs {}", fct(&dctcp), fct(&tcp));
+    assert!(
+        fct(&dctcp) < 1.05 * fct(&tcp),
+        "{} vs {}",
+        fct(&dctcp),
+        fct(&tcp)
+    );
     assert!(tcp.flows.iter().all(|f| f.ecn_marks == 0 && f.trims == 0));
 }
 
 /// 33 hosts on one switch; hosts 1..=32 each send `size` bytes to host 0 at once.
 fn incast(t: Transport, size: u64) -> SimSpec {
-    let mut nodes: Vec<NodeSpec> = (0..33).map(|h| node(&format!("h{h}"), NodeKind::Host)).collect();
+    let mut nodes: Vec<NodeSpec> = (0..33)
+        .map(|h| node(&format!("h{h}"), NodeKind::Host))
+        .collect();
     nodes.push(node("sw", NodeKind::Switch));
-    let links = (0..33).map(|h| link(h, 33, 10 * GBPS, US, Some(QueueLimit::Packets(100)))).collect();
+    let links = (0..33)
+        .map(|h| link(h, 33, 10 * GBPS, US, Some(QueueLimit::Packets(100))))
+        .collect();
     let flows = (1..33).map(|h| flow(0, h, size, h as u64, t)).collect();
     base(nodes, links, flows, Routing::Single)
 }
@@ -75,9 +101,15 @@ fn ndp_finishes_a_32_to_1_incast_by_trimming_without_a_timeout() {
     let size = 200_000;
     let r = go(&incast(Transport::Ndp, size));
     let trims: u64 = r.flows.iter().map(|f| f.trims).sum();
-    assert!(trims > 0, "32 initial windows of 12 packets meet an 8-packet queue");
+    assert!(
+        trims > 0,
+        "32 initial windows of 12 packets meet an 8-packet queue"
+    );
     for f in &r.flows {
-        assert!(f.completed && f.timeouts == 0 && f.bytes_received == size, "{f:?}");
+        assert!(
+            f.completed && f.timeouts == 0 && f.bytes_received == size,
+            "{f:?}"
+        );
         // Each trimmed packet is NACKed and sent again once: retransmissions are exactly the trims.
         assert_eq!(f.retransmits, f.trims, "{f:?}");
         assert_eq!(f.spurious_retransmits, 0, "{f:?}");
@@ -102,7 +134,9 @@ fn transport_settings_out_of_range_are_refused_by_key() {
     let mut s = two_to_one(Transport::Dctcp, 40, 1000);
     let e = run(&s, &mut || false).unwrap_err().to_string();
     assert!(e.contains("dctcp.k_packets"), "{e}");
-    s.flows.iter_mut().for_each(|f| f.transport = Transport::Tcp);
+    s.flows
+        .iter_mut()
+        .for_each(|f| f.transport = Transport::Tcp);
     assert!(run(&s, &mut || false).is_ok(), "a TCP run ignores [dctcp]");
     let mut s = incast(Transport::Ndp, 1000);
     s.ndp.queue = QueueLimit::Bytes(40);
@@ -122,10 +156,19 @@ fn ndp_control_overtakes_a_full_window_queued_at_its_hosts_nic() {
     // Their ACKs go ahead of that data (they wait only for the packet on the wire), so neither sender goes
     // 100 us without hearing from its receiver; behind the data they would wait up to 480 us and both
     // senders' 100 us timers would fire.
-    let nodes = vec![node("h0", NodeKind::Host), node("h1", NodeKind::Host), node("sw", NodeKind::Switch)];
-    let links = (0..2).map(|h| link(h, 2, 10 * GBPS, US, Some(QueueLimit::Packets(1000)))).collect();
+    let nodes = vec![
+        node("h0", NodeKind::Host),
+        node("h1", NodeKind::Host),
+        node("sw", NodeKind::Switch),
+    ];
+    let links = (0..2)
+        .map(|h| link(h, 2, 10 * GBPS, US, Some(QueueLimit::Packets(1000))))
+        .collect();
     let size = 400 * 1448;
-    let flows = vec![flow(1, 0, size, 0, Transport::Ndp), flow(0, 1, size, 1, Transport::Ndp)];
+    let flows = vec![
+        flow(1, 0, size, 0, Transport::Ndp),
+        flow(0, 1, size, 1, Transport::Ndp),
+    ];
     let mut s = base(nodes, links, flows, Routing::Single);
     s.ndp.initial_window = 400;
     s.ndp.queue = QueueLimit::Packets(1000); // no trimming: the queues hold whole windows
@@ -168,7 +211,10 @@ fn a_stopped_ndp_run_counts_the_trims_of_headers_still_on_their_way() {
     s.stop_ps = Some(3 * US);
     let r = go(&s);
     assert_eq!(r.flows.iter().map(|f| f.trims).sum::<u64>(), 24);
-    assert!(r.flows.iter().all(|f| f.acks_sent == 0 && f.packets_received == 0));
+    assert!(r
+        .flows
+        .iter()
+        .all(|f| f.acks_sent == 0 && f.packets_received == 0));
 }
 
 #[test]
@@ -178,13 +224,24 @@ fn ndp_data_the_trimming_rule_admits_is_never_dropped_by_the_ports_limit() {
     // ACKs and pulls of h0's own flows. A drop-tail count of everything held would drop data that NDP's rule
     // (data only) admits whenever control waits there, a loss only a timeout repairs. NDP data is trimmed
     // or kept, never dropped.
-    let nodes = (0..5).map(|h| node(&format!("h{h}"), NodeKind::Host)).chain([node("sw", NodeKind::Switch)]);
+    let nodes = (0..5)
+        .map(|h| node(&format!("h{h}"), NodeKind::Host))
+        .chain([node("sw", NodeKind::Switch)]);
     let switch_port = Some(QueueLimit::Packets(8));
     let host_nic = Some(QueueLimit::Packets(1000));
-    let links = (0..5).map(|h| LinkSpec { queue_a: host_nic, ..link(h, 5, 10 * GBPS, US, switch_port) }).collect();
+    let links = (0..5)
+        .map(|h| LinkSpec {
+            queue_a: host_nic,
+            ..link(h, 5, 10 * GBPS, US, switch_port)
+        })
+        .collect();
     let size = 1_000_000;
     let pairs = [(0, 1), (0, 2), (3, 0), (4, 0)];
-    let flows = pairs.iter().enumerate().map(|(i, &(d, s))| flow(d, s, size, i as u64, Transport::Ndp)).collect();
+    let flows = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(d, s))| flow(d, s, size, i as u64, Transport::Ndp))
+        .collect();
     let mut s = base(nodes.collect(), links, flows, Routing::Single);
     s.ndp.queue = QueueLimit::Packets(8);
     let r = go(&s);
@@ -211,7 +268,11 @@ fn per_flow_pull_pacers_pull_each_flow_at_the_link_rate() {
         s.ndp.initial_window = 40;
         s.ndp.pull_pacer = pacing;
         let r = go(&s);
-        assert!(r.flows.iter().all(|f| f.completed && f.timeouts == 0), "{:?}", r.flows);
+        assert!(
+            r.flows.iter().all(|f| f.completed && f.timeouts == 0),
+            "{:?}",
+            r.flows
+        );
         assert_eq!(r.summary.drops, 0);
         r.flows.iter().map(|f| f.trims).sum::<u64>()
     };
@@ -224,10 +285,24 @@ fn per_flow_pull_pacers_pull_each_flow_at_the_link_rate() {
 
 /// h0 -> switch -> h1 at 10 Gb/s, 5 us a link: one flow of `size` bytes and nothing else on the wire.
 fn one_flow(t: Transport, size: u64) -> SimResults {
-    let nodes = vec![node("h0", NodeKind::Host), node("h1", NodeKind::Host), node("sw", NodeKind::Switch)];
-    let links = (0..2).map(|h| link(h, 2, 10 * GBPS, 5 * US, None)).collect();
+    let nodes = vec![
+        node("h0", NodeKind::Host),
+        node("h1", NodeKind::Host),
+        node("sw", NodeKind::Switch),
+    ];
+    let links = (0..2)
+        .map(|h| link(h, 2, 10 * GBPS, 5 * US, None))
+        .collect();
     let rate = (t == Transport::Udp).then_some(GBPS); // a datagram flow sends at a set rate
-    go(&base(nodes, links, vec![FlowSpec { rate_bps: rate, ..flow(1, 0, size, 0, t) }], Routing::Single))
+    go(&base(
+        nodes,
+        links,
+        vec![FlowSpec {
+            rate_bps: rate,
+            ..flow(1, 0, size, 0, t)
+        }],
+        Routing::Single,
+    ))
 }
 
 #[test]
@@ -235,16 +310,27 @@ fn the_sender_learns_of_completion_one_ack_path_after_the_receiver() {
     // The ACK of the last byte crosses two idle links back: on each, its header's serialisation (800 ps a byte
     // at 10 Gb/s) and 5 us of fibre. TCP's ACK is its 52-byte header, NDP's its 64-byte one.
     let ack_path = |header: u64| 2 * (header * 800 + 5 * US);
-    for (t, header) in [(Transport::Tcp, 52), (Transport::Dctcp, 52), (Transport::Ndp, 64)] {
+    for (t, header) in [
+        (Transport::Tcp, 52),
+        (Transport::Dctcp, 52),
+        (Transport::Ndp, 64),
+    ] {
         for size in [1_000, 30_000] {
             let r = one_flow(t, size);
             let f = &r.flows[0];
             assert!(f.completed, "{f:?}");
-            assert_eq!(f.acked_ps.unwrap(), f.finish_ps.unwrap() + ack_path(header), "{t:?} {size}: {f:?}");
+            assert_eq!(
+                f.acked_ps.unwrap(),
+                f.finish_ps.unwrap() + ack_path(header),
+                "{t:?} {size}: {f:?}"
+            );
             assert_eq!(f.fct_ack_ps.unwrap(), f.acked_ps.unwrap() - f.start_ps);
         }
     }
     // datagrams have no ACK: the column is absent
     let f = &one_flow(Transport::Udp, 30_000).flows[0];
-    assert!(f.completed && f.acked_ps.is_none() && f.fct_ack_ps.is_none(), "{f:?}");
+    assert!(
+        f.completed && f.acked_ps.is_none() && f.fct_ack_ps.is_none(),
+        "{f:?}"
+    );
 }

@@ -94,7 +94,12 @@ impl Aggregator {
     pub fn add(&mut self, s: &Sighting<'_>) {
         let tag = recent_tag(s);
         let found = {
-            let Self { strings, entries, recent, .. } = &*self;
+            let Self {
+                strings,
+                entries,
+                recent,
+                ..
+            } = &*self;
             recent.find(tag, s, |slot| strings.matches(&entries[slot as usize], s))
         };
         match found {
@@ -130,8 +135,12 @@ impl Aggregator {
     /// key not in the index, the buckets of its strings), later the strings that entry (or those buckets)
     /// name. Only hints: a wrong guess costs a fetch, never a result.
     fn fetch_ahead(&self, way: usize, stage: Stage) {
-        let Some(w) = self.recent.waiting(way) else { return };
-        let Some(index) = self.indexes.peek(w.sighting.month) else { return };
+        let Some(w) = self.recent.waiting(way) else {
+            return;
+        };
+        let Some(index) = self.indexes.peek(w.sighting.month) else {
+            return;
+        };
         let (users, uas) = (&self.strings.users, &self.strings.uas);
         match (index.candidate(w.key_hash), stage) {
             (Some(slot), Stage::Entry) => prefetch(&self.entries[slot as usize]),
@@ -156,16 +165,33 @@ impl Aggregator {
 
     /// Look up the key waiting in `way`, if any, and count its lines.
     fn look_up_waiting(&mut self, way: usize) {
-        let Some(w) = self.recent.waiting(way) else { return };
+        let Some(w) = self.recent.waiting(way) else {
+            return;
+        };
         let slot = Self::find_or_add_in(
-            &mut self.strings, &mut self.indexes, &mut self.entries, &mut self.hashes,
-            &w.sighting, w.string_hashes, w.key_hash, w.span,
+            &mut self.strings,
+            &mut self.indexes,
+            &mut self.entries,
+            &mut self.hashes,
+            &w.sighting,
+            w.string_hashes,
+            w.key_hash,
+            w.span,
         );
         self.recent.found(way, slot);
     }
 
     fn find_or_add(&mut self, s: &Sighting<'_>, h: &[u64; 5], hash: u64, span: Span) -> u32 {
-        Self::find_or_add_in(&mut self.strings, &mut self.indexes, &mut self.entries, &mut self.hashes, s, h, hash, span)
+        Self::find_or_add_in(
+            &mut self.strings,
+            &mut self.indexes,
+            &mut self.entries,
+            &mut self.hashes,
+            s,
+            h,
+            hash,
+            span,
+        )
     }
 
     /// The slot of the key of `s` (with string hashes `h` and key hash `hash`), made if new, with `span` counted.
@@ -186,7 +212,10 @@ impl Aggregator {
             return slot;
         }
         let slot = entries.len() as u32;
-        entries.push(Entry { key: strings.key(s, h), span });
+        entries.push(Entry {
+            key: strings.key(s, h),
+            span,
+        });
         hashes.push(hash);
         index.insert(hash, slot, |slot| hashes[slot as usize]);
         slot
@@ -216,7 +245,14 @@ impl Aggregator {
                 months.binary_search(&k.month).unwrap_or(0) as u32,
             ]
         };
-        let sizes = [users.len(), uas.len(), app_device_ids.len(), ch_models.len(), ch_platform_versions.len(), months.len()];
+        let sizes = [
+            users.len(),
+            uas.len(),
+            app_device_ids.len(),
+            ch_models.len(),
+            ch_platform_versions.len(),
+            months.len(),
+        ];
         let mut out = Sightings {
             users,
             uas,
@@ -229,18 +265,26 @@ impl Aggregator {
         let packing = Packing::new(sizes);
         if packing.fits() {
             // The usual case: sorting compares one integer per row.
-            let mut rows: Vec<(u64, Span)> = self.entries.iter().map(|e| (packing.pack(codes(&e.key)), e.span)).collect();
+            let mut rows: Vec<(u64, Span)> = self
+                .entries
+                .iter()
+                .map(|e| (packing.pack(codes(&e.key)), e.span))
+                .collect();
             rows.sort_unstable_by_key(|r| r.0);
-            rows.into_iter().for_each(|(k, span)| out.push(packing.unpack(k), span));
+            rows.into_iter()
+                .for_each(|(k, span)| out.push(packing.unpack(k), span));
         } else {
-            let mut rows: Vec<([u32; 6], Span)> = self.entries.iter().map(|e| (codes(&e.key), e.span)).collect();
+            let mut rows: Vec<([u32; 6], Span)> = self
+                .entries
+                .iter()
+                .map(|e| (codes(&e.key), e.span))
+                .collect();
             rows.sort_unstable_by_key(|r| r.0);
             rows.into_iter().for_each(|(k, span)| out.push(k, span));
         }
         out
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -255,8 +299,14 @@ mod tests {
     fn deferred_lookups_give_the_same_table_as_a_plain_map() {
         let long_user = "u".repeat(40);
         let long_ua = format!("Mozilla/5.0 {}", "x".repeat(300));
-        let users: Vec<String> = (0..12).map(|i| format!("user{i}")).chain([long_user]).collect();
-        let uas: Vec<String> = (0..5).map(|i| format!("Agent/{i}.0")).chain([long_ua]).collect();
+        let users: Vec<String> = (0..12)
+            .map(|i| format!("user{i}"))
+            .chain([long_user])
+            .collect();
+        let uas: Vec<String> = (0..5)
+            .map(|i| format!("Agent/{i}.0"))
+            .chain([long_ua])
+            .collect();
         let apps = ["", "", "", "app-7"];
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move |n: usize| {
@@ -270,7 +320,12 @@ mod tests {
         type Counts = (i64, i64, i64); // first, last, hits
         let mut want: BTreeMap<Key, Counts> = BTreeMap::new();
         for _ in 0..20_000 {
-            let (u, a, app, month) = (&users[next(users.len())], &uas[next(uas.len())], apps[next(4)], next(3) as i32);
+            let (u, a, app, month) = (
+                &users[next(users.len())],
+                &uas[next(uas.len())],
+                apps[next(4)],
+                next(3) as i32,
+            );
             let unix_s = month as i64 * 2_600_000 + next(1_000_000) as i64;
             agg.add(&Sighting {
                 user: u.as_bytes(),
@@ -281,14 +336,19 @@ mod tests {
                 month,
                 unix_s,
             });
-            let e = want.entry((u.clone(), a.clone(), app.to_string(), month)).or_insert((unix_s, unix_s, 0));
+            let e = want
+                .entry((u.clone(), a.clone(), app.to_string(), month))
+                .or_insert((unix_s, unix_s, 0));
             *e = (e.0.min(unix_s), e.1.max(unix_s), e.2 + 1);
         }
         let got = agg.finish();
         assert_eq!(got.len(), want.len());
         for (i, ((u, a, app, month), (first, last, hits))) in want.iter().enumerate() {
             let row = got.row(i);
-            assert_eq!((row.0, row.1, row.2), (u.as_str(), a.as_str(), app.as_str()));
+            assert_eq!(
+                (row.0, row.1, row.2),
+                (u.as_str(), a.as_str(), app.as_str())
+            );
             assert_eq!(row.5, month_label(*month));
             assert_eq!((row.6, row.7, row.8), (*first, *last, *hits));
         }

@@ -78,7 +78,11 @@ fn drive<B: Block>(buf: &[u8], mut i: usize, c: &mut Classes) -> Option<usize> {
         let (block, base, fresh): (&[u8; 64], _, _) = if i + 64 <= n {
             (buf[i..i + 64].try_into().unwrap(), i, !0u64)
         } else if n >= 64 {
-            (buf[n - 64..].try_into().unwrap(), n - 64, !0u64 << (64 - (n - i)))
+            (
+                buf[n - 64..].try_into().unwrap(),
+                n - 64,
+                !0u64 << (64 - (n - i)),
+            )
         } else {
             let mut p = [0u8; 64];
             p[..n].copy_from_slice(buf);
@@ -174,10 +178,9 @@ mod x86 {
                     newline: eq(b'\n'),
                     quote: eq(b'"'),
                     // A backslash compares to all ones; a byte >= 0x80 has its top bit already.
-                    any_special: _mm_movemask_epi8(
-                        v.iter()
-                            .fold(_mm_setzero_si128(), |a, &x| _mm_or_si128(a, _mm_or_si128(_mm_cmpeq_epi8(x, backslash), x))),
-                    ) != 0,
+                    any_special: _mm_movemask_epi8(v.iter().fold(_mm_setzero_si128(), |a, &x| {
+                        _mm_or_si128(a, _mm_or_si128(_mm_cmpeq_epi8(x, backslash), x))
+                    })) != 0,
                     space: if spaces { eq(b' ') } else { 0 },
                 }
             }
@@ -191,7 +194,10 @@ mod x86 {
     #[inline(always)]
     fn avx2_bits(lo: __m256i, hi: __m256i) -> u64 {
         // SAFETY: only reached through `scan_avx2`, on AVX2 CPUs.
-        unsafe { u64::from(_mm256_movemask_epi8(lo) as u32) | u64::from(_mm256_movemask_epi8(hi) as u32) << 32 }
+        unsafe {
+            u64::from(_mm256_movemask_epi8(lo) as u32)
+                | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+        }
     }
 
     impl Block for Avx2 {
@@ -208,7 +214,10 @@ mod x86 {
                 let backslash = _mm256_set1_epi8(b'\\' as i8);
                 let space = _mm256_set1_epi8(b' ' as i8);
                 Masks {
-                    newline: avx2_bits(_mm256_cmpeq_epi8(lo, newline), _mm256_cmpeq_epi8(hi, newline)),
+                    newline: avx2_bits(
+                        _mm256_cmpeq_epi8(lo, newline),
+                        _mm256_cmpeq_epi8(hi, newline),
+                    ),
                     quote: avx2_bits(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)),
                     any_special: _mm256_movemask_epi8(_mm256_or_si256(
                         _mm256_or_si256(_mm256_cmpeq_epi8(lo, backslash), lo),
@@ -362,7 +371,11 @@ mod tests {
                                 Some(k) => Some(k),
                                 None => kernel(&buf, split, &mut c),
                             };
-                            assert_eq!((got, c), want, "{name}: n={n} pos={pos} byte={special} split={split}");
+                            assert_eq!(
+                                (got, c),
+                                want,
+                                "{name}: n={n} pos={pos} byte={special} split={split}"
+                            );
                         }
                     }
                 }

@@ -138,7 +138,9 @@ impl StatusFilter {
             let b = item.trim().as_bytes();
             let bad = || ScanError::Config {
                 field: "statuses".into(),
-                message: format!("{item:?} is neither a status code (100-999) nor a class like \"2xx\""),
+                message: format!(
+                    "{item:?} is neither a status code (100-999) nor a class like \"2xx\""
+                ),
             };
             if b.len() != 3 || !(b'1'..=b'9').contains(&b[0]) {
                 return Err(bad());
@@ -147,7 +149,9 @@ impl StatusFilter {
                 let base = usize::from(b[0] - b'0') * 100;
                 keep[base..base + 100].iter_mut().for_each(|k| *k = true);
             } else if b[1..].iter().all(u8::is_ascii_digit) {
-                keep[usize::from(b[0] - b'0') * 100 + usize::from(b[1] - b'0') * 10 + usize::from(b[2] - b'0')] = true;
+                keep[usize::from(b[0] - b'0') * 100
+                    + usize::from(b[1] - b'0') * 10
+                    + usize::from(b[2] - b'0')] = true;
             } else {
                 return Err(bad());
             }

@@ -45,7 +45,10 @@ impl<R: Read> Input<R> {
         let gzip = magic == [0x1f, 0x8b];
         let raw = Cursor::new(magic).chain(counting);
         Ok(if gzip {
-            Input::Gzip(Box::new(MultiGzDecoder::new(BufReader::with_capacity(1 << 18, raw))))
+            Input::Gzip(Box::new(MultiGzDecoder::new(BufReader::with_capacity(
+                1 << 18,
+                raw,
+            ))))
         } else {
             Input::Plain(raw)
         })
@@ -67,7 +70,10 @@ impl<R: Read> Input<R> {
 pub fn open(path: &str) -> io::Result<Input<File>> {
     let file = File::open(path)?;
     if file.metadata()?.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a directory",
+        ));
     }
     Input::new(file)
 }

@@ -168,7 +168,9 @@ mod tests {
     #[test]
     fn ids_are_dense_stable_and_sorted_by_bytes() {
         let mut i = Interner::default();
-        let words: Vec<Vec<u8>> = (0..3000).map(|k| format!("w{}", (k * 7919) % 3000).into_bytes()).collect();
+        let words: Vec<Vec<u8>> = (0..3000)
+            .map(|k| format!("w{}", (k * 7919) % 3000).into_bytes())
+            .collect();
         let ids: Vec<u32> = words.iter().map(|w| i.id(w, hash(w))).collect();
         assert_eq!(i.id(b"", 0), 0);
         for (w, &id) in words.iter().zip(&ids) {
@@ -178,6 +180,9 @@ mod tests {
         assert_eq!(i.len(), 3001);
         let (strings, rank) = i.into_sorted();
         assert!(strings.windows(2).all(|p| p[0] < p[1]));
-        assert_eq!(strings[rank[ids[5] as usize] as usize].as_bytes(), &words[5][..]);
+        assert_eq!(
+            strings[rank[ids[5] as usize] as usize].as_bytes(),
+            &words[5][..]
+        );
     }
 }

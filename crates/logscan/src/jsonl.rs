@@ -44,7 +44,11 @@ fn hex4(b: &[u8]) -> Option<u32> {
 
 /// A string starting at the quote `p`: its raw inside, whether it has escapes, the position after it.
 /// Bad escapes, control characters and a missing close are `Quoting`; a lone surrogate sets `lone`.
-fn string<'a>(line: &'a [u8], p: usize, lone: &mut bool) -> Result<(&'a [u8], bool, usize), Reason> {
+fn string<'a>(
+    line: &'a [u8],
+    p: usize,
+    lone: &mut bool,
+) -> Result<(&'a [u8], bool, usize), Reason> {
     let start = p + 1;
     let mut i = start;
     let mut escaped = false;
@@ -156,7 +160,12 @@ fn number(line: &[u8], p: usize) -> Result<usize, Reason> {
 }
 
 /// Skip one value of any kind at `p` (containers iteratively, with `stack`); the position after it.
-fn skip_value(line: &[u8], mut p: usize, stack: &mut Vec<u8>, lone: &mut bool) -> Result<usize, Reason> {
+fn skip_value(
+    line: &[u8],
+    mut p: usize,
+    stack: &mut Vec<u8>,
+    lone: &mut bool,
+) -> Result<usize, Reason> {
     stack.clear();
     loop {
         p = ws(line, p);
@@ -309,7 +318,11 @@ impl JsonParser {
             return Err(Reason::BadUtf8);
         }
         let mut values = [Value::Absent; 8];
-        for ((value, r), buf) in values.iter_mut().zip(raw.iter()).zip(self.scratch.iter_mut()) {
+        for ((value, r), buf) in values
+            .iter_mut()
+            .zip(raw.iter())
+            .zip(self.scratch.iter_mut())
+        {
             *value = match *r {
                 Raw::Str { raw, escaped } => Value::Str(decode(raw, escaped, buf)),
                 Raw::Num(token) => Value::Num(token),

@@ -24,7 +24,9 @@ impl Strings {
             && self.uas.is(key.ua, s.ua)
             && self.app_device_ids.is(key.app_device_id, s.app_device_id)
             && self.ch_models.is(key.ch_model, s.ch_model)
-            && self.ch_platform_versions.is(key.ch_platform_version, s.ch_platform_version)
+            && self
+                .ch_platform_versions
+                .is(key.ch_platform_version, s.ch_platform_version)
     }
 
     /// The key of `s`, whose strings have the hashes `h` (`string_hashes`).
@@ -42,14 +44,23 @@ impl Strings {
 
 /// The hashes of a sighting's strings.
 pub fn string_hashes(s: &Sighting<'_>) -> [u64; 5] {
-    [s.user, s.ua, s.app_device_id, s.ch_model, s.ch_platform_version].map(intern::hash)
+    [
+        s.user,
+        s.ua,
+        s.app_device_id,
+        s.ch_model,
+        s.ch_platform_version,
+    ]
+    .map(intern::hash)
 }
 
 /// The hash of a key, from its strings' hashes and its month: computed once for a line that misses the recent
 /// keys, and the strings' hashes serve again to intern them if the key is new.
 pub fn key_hash(h: &[u64; 5], month: i32) -> u64 {
     h.iter().fold(u64::from(month as u32), |acc, &x| {
-        (acc ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
+        (acc ^ x)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29)
     })
 }
 
@@ -74,4 +85,3 @@ pub fn recent_tag(s: &Sighting<'_>) -> u64 {
     // One multiply spreads the bits that differ over the whole tag.
     h.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
-

@@ -16,8 +16,8 @@ pub mod intern;
 pub mod jsonl;
 mod keys;
 pub mod lines;
-mod prefetch;
 mod month_index;
+mod prefetch;
 mod recent;
 pub mod record;
 pub mod scanner;
@@ -25,11 +25,11 @@ pub mod sightings;
 pub mod stats;
 pub mod time;
 
-pub use sightings::Sightings;
 pub use config::{Format, ScanConfig};
 pub use error::ScanError;
 pub use record::{Reason, REASONS};
 pub use scanner::Scanner;
+pub use sightings::Sightings;
 pub use stats::{GzipError, Stats};
 
 /// Scan `paths` in order into one table. `progress(bytes)` is called now and then with the bytes read so far

@@ -101,7 +101,10 @@ impl<R: Read> LineReader<R> {
                     return Ok(Some(Line::OverLong));
                 }
                 let line = &self.buf[s..e];
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), self.scan.end_line())));
+                return Ok(Some(Line::Text(
+                    line.strip_suffix(b"\r").unwrap_or(line),
+                    self.scan.end_line(),
+                )));
             } else if self.end - self.start > self.max + 1 {
                 // No newline in the buffer: a line longer than max + '\r' is over-long whatever follows.
                 self.skipping = true;
@@ -134,7 +137,10 @@ impl<R: Read> LineReader<R> {
                     return Ok(Some(Line::OverLong));
                 }
                 let line = &self.buf[s..e];
-                return Ok(Some(Line::Text(line.strip_suffix(b"\r").unwrap_or(line), self.scan.end_line())));
+                return Ok(Some(Line::Text(
+                    line.strip_suffix(b"\r").unwrap_or(line),
+                    self.scan.end_line(),
+                )));
             }
             self.fill()?;
         }

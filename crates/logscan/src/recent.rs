@@ -17,7 +17,6 @@ const UNUSED: u32 = u32::MAX;
 const USER_MAX: usize = 32;
 const UA_MAX: usize = 256;
 
-
 /// A recent key: its month and copies of its user and agent, when they fit and its other strings are empty
 /// (what a combined log gives); else `copied` is false. A copied key may still wait for its lookup
 /// (`waiting`): then it has no slot yet, and its lines so far are in `span`.
@@ -97,7 +96,11 @@ impl Recent {
     /// entry, where no copy does.
     #[inline]
     pub fn find(&self, tag: u64, s: &Sighting<'_>, mut is: impl FnMut(u32) -> bool) -> Option<Hit> {
-        let mut same_tag = self.tags.iter().enumerate().fold(0u32, |m, (i, &t)| m | u32::from(t == tag) << i);
+        let mut same_tag = self
+            .tags
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (i, &t)| m | u32::from(t == tag) << i);
         while same_tag != 0 {
             let i = same_tag.trailing_zeros() as usize;
             let (slot, w) = (self.slots[i], &self.ways[i]);
@@ -109,7 +112,11 @@ impl Recent {
                     && s.ch_model.is_empty()
                     && s.ch_platform_version.is_empty()
                 {
-                    return Some(if w.waiting { Hit::Waiting(i) } else { Hit::Recent(slot) });
+                    return Some(if w.waiting {
+                        Hit::Waiting(i)
+                    } else {
+                        Hit::Recent(slot)
+                    });
                 }
             } else if slot != UNUSED && is(slot) {
                 return Some(Hit::Recent(slot));
@@ -180,7 +187,10 @@ impl Recent {
 
     fn replace(&mut self, tag: u64, s: &Sighting<'_>, slot: u32) {
         let w = &mut self.ways[self.next];
-        debug_assert!(!w.waiting, "a waiting key is looked up before its way is reused");
+        debug_assert!(
+            !w.waiting,
+            "a waiting key is looked up before its way is reused"
+        );
         w.copied = Self::copyable(s);
         if w.copied {
             w.month = s.month;

@@ -3,7 +3,6 @@
 use std::io::Read;
 
 use crate::aggregate::{Aggregator, Sighting};
-use crate::sightings::Sightings;
 use crate::classify::classify;
 use crate::combined::CombinedParser;
 use crate::config::{Format, ScanConfig};
@@ -13,6 +12,7 @@ use crate::input::{self, Input};
 use crate::jsonl::{looks_like_json, JsonParser};
 use crate::lines::{End, Line, LineReader};
 use crate::record::{Fields, Reason, TimeValue};
+use crate::sightings::Sightings;
 use crate::stats::{GzipError, Stats};
 use crate::time;
 
@@ -110,7 +110,11 @@ impl<'c> Scanner<'c> {
     }
 
     /// Scan one file by path.
-    pub fn scan_path(&mut self, path: &str, progress: &mut dyn FnMut(u64) -> bool) -> Result<(), ScanError> {
+    pub fn scan_path(
+        &mut self,
+        path: &str,
+        progress: &mut dyn FnMut(u64) -> bool,
+    ) -> Result<(), ScanError> {
         let io_err = |e: std::io::Error| ScanError::Io {
             path: path.to_string(),
             message: e.to_string(),
@@ -185,8 +189,9 @@ impl<'c> Scanner<'c> {
                             path: name.to_string(),
                             message,
                         };
-                        let names = header_names(b)
-                            .ok_or_else(|| header_err("CSV header has broken quoting or is not UTF-8".into()))?;
+                        let names = header_names(b).ok_or_else(|| {
+                            header_err("CSV header has broken quoting or is not UTF-8".into())
+                        })?;
                         let at = layout(&names, &config.columns).map_err(header_err)?;
                         stats.formats.push((name.to_string(), "csv"));
                         parser = Parser::Csv(Box::new(CsvParser::new(at, names.len())));

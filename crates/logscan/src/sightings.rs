@@ -97,10 +97,10 @@ impl Packing {
     }
 
     pub(crate) fn pack(&self, codes: [u32; 6]) -> u64 {
-        codes
-            .iter()
-            .zip(self.bits)
-            .fold(0u64, |acc, (&c, b)| if b == 0 { acc } else { acc << b | u64::from(c) })
+        codes.iter().zip(self.bits).fold(
+            0u64,
+            |acc, (&c, b)| if b == 0 { acc } else { acc << b | u64::from(c) },
+        )
     }
 
     pub(crate) fn unpack(&self, mut v: u64) -> [u32; 6] {

@@ -43,7 +43,9 @@ impl Stats {
     }
 
     pub fn malformed_by_name(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        REASONS.iter().map(|&r| (r.name(), self.malformed[r as usize]))
+        REASONS
+            .iter()
+            .map(|&r| (r.name(), self.malformed[r as usize]))
     }
 
     pub fn count(&mut self, reason: Reason) {

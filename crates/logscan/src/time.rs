@@ -69,7 +69,8 @@ fn digits(b: &[u8]) -> Option<u32> {
 /// Unix seconds of a validated civil time minus an offset; `None` if a field is out of range.
 fn assemble(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, offset_s: i64) -> Option<i64> {
     let y = i64::from(y);
-    if !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo) || h > 23 || mi > 59 || s > 59 {
+    if !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo) || h > 23 || mi > 59 || s > 59
+    {
         return None;
     }
     let t = days_from_civil(y, mo, d) * 86_400 + i64::from(h * 3600 + mi * 60 + s) - offset_s;
@@ -98,7 +99,13 @@ const MONTHS: [&[u8; 3]; 12] = [
 
 /// The inside of a combined log's brackets: exactly `DD/Mon/YYYY:HH:MM:SS +HHMM` (English month names).
 pub fn parse_combined(b: &[u8]) -> Option<i64> {
-    if b.len() != 26 || b[2] != b'/' || b[6] != b'/' || b[11] != b':' || b[14] != b':' || b[17] != b':' {
+    if b.len() != 26
+        || b[2] != b'/'
+        || b[6] != b'/'
+        || b[11] != b':'
+        || b[14] != b':'
+        || b[17] != b':'
+    {
         return None;
     }
     if b[20] != b' ' {
@@ -136,10 +143,15 @@ impl CombinedClock {
             if a[..11] == self.key[..11] && a[20..] == self.key[11..] {
                 let d = |i: usize| u32::from(a[i].wrapping_sub(b'0'));
                 let digits = [d(12), d(13), d(15), d(16), d(18), d(19)];
-                if digits.iter().any(|&x| x > 9) || a[11] != b':' || a[14] != b':' || a[17] != b':' {
+                if digits.iter().any(|&x| x > 9) || a[11] != b':' || a[14] != b':' || a[17] != b':'
+                {
                     return None;
                 }
-                let (h, m, s) = (digits[0] * 10 + digits[1], digits[2] * 10 + digits[3], digits[4] * 10 + digits[5]);
+                let (h, m, s) = (
+                    digits[0] * 10 + digits[1],
+                    digits[2] * 10 + digits[3],
+                    digits[4] * 10 + digits[5],
+                );
                 if h > 23 || m > 59 || s > 59 {
                     return None;
                 }
@@ -148,7 +160,8 @@ impl CombinedClock {
             }
         }
         let t = parse_combined(b)?;
-        let of_day = i64::from(digits(&b[12..14])? * 3600 + digits(&b[15..17])? * 60 + digits(&b[18..20])?);
+        let of_day =
+            i64::from(digits(&b[12..14])? * 3600 + digits(&b[15..17])? * 60 + digits(&b[18..20])?);
         self.key[..11].copy_from_slice(&b[..11]);
         self.key[11..].copy_from_slice(&b[20..]);
         self.day_start = Some(t - of_day);
@@ -197,7 +210,9 @@ pub fn parse_epoch_text(b: &[u8]) -> Option<i64> {
         return None;
     }
     let frac = &b[int_len..];
-    if !frac.is_empty() && (frac[0] != b'.' || frac.len() < 2 || !frac[1..].iter().all(u8::is_ascii_digit)) {
+    if !frac.is_empty()
+        && (frac[0] != b'.' || frac.len() < 2 || !frac[1..].iter().all(u8::is_ascii_digit))
+    {
         return None;
     }
     let int = &b[..int_len];
@@ -232,7 +247,9 @@ pub fn parse_json_number(b: &[u8]) -> Option<i64> {
 
 /// A timestamp from CSV/JSONL text: epoch seconds if it looks like a number, else ISO 8601.
 pub fn parse_text(b: &[u8]) -> Option<i64> {
-    if b.first().is_some_and(u8::is_ascii_digit) && b.iter().all(|&c| c.is_ascii_digit() || c == b'.') {
+    if b.first().is_some_and(u8::is_ascii_digit)
+        && b.iter().all(|&c| c.is_ascii_digit() || c == b'.')
+    {
         parse_epoch_text(b)
     } else {
         parse_iso(b)
@@ -257,8 +274,14 @@ mod tests {
     #[test]
     fn combined_apache_example_with_offset() {
         // 13:55:36 at -0700 is 20:55:36 UTC.
-        assert_eq!(parse_combined(b"10/Oct/2000:13:55:36 -0700"), Some(971_211_336));
-        assert_eq!(parse_combined(b"10/Oct/2000:20:55:36 +0000"), Some(971_211_336));
+        assert_eq!(
+            parse_combined(b"10/Oct/2000:13:55:36 -0700"),
+            Some(971_211_336)
+        );
+        assert_eq!(
+            parse_combined(b"10/Oct/2000:20:55:36 +0000"),
+            Some(971_211_336)
+        );
     }
 
     #[test]
@@ -275,7 +298,12 @@ mod tests {
             b"10/Oct/2000:13:55:36 0700",
             b"10/Oct/2000 13:55:36 -0700",
         ] {
-            assert_eq!(parse_combined(bad), None, "{}", String::from_utf8_lossy(bad));
+            assert_eq!(
+                parse_combined(bad),
+                None,
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
         assert!(parse_combined(b"29/Feb/2000:00:00:00 +0000").is_some());
     }
@@ -295,7 +323,12 @@ mod tests {
             b"01/Jan/1970:01:00:00 +0100",
         ];
         for b in cases.iter().chain(cases.iter().rev()) {
-            assert_eq!(clock.parse(b), parse_combined(b), "{}", String::from_utf8_lossy(b));
+            assert_eq!(
+                clock.parse(b),
+                parse_combined(b),
+                "{}",
+                String::from_utf8_lossy(b)
+            );
         }
     }
 

@@ -5,7 +5,13 @@ use common::*;
 
 #[test]
 fn one_line_gives_one_sighting_in_its_utc_month() {
-    let log = combined("alice", "31/Oct/2023:23:30:00 -0400", "GET /login HTTP/1.1", 200, UA);
+    let log = combined(
+        "alice",
+        "31/Oct/2023:23:30:00 -0400",
+        "GET /login HTTP/1.1",
+        200,
+        UA,
+    );
     let (s, stats) = scan(&config("combined"), log.as_bytes());
     check_invariants(&stats);
     assert_eq!(stats.kept, 1);
@@ -126,7 +132,13 @@ fn hex_escapes_that_are_not_utf8_are_bad_utf8() {
     );
     let (_, stats) = scan(&config("combined"), log.as_bytes());
     assert_eq!(malformed(&stats, "bad_utf8"), 1);
-    let log = combined("u", "01/Jan/2024:00:00:00 +0000", "GET / HTTP/1.1", 200, r"caf\xc3\xa9");
+    let log = combined(
+        "u",
+        "01/Jan/2024:00:00:00 +0000",
+        "GET / HTTP/1.1",
+        200,
+        r"caf\xc3\xa9",
+    );
     let (s, _) = scan(&config("combined"), log.as_bytes());
     assert_eq!(rows(&s)[0].1, "café");
 }
@@ -143,10 +155,14 @@ fn event_is_the_request_path_and_filters_apply() {
     .concat();
     let events = ["/login".to_string(), "/logout".to_string()];
     let statuses = ["2xx".to_string(), "302".to_string()];
-    let cfg = logscan::ScanConfig::new("combined", &[], Some(&events), Some(&statuses), 65536).unwrap();
+    let cfg =
+        logscan::ScanConfig::new("combined", &[], Some(&events), Some(&statuses), 65536).unwrap();
     let (s, stats) = scan(&cfg, log.as_bytes());
     check_invariants(&stats);
-    assert_eq!((stats.kept, stats.filtered_event, stats.filtered_status), (2, 1, 1));
+    assert_eq!(
+        (stats.kept, stats.filtered_event, stats.filtered_status),
+        (2, 1, 1)
+    );
     let users: Vec<String> = rows(&s).into_iter().map(|r| r.0).collect();
     assert_eq!(users, ["a", "c"]);
 }
@@ -169,7 +185,9 @@ fn interleaved_sessions_aggregate_exactly() {
     let mut log = String::new();
     let mut x: u64 = 42;
     for i in 0..5000u64 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let user = format!("u{}", (x >> 33) % 37);
         let ua = format!("Agent/{}", (x >> 45) % 3);
         let t = 1_700_000_000 + i as i64 * 600; // crosses into a new month part way
@@ -185,8 +203,10 @@ fn interleaved_sessions_aggregate_exactly() {
     }
     let (s, stats) = scan(&config("combined"), log.as_bytes());
     check_invariants(&stats);
-    let got: Vec<(String, String, String, i64, i64, i64)> =
-        rows(&s).into_iter().map(|r| (r.0, r.1, r.5, r.6, r.7, r.8)).collect();
+    let got: Vec<(String, String, String, i64, i64, i64)> = rows(&s)
+        .into_iter()
+        .map(|r| (r.0, r.1, r.5, r.6, r.7, r.8))
+        .collect();
     let want: Vec<(String, String, String, i64, i64, i64)> = expected
         .into_iter()
         .map(|((u, a, m), (f, l, h))| (u, a, m, f, l, h))

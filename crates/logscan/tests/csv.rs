@@ -5,7 +5,10 @@ use common::*;
 use logscan::{ScanConfig, ScanError};
 
 fn mapped(pairs: &[(&str, &str)]) -> ScanConfig {
-    let pairs: Vec<(String, String)> = pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
     ScanConfig::new("csv", &pairs, None, None, 65536).unwrap()
 }
 
@@ -23,7 +26,10 @@ fn mapped_columns_and_quoted_cells() {
     let (s, stats) = scan(&cfg, csv.as_bytes());
     check_invariants(&stats);
     let r = &rows(&s)[0];
-    assert_eq!((r.0.as_str(), r.1.as_str()), ("u1", "Agent, with \"quotes\""));
+    assert_eq!(
+        (r.0.as_str(), r.1.as_str()),
+        ("u1", "Agent, with \"quotes\"")
+    );
     assert_eq!(
         (r.3.as_str(), r.4.as_str()),
         ("Pixel 7", "14.0.0"),
@@ -39,7 +45,11 @@ fn default_names_epoch_times_and_optional_columns() {
     check_invariants(&stats);
     let r = rows(&s);
     assert_eq!(r.len(), 2);
-    assert_eq!((r[0].2.as_str(), r[0].6), ("", 1_700_000_005), "`-` is empty");
+    assert_eq!(
+        (r[0].2.as_str(), r[0].6),
+        ("", 1_700_000_005),
+        "`-` is empty"
+    );
     assert_eq!(
         (r[1].2.as_str(), r[1].6),
         ("dev-1", 1_700_000_000),
@@ -71,8 +81,11 @@ fn quoting_and_field_count_errors() {
 fn a_missing_mapped_column_is_a_header_error() {
     let cfg = mapped(&[("ua", "user_agent")]);
     let mut scanner = logscan::Scanner::new(&cfg);
-    let input = logscan::input::Input::new(std::io::Cursor::new(b"user,time,ua\n".to_vec())).unwrap();
-    let err = scanner.scan_input("x.csv", input, &mut |_| true).unwrap_err();
+    let input =
+        logscan::input::Input::new(std::io::Cursor::new(b"user,time,ua\n".to_vec())).unwrap();
+    let err = scanner
+        .scan_input("x.csv", input, &mut |_| true)
+        .unwrap_err();
     match err {
         ScanError::Header { path, message } => {
             assert_eq!(path, "x.csv");

@@ -51,7 +51,12 @@ fn combined_csv_and_jsonl_agree() {
             &escape_combined(r.ua),
         );
         let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-        csv += &format!("{},{},{}\n", r.unix_s, q(&r.user.replace(' ', "_")), q(r.ua));
+        csv += &format!(
+            "{},{},{}\n",
+            r.unix_s,
+            q(&r.user.replace(' ', "_")),
+            q(r.ua)
+        );
         let j = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
         jsonl += &format!(
             "{{\"ua\":{},\"user\":{},\"time\":{}}}\n",

@@ -24,7 +24,10 @@ fn gzip_gives_the_same_table_as_plain() {
     let (b, sb) = scan(&config("auto"), &gzip(plain.as_bytes()));
     assert_eq!(a, b);
     assert_eq!(sa.kept, sb.kept);
-    assert!(sb.bytes_read < sa.bytes_read, "compressed bytes are counted for gzip");
+    assert!(
+        sb.bytes_read < sa.bytes_read,
+        "compressed bytes are counted for gzip"
+    );
     assert!(sb.gzip_errors.is_empty());
 }
 
@@ -80,9 +83,13 @@ fn a_corrupt_gzip_is_reported_after_the_lines_before_it() {
 #[test]
 fn a_missing_file_is_an_io_error_naming_it() {
     let cfg = config("auto");
-    let err = logscan::scan_paths(&cfg, &["/nonexistent/access.log".to_string()], &mut |_| true).unwrap_err();
+    let err = logscan::scan_paths(&cfg, &["/nonexistent/access.log".to_string()], &mut |_| {
+        true
+    })
+    .unwrap_err();
     assert!(
-        err.to_string().starts_with("/nonexistent/access.log: cannot read"),
+        err.to_string()
+            .starts_with("/nonexistent/access.log: cannot read"),
         "{err}"
     );
     let err = logscan::scan_paths(&cfg, &["/".to_string()], &mut |_| true).unwrap_err();
@@ -96,10 +103,14 @@ fn progress_can_interrupt() {
     let path = dir.join("a.log");
     std::fs::write(&path, log(200_000)).unwrap();
     let mut calls = 0;
-    let err = logscan::scan_paths(&config("auto"), &[path.to_string_lossy().into()], &mut |_| {
-        calls += 1;
-        calls < 2
-    })
+    let err = logscan::scan_paths(
+        &config("auto"),
+        &[path.to_string_lossy().into()],
+        &mut |_| {
+            calls += 1;
+            calls < 2
+        },
+    )
     .unwrap_err();
     assert_eq!(err, logscan::ScanError::Interrupted);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -24,7 +24,10 @@ fn strings_numbers_escapes_and_unknown_keys() {
 
 #[test]
 fn a_repeated_key_keeps_the_last_value() {
-    let (s, _) = scan(&config("jsonl"), br#"{"user":"a","user":"b","time":0,"ua":"A"}"#);
+    let (s, _) = scan(
+        &config("jsonl"),
+        br#"{"user":"a","user":"b","time":0,"ua":"A"}"#,
+    );
     assert_eq!(rows(&s)[0].0, "b");
 }
 

@@ -5,7 +5,13 @@ use common::*;
 use logscan::ScanConfig;
 
 fn line(user: &str) -> String {
-    combined(user, "01/Jan/2024:00:00:00 +0000", "GET / HTTP/1.1", 200, UA)
+    combined(
+        user,
+        "01/Jan/2024:00:00:00 +0000",
+        "GET / HTTP/1.1",
+        200,
+        UA,
+    )
 }
 
 #[test]
@@ -49,7 +55,9 @@ fn the_limit_excludes_the_terminator() {
 #[test]
 fn bad_utf8_and_binary_garbage_are_counted_not_fatal() {
     let mut log = line("a").into_bytes();
-    log.extend_from_slice(b"10.0.0.1 - u [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"\xff\xfe\"\n");
+    log.extend_from_slice(
+        b"10.0.0.1 - u [01/Jan/2024:00:00:00 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"\xff\xfe\"\n",
+    );
     let mut x: u32 = 12345;
     for _ in 0..20_000 {
         x ^= x << 13;
@@ -63,7 +71,10 @@ fn bad_utf8_and_binary_garbage_are_counted_not_fatal() {
     check_invariants(&stats);
     assert_eq!(stats.kept, 2);
     assert!(malformed(&stats, "bad_utf8") >= 1);
-    assert!(stats.lines_read > 3, "garbage split into lines at its newline bytes");
+    assert!(
+        stats.lines_read > 3,
+        "garbage split into lines at its newline bytes"
+    );
 }
 
 #[test]
@@ -101,7 +112,13 @@ fn a_long_line_within_a_large_limit_is_parsed() {
     let log = format!(
         "{}{}",
         line("a"),
-        combined("b", "01/Jan/2024:00:00:00 +0000", "GET / HTTP/1.1", 200, &ua)
+        combined(
+            "b",
+            "01/Jan/2024:00:00:00 +0000",
+            "GET / HTTP/1.1",
+            200,
+            &ua
+        )
     );
     let (s, stats) = scan(&cfg, log.as_bytes());
     check_invariants(&stats);

@@ -9,14 +9,27 @@ use greendcn_engine::results::{FlowRow, LinkDirResult, NodeResult, Series};
 use greendcn_engine::spec::{FlowSpec, Transport};
 
 /// The transports in the order of their one-byte codes in flow columns, both ways (`sim.engine.TRANSPORTS`).
-pub(crate) const TRANSPORTS: [Transport; 4] = [Transport::Tcp, Transport::Udp, Transport::Dctcp, Transport::Ndp];
+pub(crate) const TRANSPORTS: [Transport; 4] = [
+    Transport::Tcp,
+    Transport::Udp,
+    Transport::Dctcp,
+    Transport::Ndp,
+];
 
 fn transport_code(t: Transport) -> u64 {
-    TRANSPORTS.iter().position(|x| *x == t).map_or(u64::MAX, |i| i as u64)
+    TRANSPORTS
+        .iter()
+        .position(|x| *x == t)
+        .map_or(u64::MAX, |i| i as u64)
 }
 
 /// One column of `items`: `width` bytes (8 or 1) per value, the low bytes of `get`'s u64, little endian.
-fn column<'py, T>(py: Python<'py>, items: &[T], width: usize, get: impl Fn(&T) -> u64) -> PyResult<Bound<'py, PyBytes>> {
+fn column<'py, T>(
+    py: Python<'py>,
+    items: &[T],
+    width: usize,
+    get: impl Fn(&T) -> u64,
+) -> PyResult<Bound<'py, PyBytes>> {
     PyBytes::new_with(py, width * items.len(), |buf| {
         for (out, x) in buf.chunks_exact_mut(width).zip(items) {
             out.copy_from_slice(&get(x).to_le_bytes()[..width]);
@@ -26,7 +39,12 @@ fn column<'py, T>(py: Python<'py>, items: &[T], width: usize, get: impl Fn(&T) -
 }
 
 /// A per-flow result column: name, numpy type code, bytes per value and the value of one flow.
-type FlowColumn = (&'static str, &'static str, usize, fn(&(&FlowSpec, &FlowRow)) -> u64);
+type FlowColumn = (
+    &'static str,
+    &'static str,
+    usize,
+    fn(&(&FlowSpec, &FlowRow)) -> u64,
+);
 
 /// The per-flow results as columns, in the order of docs/engine-spec.md. `fct_ps` and `finish_ps` of a flow that
 /// never finished are `u64::MAX`, and so are `acked_ps` and `fct_ack_ps` where the sender never learnt it did
@@ -38,14 +56,20 @@ const FLOW_COLUMNS: [FlowColumn; 22] = [
     ("size_bytes", "<u8", 8, |(f, _)| f.size_bytes),
     ("start_ps", "<u8", 8, |(f, _)| f.start_ps),
     ("transport", "u1", 1, |(f, _)| transport_code(f.transport)),
-    ("completed", "?", 1, |(_, r)| u64::from(r.finish().is_some())),
+    ("completed", "?", 1, |(_, r)| {
+        u64::from(r.finish().is_some())
+    }),
     ("finish_ps", "<u8", 8, |(_, r)| r.finish_ps),
-    ("fct_ps", "<u8", 8, |(f, r)| r.finish().map_or(u64::MAX, |t| t - f.start_ps)),
+    ("fct_ps", "<u8", 8, |(f, r)| {
+        r.finish().map_or(u64::MAX, |t| t - f.start_ps)
+    }),
     ("bytes_received", "<u8", 8, |(_, r)| r.bytes_received),
     ("packets_received", "<u8", 8, |(_, r)| r.packets_received),
     ("data_packets_sent", "<u8", 8, |(_, r)| r.data_packets_sent),
     ("retransmits", "<u8", 8, |(_, r)| r.retransmits),
-    ("spurious_retransmits", "<u8", 8, |(_, r)| r.spurious_retransmits),
+    ("spurious_retransmits", "<u8", 8, |(_, r)| {
+        r.spurious_retransmits
+    }),
     ("ooo_packets", "<u8", 8, |(_, r)| r.ooo_packets),
     ("fast_retransmits", "<u8", 8, |(_, r)| r.fast_retransmits),
     ("timeouts", "<u8", 8, |(_, r)| r.timeouts),
@@ -53,11 +77,17 @@ const FLOW_COLUMNS: [FlowColumn; 22] = [
     ("ecn_marks", "<u8", 8, |(_, r)| r.ecn_marks),
     ("trims", "<u8", 8, |(_, r)| r.trims),
     ("acked_ps", "<u8", 8, |(_, r)| r.acked_ps),
-    ("fct_ack_ps", "<u8", 8, |(f, r)| r.acked().map_or(u64::MAX, |t| t - f.start_ps)),
+    ("fct_ack_ps", "<u8", 8, |(f, r)| {
+        r.acked().map_or(u64::MAX, |t| t - f.start_ps)
+    }),
 ];
 
 /// The per-flow results (the spec's flows and their result rows, in the same order) as columns.
-pub(crate) fn flow_columns(py: Python<'_>, specs: &[FlowSpec], rows: &[FlowRow]) -> PyResult<Py<PyList>> {
+pub(crate) fn flow_columns(
+    py: Python<'_>,
+    specs: &[FlowSpec],
+    rows: &[FlowRow],
+) -> PyResult<Py<PyList>> {
     let flows: Vec<(&FlowSpec, &FlowRow)> = specs.iter().zip(rows).collect();
     let list = PyList::empty(py);
     for (name, dtype, width, get) in FLOW_COLUMNS {
@@ -99,7 +129,11 @@ pub(crate) fn link_columns(py: Python<'_>, links: &[LinkDirResult]) -> PyResult<
         list.append((name, "<u8", column(py, links, 8, get)?))?;
     }
     if links.iter().any(|l| l.eee.is_some()) {
-        list.append(("eee", "?", column(py, links, 1, |l| u64::from(l.eee.is_some()))?))?;
+        list.append((
+            "eee",
+            "?",
+            column(py, links, 1, |l| u64::from(l.eee.is_some()))?,
+        ))?;
         for (name, get) in EEE_COLUMNS {
             list.append((name, "<u8", column(py, links, 8, get)?))?;
         }
@@ -114,9 +148,21 @@ pub(crate) fn node_columns(py: Python<'_>, nodes: &[NodeResult]) -> PyResult<Py<
     list.append(("name", "str", names))?;
     let kind = |n: &NodeResult| u64::from(n.kind != "host");
     list.append(("kind", "u1", column(py, nodes, 1, kind)?))?;
-    list.append(("packets_sent", "<u8", column(py, nodes, 8, |n| n.packets_sent)?))?;
-    list.append(("packets_received", "<u8", column(py, nodes, 8, |n| n.packets_received)?))?;
-    list.append(("packets_forwarded", "<u8", column(py, nodes, 8, |n| n.packets_forwarded)?))?;
+    list.append((
+        "packets_sent",
+        "<u8",
+        column(py, nodes, 8, |n| n.packets_sent)?,
+    ))?;
+    list.append((
+        "packets_received",
+        "<u8",
+        column(py, nodes, 8, |n| n.packets_received)?,
+    ))?;
+    list.append((
+        "packets_forwarded",
+        "<u8",
+        column(py, nodes, 8, |n| n.packets_forwarded)?,
+    ))?;
     Ok(list.unbind())
 }
 
@@ -142,7 +188,10 @@ pub(crate) fn series_dict(py: Python<'_>, s: &Series) -> PyResult<Py<PyDict>> {
     d.set_item("link_bytes", matrix(py, &s.link_bytes)?)?;
     d.set_item("host_packets_sent", matrix(py, &s.host_packets_sent)?)?;
     d.set_item("host_bytes_sent", matrix(py, &s.host_bytes_sent)?)?;
-    d.set_item("host_packets_received", matrix(py, &s.host_packets_received)?)?;
+    d.set_item(
+        "host_packets_received",
+        matrix(py, &s.host_packets_received)?,
+    )?;
     d.set_item("host_bytes_received", matrix(py, &s.host_bytes_received)?)?;
     Ok(d.unbind())
 }

@@ -39,7 +39,9 @@ pub(crate) enum Stop {
 fn spec_error(e: &EngineError) -> PyErr {
     let message = e.to_string();
     let (loc, msg) = match e {
-        EngineError::Parse { loc, msg } | EngineError::Invalid { loc, msg } => (loc.clone(), msg.clone()),
+        EngineError::Parse { loc, msg } | EngineError::Invalid { loc, msg } => {
+            (loc.clone(), msg.clone())
+        }
         EngineError::Interrupted => (Loc::default(), message.clone()),
     };
     Python::attach(|py| {
@@ -47,12 +49,23 @@ fn spec_error(e: &EngineError) -> PyErr {
             .0
             .iter()
             .map(|item| match item {
-                LocItem::Key(k) => k.clone().into_pyobject(py).map(|o| o.into_any().unbind()).map_err(PyErr::from),
-                LocItem::Index(i) => i.into_pyobject(py).map(|o| o.into_any().unbind()).map_err(PyErr::from),
+                LocItem::Key(k) => k
+                    .clone()
+                    .into_pyobject(py)
+                    .map(|o| o.into_any().unbind())
+                    .map_err(PyErr::from),
+                LocItem::Index(i) => i
+                    .into_pyobject(py)
+                    .map(|o| o.into_any().unbind())
+                    .map_err(PyErr::from),
             })
             .collect::<PyResult<_>>()?;
         let loc_tuple = PyTuple::new(py, items)?;
-        Ok::<PyErr, PyErr>(SpecError::new_err((message.clone(), loc_tuple.unbind(), msg.clone())))
+        Ok::<PyErr, PyErr>(SpecError::new_err((
+            message.clone(),
+            loc_tuple.unbind(),
+            msg.clone(),
+        )))
     })
     .unwrap_or_else(|err| err)
 }
@@ -88,9 +101,14 @@ where
     });
     match outcome {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(Stop::Interrupted)) => Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))),
+        Ok(Err(Stop::Interrupted)) => {
+            Err(signal.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted")))
+        }
         Ok(Err(Stop::Raise(e))) => Err(e),
-        Err(panic) => Err(NativePanic::new_err(format!("engine bug (please report): {}", panic_message(panic)))),
+        Err(panic) => Err(NativePanic::new_err(format!(
+            "engine bug (please report): {}",
+            panic_message(panic)
+        ))),
     }
 }
 
@@ -141,11 +159,17 @@ fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineE
     let find = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, b)| *b);
     let n = find("id").map_or(0, |b| b.len() / 8);
     let u64s = |name: &str| -> Result<Vec<u64>, EngineError> {
-        let b = find(name).ok_or_else(|| EngineError::invalid("flows", format!("column {name} is missing")))?;
+        let b = find(name)
+            .ok_or_else(|| EngineError::invalid("flows", format!("column {name} is missing")))?;
         if b.len() != 8 * n {
-            return Err(EngineError::invalid("flows", format!("column {name} has {} bytes, not {}", b.len(), 8 * n)));
+            return Err(EngineError::invalid(
+                "flows",
+                format!("column {name} has {} bytes, not {}", b.len(), 8 * n),
+            ));
         }
-        Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+        Ok(b.chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
     };
     let (id, src, dst, size, start, rate, hs) = (
         u64s("id")?,
@@ -156,16 +180,18 @@ fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineE
         u64s("rate_bps")?,
         u64s("handshake_ps")?,
     );
-    let codes =
-        find("transport").filter(|b| b.len() == n).ok_or_else(|| EngineError::invalid("flows", "column transport"))?;
+    let codes = find("transport")
+        .filter(|b| b.len() == n)
+        .ok_or_else(|| EngineError::invalid("flows", "column transport"))?;
     let node = |v: u64, i: usize, field: &str| {
-        u32::try_from(v).map_err(|_| EngineError::invalid(&format!("flows[{i}].{field}"), "no such node"))
+        u32::try_from(v)
+            .map_err(|_| EngineError::invalid(&format!("flows[{i}].{field}"), "no such node"))
     };
     (0..n)
         .map(|i| {
-            let transport = *TRANSPORTS
-                .get(usize::from(codes[i]))
-                .ok_or_else(|| EngineError::invalid(&format!("flows[{i}].transport"), "unknown transport code"))?;
+            let transport = *TRANSPORTS.get(usize::from(codes[i])).ok_or_else(|| {
+                EngineError::invalid(&format!("flows[{i}].transport"), "unknown transport code")
+            })?;
             let udp = transport == Transport::Udp;
             Ok(FlowSpec {
                 id: id[i],
@@ -198,7 +224,10 @@ fn run_columns(
     // The flows are read from the Python buffers in place, before the run (and its release of the GIL).
     let flow_specs = match &flows {
         Some(cols) => {
-            let views: Vec<(String, &[u8])> = cols.iter().map(|(n, b)| (n.clone(), b.as_bytes(py))).collect();
+            let views: Vec<(String, &[u8])> = cols
+                .iter()
+                .map(|(n, b)| (n.clone(), b.as_bytes(py)))
+                .collect();
             Some(flows_from_columns(&views).map_err(|e| spec_error(&e))?)
         }
         None => None,
@@ -213,7 +242,11 @@ fn run_columns(
         let (mut results, rows) = greendcn_engine::run_watched_rows(&parsed, &mut watch)?;
         let specs = std::mem::take(&mut parsed.flows);
         drop(parsed);
-        let tables = (std::mem::take(&mut results.links), std::mem::take(&mut results.nodes), results.series.take());
+        let tables = (
+            std::mem::take(&mut results.links),
+            std::mem::take(&mut results.nodes),
+            results.series.take(),
+        );
         let text = serde_json::to_string(&results).expect("results always serialize");
         Ok((text, specs, rows, tables))
     })?;
@@ -238,14 +271,18 @@ fn run_circuit(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> 
     let spec = spec_json.to_owned();
     guarded(py, move |interrupted| {
         let mut watch = watcher(&progress, interrupted);
-        Ok(greendcn_engine::circuit::run_json_watched(&spec, &mut watch)?)
+        Ok(greendcn_engine::circuit::run_json_watched(
+            &spec, &mut watch,
+        )?)
     })
 }
 
 /// Panics inside the guarded path on purpose, so tests can check that a panic becomes NativePanic.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<String> {
-    guarded(py, |_| -> Result<String, Stop> { panic!("deliberate panic for the binding test") })
+    guarded(py, |_| -> Result<String, Stop> {
+        panic!("deliberate panic for the binding test")
+    })
 }
 
 #[pyfunction]

@@ -48,7 +48,14 @@ fn stats_dict<'py>(py: Python<'py>, stats: &Stats) -> PyResult<Bound<'py, PyDict
         malformed.set_item(reason, count)?;
     }
     d.set_item("malformed", malformed)?;
-    d.set_item("formats", stats.formats.iter().map(|(f, fmt)| (f.as_str(), *fmt)).collect::<Vec<_>>())?;
+    d.set_item(
+        "formats",
+        stats
+            .formats
+            .iter()
+            .map(|(f, fmt)| (f.as_str(), *fmt))
+            .collect::<Vec<_>>(),
+    )?;
     let errors = PyList::empty(py);
     for e in &stats.gzip_errors {
         let item = PyDict::new(py);
@@ -84,7 +91,11 @@ fn sightings_dict<'py>(py: Python<'py>, s: &Sightings) -> PyResult<Bound<'py, Py
     ] {
         d.set_item(key, PyBytes::new(py, &le_bytes(codes, u32::to_le_bytes)))?;
     }
-    for (key, values) in [("first_s", &s.first_s), ("last_s", &s.last_s), ("hits", &s.hits)] {
+    for (key, values) in [
+        ("first_s", &s.first_s),
+        ("last_s", &s.last_s),
+        ("hits", &s.hits),
+    ] {
         d.set_item(key, PyBytes::new(py, &le_bytes(values, i64::to_le_bytes)))?;
     }
     Ok(d)
@@ -106,8 +117,14 @@ fn scan_logs<'py>(
     max_line_bytes: usize,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let config = ScanConfig::new(fmt, &columns, events.as_deref(), statuses.as_deref(), max_line_bytes)
-        .map_err(scan_exception)?;
+    let config = ScanConfig::new(
+        fmt,
+        &columns,
+        events.as_deref(),
+        statuses.as_deref(),
+        max_line_bytes,
+    )
+    .map_err(scan_exception)?;
     let (sightings, stats) = guarded(py, |interrupted| {
         let mut callback_error: Option<PyErr> = None;
         let mut report = |bytes: u64| {

@@ -14,9 +14,14 @@ impl Args {
         let mut map = HashMap::new();
         let mut it = argv.peekable();
         while let Some(a) = it.next() {
-            let key = a.strip_prefix("--").ok_or_else(|| format!("unexpected argument {a:?}"))?;
+            let key = a
+                .strip_prefix("--")
+                .ok_or_else(|| format!("unexpected argument {a:?}"))?;
             if !known.contains(&key) {
-                return Err(format!("unknown option --{key}; known: --{}", known.join(", --")));
+                return Err(format!(
+                    "unknown option --{key}; known: --{}",
+                    known.join(", --")
+                ));
             }
             let value = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
             map.insert(key.to_string(), value);
@@ -35,14 +40,18 @@ impl Args {
     pub fn u64_or(&self, key: &str, default: u64) -> Result<u64, String> {
         match self.str(key) {
             None => Ok(default),
-            Some(v) => v.parse().map_err(|_| format!("--{key}: expected a whole number, got {v:?}")),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--{key}: expected a whole number, got {v:?}")),
         }
     }
 
     pub fn i64_or(&self, key: &str, default: i64) -> Result<i64, String> {
         match self.str(key) {
             None => Ok(default),
-            Some(v) => v.parse().map_err(|_| format!("--{key}: expected an integer, got {v:?}")),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--{key}: expected an integer, got {v:?}")),
         }
     }
 }
@@ -58,7 +67,10 @@ mod tests {
     use super::*;
 
     fn argv(s: &str) -> impl Iterator<Item = String> {
-        s.split_whitespace().map(String::from).collect::<Vec<_>>().into_iter()
+        s.split_whitespace()
+            .map(String::from)
+            .collect::<Vec<_>>()
+            .into_iter()
     }
 
     #[test]
@@ -67,8 +79,12 @@ mod tests {
         assert_eq!(a.u64_or("size", 0).unwrap(), 1500);
         assert_eq!(a.i64_or("cpu", 0).unwrap(), -1);
         assert_eq!(a.u64_or("burst", 8).unwrap(), 8);
-        assert!(Args::parse(argv("--sise 1"), &["size"]).unwrap_err().contains("unknown option --sise"));
-        assert!(Args::parse(argv("--size"), &["size"]).unwrap_err().contains("needs a value"));
+        assert!(Args::parse(argv("--sise 1"), &["size"])
+            .unwrap_err()
+            .contains("unknown option --sise"));
+        assert!(Args::parse(argv("--size"), &["size"])
+            .unwrap_err()
+            .contains("needs a value"));
         let bad = Args::parse(argv("--size x"), &["size"]).unwrap();
         assert!(bad.u64_or("size", 0).unwrap_err().contains("--size"));
     }

@@ -20,10 +20,16 @@ impl Schedule {
             return Err("period-ns must be positive".into());
         }
         if self.uptime_ns == 0 || self.uptime_ns > self.period_ns {
-            return Err(format!("uptime-ns must be in (0, period-ns], got {}", self.uptime_ns));
+            return Err(format!(
+                "uptime-ns must be in (0, period-ns], got {}",
+                self.uptime_ns
+            ));
         }
         if self.guard_ns >= self.uptime_ns {
-            return Err(format!("guard-ns ({}) must be shorter than uptime-ns ({})", self.guard_ns, self.uptime_ns));
+            return Err(format!(
+                "guard-ns ({}) must be shorter than uptime-ns ({})",
+                self.guard_ns, self.uptime_ns
+            ));
         }
         if self.prealloc_ns > self.start_ns {
             return Err("prealloc-ns is larger than the start time".into());
@@ -34,7 +40,10 @@ impl Schedule {
     /// Sender window of slot k: [open, close) on the sender's clock, in ns.
     pub fn window(&self, k: u64) -> (u64, u64) {
         let up = self.start_ns + k * self.period_ns;
-        (up - self.prealloc_ns, up + self.uptime_ns - self.prealloc_ns - self.guard_ns)
+        (
+            up - self.prealloc_ns,
+            up + self.uptime_ns - self.prealloc_ns - self.guard_ns,
+        )
     }
 }
 
@@ -53,8 +62,13 @@ mod tests {
 
     #[test]
     fn window_applies_prealloc_and_guard() {
-        let s = Schedule { start_ns: 1_000_000, period_ns: 500_000, uptime_ns: 250_000, guard_ns: 5_000,
-                           prealloc_ns: 3_000 };
+        let s = Schedule {
+            start_ns: 1_000_000,
+            period_ns: 500_000,
+            uptime_ns: 250_000,
+            guard_ns: 5_000,
+            prealloc_ns: 3_000,
+        };
         assert!(s.validate().is_ok());
         assert_eq!(s.window(0), (997_000, 1_242_000));
         assert_eq!(s.window(2), (1_997_000, 2_242_000));
@@ -62,7 +76,13 @@ mod tests {
 
     #[test]
     fn bad_schedules_are_refused() {
-        let mut s = Schedule { start_ns: 10, period_ns: 100, uptime_ns: 50, guard_ns: 50, prealloc_ns: 0 };
+        let mut s = Schedule {
+            start_ns: 10,
+            period_ns: 100,
+            uptime_ns: 50,
+            guard_ns: 50,
+            prealloc_ns: 0,
+        };
         assert!(s.validate().unwrap_err().contains("guard-ns"));
         s.guard_ns = 0;
         s.uptime_ns = 200;

@@ -85,7 +85,14 @@ mod tests {
 
     #[test]
     fn header_round_trips() {
-        let h = Header { flags: FLAG_PAD, vhost: 3, seq: 1 << 40, slot: 77, send_ns: 123_456_789, dst: 2 };
+        let h = Header {
+            flags: FLAG_PAD,
+            vhost: 3,
+            seq: 1 << 40,
+            slot: 77,
+            send_ns: 123_456_789,
+            dst: 2,
+        };
         let mut buf = [0u8; 64];
         h.write(&mut buf);
         assert_eq!(Header::read(&buf), Some(h));

@@ -19,17 +19,36 @@ impl CircuitSim<'_> {
         self.payload_delivered += pk.payload as u64;
         self.last_delivery = self.last_delivery.max(arrival);
         if let Some(w) = arrival.checked_div(self.window_ps) {
-            Self::count(&mut self.win_rx[pk.dst as usize], w, pk.payload as u64, &mut self.windows_overflowed);
+            Self::count(
+                &mut self.win_rx[pk.dst as usize],
+                w,
+                pk.payload as u64,
+                &mut self.windows_overflowed,
+            );
         }
         if pk.relayed {
             self.max_relay_delay = self.max_relay_delay.max(arrival - pk.ts);
         }
         let settled = self.now + self.min_transit_ps;
-        let d = Delivery { arrival, seq: pk.seq, ts: pk.ts, payload: pk.payload, retx: pk.retx };
+        let d = Delivery {
+            arrival,
+            seq: pk.seq,
+            ts: pk.ts,
+            payload: pk.payload,
+            retx: pk.retx,
+        };
         let fl = &mut self.flows[pk.flow as usize];
-        let at = fl.pending.iter().rposition(|x| x.arrival <= arrival).map_or(0, |i| i + 1);
+        let at = fl
+            .pending
+            .iter()
+            .rposition(|x| x.arrival <= arrival)
+            .map_or(0, |i| i + 1);
         fl.pending.insert(at, d);
-        let ready = fl.pending.iter().take_while(|x| x.arrival <= settled).count();
+        let ready = fl
+            .pending
+            .iter()
+            .take_while(|x| x.arrival <= settled)
+            .count();
         Self::show(fl, ready, &self.tcp);
     }
 
@@ -37,7 +56,8 @@ impl CircuitSim<'_> {
     #[inline]
     pub(super) fn show(fl: &mut FlowState, count: usize, tcp: &TcpSpec) {
         for d in fl.pending.drain(..count) {
-            fl.receiver.on_data(d.arrival, d.seq, d.payload, d.retx, d.ts, tcp);
+            fl.receiver
+                .on_data(d.arrival, d.seq, d.payload, d.retx, d.ts, tcp);
         }
     }
 
@@ -69,7 +89,9 @@ impl CircuitSim<'_> {
             Kind::Data if pk.dst == to => self.data_at_destination(id, to),
             Kind::Ack if pk.dst == to => self.ack_at_source(id),
             Kind::Header if pk.dst == to => self.header_at_destination(id),
-            Kind::NdpAck | Kind::NdpNack | Kind::NdpPull if pk.dst == to => self.ndp_control_at_source(id),
+            Kind::NdpAck | Kind::NdpNack | Kind::NdpPull if pk.dst == to => {
+                self.ndp_control_at_source(id)
+            }
             _ if pk.ll => {
                 self.pkts[id as usize].hop = pk.hop.saturating_add(1);
                 self.route_low_latency(to, id);
@@ -86,7 +108,12 @@ impl CircuitSim<'_> {
         self.delivered += 1;
         self.payload_delivered += pk.payload as u64;
         if let Some(w) = self.now.checked_div(self.window_ps) {
-            Self::count(&mut self.win_rx[to as usize], w, pk.payload as u64, &mut self.windows_overflowed);
+            Self::count(
+                &mut self.win_rx[to as usize],
+                w,
+                pk.payload as u64,
+                &mut self.windows_overflowed,
+            );
         }
         if pk.relayed {
             self.max_relay_delay = self.max_relay_delay.max(self.now - pk.ts);
@@ -96,7 +123,8 @@ impl CircuitSim<'_> {
         if fl.sender.as_ref().is_some_and(|s| s.dctcp.is_some()) {
             fl.receiver.note_ce(pk.ce);
         }
-        fl.receiver.on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
+        fl.receiver
+            .on_data(self.now, pk.seq, pk.payload, pk.retx, pk.ts, tcp);
         if fl.sender.is_some() {
             self.acknowledge(pk.flow);
         } else if fl.ndp.is_some() {
@@ -111,7 +139,9 @@ impl CircuitSim<'_> {
             Kind::Data => self.hold_at_relay(id, to),
             // bulk TCP's ACK, bulk NDP's ACK, NACK or pull, on a fabric without a low-latency class
             Kind::Ack | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull => self.route_ack(to, id),
-            Kind::Header => unreachable!("bulk packets are never trimmed: headers travel the low-latency class"),
+            Kind::Header => {
+                unreachable!("bulk packets are never trimmed: headers travel the low-latency class")
+            }
             Kind::Offer => self.offer_arrived(id, to, sw),
             Kind::Accept => self.accept_arrived(id, to, sw),
         }
@@ -131,7 +161,16 @@ impl CircuitSim<'_> {
         let q = (to * self.n + next) as usize;
         let p = self.pkts[id as usize];
         let tcp = self.any_bulk_tcp && self.bulk_tcp[p.flow as usize];
-        debug_assert!(p.relayed && p.wire_bytes == p.payload + if tcp { self.tcp_header() } else { self.data_header() });
+        debug_assert!(
+            p.relayed
+                && p.wire_bytes
+                    == p.payload
+                        + if tcp {
+                            self.tcp_header()
+                        } else {
+                            self.data_header()
+                        }
+        );
         self.free.push(id); // the packet stays alive (counted in `live`), held by value
         self.relay_len[q] += 1;
         self.relay[q].push_back(Held {

@@ -48,7 +48,16 @@ pub(crate) struct HostLinks {
 impl HostLinks {
     pub fn new(spec: &HostsSpec, endpoints: u32, window_ps: u64) -> Self {
         let count = endpoints * spec.per_endpoint;
-        let port = |limit: Option<QueueLimit>, h: u32| Port::new(h, h / spec.per_endpoint, h, spec.rate_bps, spec.delay_ps, limit);
+        let port = |limit: Option<QueueLimit>, h: u32| {
+            Port::new(
+                h,
+                h / spec.per_endpoint,
+                h,
+                spec.rate_bps,
+                spec.delay_ps,
+                limit,
+            )
+        };
         HostLinks {
             per: spec.per_endpoint,
             delay_ps: spec.delay_ps,
@@ -95,13 +104,33 @@ impl HostLinks {
     /// Offer a packet made by host `h` at `now` to its NIC: its arrival at the ToR, or None (dropped). A
     /// `prio` packet (NDP's headers, ACKs, NACKs and pulls) goes ahead of waiting data and is never dropped,
     /// as at the packet engine's ports (`Port::offer_priority`).
-    pub fn push_up(&mut self, h: u32, pkt: u32, wire: u32, now: u64, prio: bool) -> Option<(u64, bool)> {
-        let entry = InFlight { arrival: 0, pkt, dst_host: h, wire_bytes: wire, flow_hash: 0 };
+    pub fn push_up(
+        &mut self,
+        h: u32,
+        pkt: u32,
+        wire: u32,
+        now: u64,
+        prio: bool,
+    ) -> Option<(u64, bool)> {
+        let entry = InFlight {
+            arrival: 0,
+            pkt,
+            dst_host: h,
+            wire_bytes: wire,
+            flow_hash: 0,
+        };
         let port = &mut self.up[h as usize];
-        let a = if prio { port.offer_priority(now, entry, 0) } else { port.offer(now, entry, 0) };
+        let a = if prio {
+            port.offer_priority(now, entry, 0)
+        } else {
+            port.offer(now, entry, 0)
+        };
         match a {
             Admission::Dropped => None,
-            Admission::Accepted { arrival, pipe_was_empty } => {
+            Admission::Accepted {
+                arrival,
+                pipe_was_empty,
+            } => {
                 self.count(h, 0, now, wire);
                 Some((arrival, pipe_was_empty))
             }
@@ -111,13 +140,33 @@ impl HostLinks {
 
     /// Offer a packet that reached host `h`'s ToR at `now` to the ToR's port down to the host: its arrival
     /// at the host (it enters the port's pipe and arrives by event), or None (dropped). `prio` as `push_up`.
-    pub fn push_down(&mut self, h: u32, pkt: u32, wire: u32, now: u64, prio: bool) -> Option<(u64, bool)> {
-        let entry = InFlight { arrival: 0, pkt, dst_host: h, wire_bytes: wire, flow_hash: 0 };
+    pub fn push_down(
+        &mut self,
+        h: u32,
+        pkt: u32,
+        wire: u32,
+        now: u64,
+        prio: bool,
+    ) -> Option<(u64, bool)> {
+        let entry = InFlight {
+            arrival: 0,
+            pkt,
+            dst_host: h,
+            wire_bytes: wire,
+            flow_hash: 0,
+        };
         let port = &mut self.down[h as usize];
-        let a = if prio { port.offer_priority(now, entry, 0) } else { port.offer(now, entry, 0) };
+        let a = if prio {
+            port.offer_priority(now, entry, 0)
+        } else {
+            port.offer(now, entry, 0)
+        };
         match a {
             Admission::Dropped => None,
-            Admission::Accepted { arrival, pipe_was_empty } => Some((arrival, pipe_was_empty)),
+            Admission::Accepted {
+                arrival,
+                pipe_was_empty,
+            } => Some((arrival, pipe_was_empty)),
             Admission::Held { .. } => unreachable!("EEE is refused on circuit fabrics"),
         }
     }
@@ -149,18 +198,29 @@ impl HostLinks {
 
     /// Packets dropped on host links (NIC queues and ToR down ports).
     pub fn drops(&self) -> u64 {
-        self.up.iter().chain(&self.down).map(|p| p.counters.drops).sum()
+        self.up
+            .iter()
+            .chain(&self.down)
+            .map(|p| p.counters.drops)
+            .sum()
     }
 
     /// Packets on a host link (in a pipe: they arrive by event) and the earliest such arrival.
     pub fn in_pipes(&self) -> (u64, Option<u64>) {
         let ports = self.up.iter().chain(&self.down);
         let n = ports.clone().map(|p| p.pipe_len() as u64).sum();
-        (n, ports.filter_map(|p| p.pipe_front().map(|e| e.arrival)).min())
+        (
+            n,
+            ports
+                .filter_map(|p| p.pipe_front().map(|e| e.arrival))
+                .min(),
+        )
     }
 
     fn count(&mut self, h: u32, at: usize, time: u64, wire: u32) {
-        let Some(w) = time.checked_div(self.window_ps) else { return };
+        let Some(w) = time.checked_div(self.window_ps) else {
+            return;
+        };
         if w >= MAX_WINDOWS {
             self.windows_overflowed = true;
             return;
@@ -176,7 +236,10 @@ impl HostLinks {
     /// Windows per host, padded to `width`: (packets sent, bytes sent, packets received, bytes received).
     pub fn series(&self, width: usize) -> [Vec<Vec<u64>>; 4] {
         let col = |at: usize| -> Vec<Vec<u64>> {
-            self.windows.iter().map(|r| (0..width).map(|w| r.get(w).map_or(0, |c| c[at])).collect()).collect()
+            self.windows
+                .iter()
+                .map(|r| (0..width).map(|w| r.get(w).map_or(0, |c| c[at])).collect())
+                .collect()
         };
         [col(0), col(1), col(2), col(3)]
     }

@@ -19,7 +19,11 @@ impl CircuitSim<'_> {
     pub(super) fn nic_ready_at(&self, f: u32, len: u64) -> u64 {
         let Some(hl) = &self.hosts else { return 0 };
         let len = len.min(self.spec.packet.payload_bytes as u64) as u32;
-        let hdr = if self.any_bulk_tcp && self.bulk_tcp[f as usize] { self.tcp_header() } else { self.data_header() };
+        let hdr = if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
+            self.tcp_header()
+        } else {
+            self.data_header()
+        };
         hl.ready_at(self.spec.flows[f as usize].src, len + hdr)
     }
 
@@ -35,7 +39,9 @@ impl CircuitSim<'_> {
     /// onto the endpoint's low-latency path (bulk TCP's ACKs without a low-latency class: its ACK queue).
     pub(super) fn emit(&mut self, x: u32, id: u32) {
         let now = self.now;
-        let Some(hl) = &mut self.hosts else { return self.route_from(x, id) };
+        let Some(hl) = &mut self.hosts else {
+            return self.route_from(x, id);
+        };
         let pk = &self.pkts[id as usize];
         // NDP's headers and control go ahead of data on the NIC, as the public Opera simulator's host queues
         // send them (src/opera/queue.cpp, `PriorityQueue::getPriority`, lines 178-192)
@@ -58,7 +64,14 @@ impl CircuitSim<'_> {
     pub(super) fn down_to_host(&mut self, id: u32) {
         let pk = self.pkts[id as usize];
         let f = &self.spec.flows[pk.flow as usize];
-        let h = if matches!(pk.kind, Kind::Ack | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull) { f.src } else { f.dst };
+        let h = if matches!(
+            pk.kind,
+            Kind::Ack | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull
+        ) {
+            f.src
+        } else {
+            f.dst
+        };
         let now = self.now;
         let ndp_data = pk.kind == Kind::Data && self.flows[pk.flow as usize].ndp.is_some();
         let hl = self.hosts.as_mut().expect("a run with hosts");
@@ -86,7 +99,11 @@ impl CircuitSim<'_> {
     pub(super) fn host_link_arrival(&mut self, arg: u32) {
         let (h, down) = (arg / 2, arg % 2 == 1);
         let hl = self.hosts.as_mut().expect("a run with hosts");
-        let port = if down { &mut hl.down[h as usize] } else { &mut hl.up[h as usize] };
+        let port = if down {
+            &mut hl.down[h as usize]
+        } else {
+            &mut hl.up[h as usize]
+        };
         let (head, next) = port.pop_arrival();
         if let Some(t) = next {
             self.events.push(t, EventKind::PortArrival, arg);
@@ -147,7 +164,15 @@ impl CircuitSim<'_> {
         let len = avail.min(pay);
         let wire = len as u32 + self.data_header();
         let seq = self.hand_out(f, len);
-        let pk = CPacket::of_flow(Kind::Data, f, self.ends[f as usize].1, wire, len as u32, seq, self.now);
+        let pk = CPacket::of_flow(
+            Kind::Data,
+            f,
+            self.ends[f as usize].1,
+            wire,
+            len as u32,
+            seq,
+            self.now,
+        );
         let id = self.slot_for(pk);
         self.emit(src, id);
         if self.hot[f as usize].sent < self.hot[f as usize].size {

@@ -9,7 +9,11 @@ impl CircuitSim<'_> {
     /// The current slice.
     #[inline]
     fn slice_now(&self) -> usize {
-        let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        let o = self
+            .spec
+            .opera
+            .as_ref()
+            .expect("opera routing has its table");
         ((self.now.saturating_sub(o.origin_ps) / o.slice_ps) % o.slices as u64) as usize
     }
 
@@ -41,7 +45,11 @@ impl CircuitSim<'_> {
         }
         let t = self.slice_now();
         let spec = self.spec;
-        let circuits = spec.opera.as_ref().and_then(|o| o.circuits.as_deref()).expect("validated: circuits");
+        let circuits = spec
+            .opera
+            .as_ref()
+            .and_then(|o| o.circuits.as_deref())
+            .expect("validated: circuits");
         let rng = &mut self.path_rng;
         let lp = self.listed.as_mut().expect("listed paths");
         let path = lp.draw(circuits, t, at, pk.dst, |count| rng.below(count))?;
@@ -62,7 +70,12 @@ impl CircuitSim<'_> {
     /// The switch whose circuit from `at` leads towards `dst` in the current slice (None: no path).
     #[inline]
     pub(super) fn next_switch(&self, at: u32, dst: u32) -> Option<u32> {
-        let x = self.spec.opera.as_ref().expect("opera routing has its table").next_switch[self.table_at(at, dst)];
+        let x = self
+            .spec
+            .opera
+            .as_ref()
+            .expect("opera routing has its table")
+            .next_switch[self.table_at(at, dst)];
         (x != 255).then_some(x as u32)
     }
 
@@ -73,11 +86,19 @@ impl CircuitSim<'_> {
     /// other packet takes `next_switch`.
     fn first_hop(&mut self, at: u32, id: u32) -> Option<u32> {
         let pk = self.pkts[id as usize];
-        let o = self.spec.opera.as_ref().expect("opera routing has its table");
+        let o = self
+            .spec
+            .opera
+            .as_ref()
+            .expect("opera routing has its table");
         if self.listed.is_some() && self.flows[pk.flow as usize].ndp.is_some() {
             return self.listed_hop(at, id);
         }
-        if let Some(spray) = o.spray.as_ref().filter(|_| self.flows[pk.flow as usize].ndp.is_some()) {
+        if let Some(spray) = o
+            .spray
+            .as_ref()
+            .filter(|_| self.flows[pk.flow as usize].ndp.is_some())
+        {
             let mut mask = spray[self.table_at(at, pk.dst)];
             if mask == 0 {
                 return None;
@@ -101,18 +122,25 @@ impl CircuitSim<'_> {
                 let pk = self.pkts[id as usize];
                 if pk.kind.ndp_priority() {
                     self.ports[port as usize].ll_hi.push_back(id);
-                } else if pk.kind == Kind::Data && self.flows[pk.flow as usize].ndp.is_some() && self.ll_full(port, pk.wire_bytes) {
+                } else if pk.kind == Kind::Data
+                    && self.flows[pk.flow as usize].ndp.is_some()
+                    && self.ll_full(port, pk.wire_bytes)
+                {
                     // NDP data meeting a full data queue is trimmed to its header, which goes ahead of the data
                     // (Handley et al. 2017, section 3.1; the public Opera simulator trims at its ToRs' 8-packet
                     // queues).
                     let p = &mut self.pkts[id as usize];
                     p.kind = Kind::Header;
-                    p.wire_bytes = self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
+                    p.wire_bytes =
+                        self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
                     self.flows[pk.flow as usize].trims += 1;
                     self.ports[port as usize].ll_hi.push_back(id);
                 } else {
                     if pk.kind == Kind::Data
-                        && self.flows[pk.flow as usize].sender.as_ref().is_some_and(|s| s.dctcp.is_some())
+                        && self.flows[pk.flow as usize]
+                            .sender
+                            .as_ref()
+                            .is_some_and(|s| s.dctcp.is_some())
                         && self.ports[port as usize].ll.len() as u64 >= self.spec.dctcp.k_packets
                     {
                         // DCTCP: data meeting K or more packets in the queue is marked (Alizadeh et al. 2010,
@@ -136,7 +164,11 @@ impl CircuitSim<'_> {
         match self.spec.ndp.queue {
             QueueLimit::Packets(n) => q.len() as u64 >= n,
             QueueLimit::Bytes(b) => {
-                q.iter().map(|&i| self.pkts[i as usize].wire_bytes as u64).sum::<u64>() + wire as u64 > b
+                q.iter()
+                    .map(|&i| self.pkts[i as usize].wire_bytes as u64)
+                    .sum::<u64>()
+                    + wire as u64
+                    > b
             }
         }
     }
@@ -147,12 +179,17 @@ impl CircuitSim<'_> {
     pub(super) fn new_slice(&mut self) {
         for port in 0..self.n * self.s {
             let ps = &self.ports[port as usize];
-            if (ps.ll.is_empty() && ps.ll_hi.is_empty()) || (ps.peer.is_some() && self.now < ps.win_end) {
+            if (ps.ll.is_empty() && ps.ll_hi.is_empty())
+                || (ps.peer.is_some() && self.now < ps.win_end)
+            {
                 continue;
             }
             let at = port / self.s;
             let hi = std::mem::take(&mut self.ports[port as usize].ll_hi);
-            for id in hi.into_iter().chain(std::mem::take(&mut self.ports[port as usize].ll)) {
+            for id in hi
+                .into_iter()
+                .chain(std::mem::take(&mut self.ports[port as usize].ll))
+            {
                 self.reroute_low_latency(at, id);
             }
         }
@@ -191,12 +228,10 @@ impl CircuitSim<'_> {
         let flows = &self.ll_src[e as usize];
         let count = flows.len();
         let start = self.ports[port as usize].ll_rr;
-        let pick = (0..count)
-            .map(|i| (start + i) % count)
-            .find(|&i| {
-                let f = flows[i];
-                self.ready(f) && self.next_switch(e, self.ends[f as usize].1) == Some(sw)
-            });
+        let pick = (0..count).map(|i| (start + i) % count).find(|&i| {
+            let f = flows[i];
+            self.ready(f) && self.next_switch(e, self.ends[f as usize].1) == Some(sw)
+        });
         let Some(i) = pick else {
             self.wake_for_low_latency(port, e);
             return false;
@@ -211,7 +246,10 @@ impl CircuitSim<'_> {
         let seq = self.hand_out(f, len);
         self.pull_from_host(f, wire);
         let dst = self.ends[f as usize].1;
-        let pk = CPacket { ll: true, ..CPacket::of_flow(Kind::Data, f, dst, wire, len as u32, seq, self.now) };
+        let pk = CPacket {
+            ll: true,
+            ..CPacket::of_flow(Kind::Data, f, dst, wire, len as u32, seq, self.now)
+        };
         self.ports[port as usize].ll_rr = (i + 1) % count;
         self.transmit(port, peer, pk, None);
         true

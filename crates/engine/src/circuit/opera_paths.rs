@@ -35,12 +35,26 @@ pub(super) struct ListedPaths {
 impl ListedPaths {
     pub fn new(k: u8, n: u32, s: u32, slices: u32) -> Self {
         let (n, s) = (n as usize, s as usize);
-        ListedPaths { k: k as usize, n, s, start: vec![0; slices as usize * n * n], done: vec![false; slices as usize], flat: Vec::new() }
+        ListedPaths {
+            k: k as usize,
+            n,
+            s,
+            start: vec![0; slices as usize * n * n],
+            done: vec![false; slices as usize],
+            flat: Vec::new(),
+        }
     }
 
     /// Draw one of the paths listed for (slice `t`, `at`, `dst`) with `pick(count)` (an index below count);
     /// None where the slice has none (no path, or `at` is `dst`).
-    pub fn draw(&mut self, circuits: &[u32], t: usize, at: u32, dst: u32, pick: impl FnOnce(u32) -> u32) -> Option<u32> {
+    pub fn draw(
+        &mut self,
+        circuits: &[u32],
+        t: usize,
+        at: u32,
+        dst: u32,
+        pick: impl FnOnce(u32) -> u32,
+    ) -> Option<u32> {
         if !self.done[t] {
             self.compute_slice(circuits, t);
         }
@@ -82,8 +96,15 @@ impl ListedPaths {
         }
         let mut queue = VecDeque::new();
         let mut found: Vec<Vec<u8>> = Vec::new();
-        let mut walk =
-            Walk { out: &out, to_dst: vec![u32::MAX; n], dst: 0, budget: 0, k: self.k, on: vec![false; n], sw: Vec::new() };
+        let mut walk = Walk {
+            out: &out,
+            to_dst: vec![u32::MAX; n],
+            dst: 0,
+            budget: 0,
+            k: self.k,
+            on: vec![false; n],
+            sw: Vec::new(),
+        };
         for dst in 0..n {
             let to_dst = &mut walk.to_dst;
             to_dst.fill(u32::MAX);
@@ -169,7 +190,9 @@ mod tests {
     /// A ring of 6 endpoints over two switches (0: +1, 1: -1) and a chord switch 2 (a <-> a + 3).
     fn ring() -> Vec<u32> {
         let n = 6u32;
-        (0..n).flat_map(|a| [(a + 1) % n, (a + n - 1) % n, (a + 3) % n]).collect()
+        (0..n)
+            .flat_map(|a| [(a + 1) % n, (a + n - 1) % n, (a + 3) % n])
+            .collect()
     }
 
     fn racks(circ: &[u32], lp: &ListedPaths, at: u32, p: u32) -> Vec<u32> {

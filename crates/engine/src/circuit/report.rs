@@ -2,7 +2,9 @@
 //! a run (the record types are `circuit::results`).
 
 use super::CircuitSim;
-use crate::circuit::results::{CircuitFlowResult, CircuitPortResult, CircuitResults, CircuitSeries, CircuitSummary};
+use crate::circuit::results::{
+    CircuitFlowResult, CircuitPortResult, CircuitResults, CircuitSeries, CircuitSummary,
+};
 
 impl CircuitSim<'_> {
     pub(super) fn results(self, wall_s: f64, stopped_by: &'static str) -> CircuitResults {
@@ -11,7 +13,17 @@ impl CircuitSim<'_> {
             .flows
             .iter()
             .zip(self.flows.iter().zip(&self.hot))
-            .map(|(f, (s, h))| (f, s, h, s.sender.as_ref().map(|t| &t.stats).or(s.ndp.as_ref().map(|n| &n.stats))))
+            .map(|(f, (s, h))| {
+                (
+                    f,
+                    s,
+                    h,
+                    s.sender
+                        .as_ref()
+                        .map(|t| &t.stats)
+                        .or(s.ndp.as_ref().map(|n| &n.stats)),
+                )
+            })
             .map(|(f, s, h, stats)| CircuitFlowResult {
                 id: f.id,
                 src: f.src,
@@ -57,7 +69,13 @@ impl CircuitSim<'_> {
             })
             .collect();
         let series = (self.window_ps > 0).then(|| {
-            let width = self.win_rx.iter().chain(&self.win_tx).map(|r| r.len()).max().unwrap_or(0);
+            let width = self
+                .win_rx
+                .iter()
+                .chain(&self.win_tx)
+                .map(|r| r.len())
+                .max()
+                .unwrap_or(0);
             let width = width.max(self.hosts.as_ref().map_or(0, |h| h.width()));
             let [hps, hbs, hpr, hbr] = match &self.hosts {
                 Some(h) => h.series(width).map(Some),

@@ -27,7 +27,9 @@ pub fn accept(room: &[u64], offers: &[Offer]) -> Vec<Vec<u64>> {
                 continue;
             }
             active.clear();
-            active.extend((0..offers.len()).filter(|&a| offers[a].bytes[d] > acc[a][d] && cap[a] > 0));
+            active.extend(
+                (0..offers.len()).filter(|&a| offers[a].bytes[d] > acc[a][d] && cap[a] > 0),
+            );
             if active.is_empty() {
                 continue;
             }
@@ -57,15 +59,24 @@ mod tests {
     fn room_is_shared_fairly_and_unused_shares_go_round_again() {
         // Destination 0 has room 100; neighbour A offers 10, B offers 200: A takes 10, B the other 90.
         let offers = vec![
-            Offer { bytes: vec![10, 0], capacity: 1000 },
-            Offer { bytes: vec![200, 0], capacity: 1000 },
+            Offer {
+                bytes: vec![10, 0],
+                capacity: 1000,
+            },
+            Offer {
+                bytes: vec![200, 0],
+                capacity: 1000,
+            },
         ];
         assert_eq!(accept(&[100, 0], &offers), vec![vec![10, 0], vec![90, 0]]);
     }
 
     #[test]
     fn a_neighbours_capacity_caps_its_total_over_destinations() {
-        let offers = vec![Offer { bytes: vec![100, 100], capacity: 120 }];
+        let offers = vec![Offer {
+            bytes: vec![100, 100],
+            capacity: 120,
+        }];
         let acc = accept(&[100, 100], &offers);
         assert_eq!(acc[0].iter().sum::<u64>(), 120);
         assert!(acc[0].iter().all(|&x| x <= 100));
@@ -73,7 +84,10 @@ mod tests {
 
     #[test]
     fn nothing_is_accepted_where_the_relay_is_full() {
-        let offers = vec![Offer { bytes: vec![50, 50], capacity: 100 }];
+        let offers = vec![Offer {
+            bytes: vec![50, 50],
+            capacity: 100,
+        }];
         assert_eq!(accept(&[0, 30], &offers), vec![vec![0, 30]]);
     }
 }

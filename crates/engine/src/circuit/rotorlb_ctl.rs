@@ -8,9 +8,14 @@ use crate::circuit::spec::CircuitRouting;
 
 impl CircuitSim<'_> {
     pub(super) fn send_offer(&mut self, port: u32) {
-        let Some(peer) = self.ports[port as usize].peer else { return };
+        let Some(peer) = self.ports[port as usize].peer else {
+            return;
+        };
         let e = port / self.s;
-        let (ws, we) = (self.ports[port as usize].win_start, self.ports[port as usize].win_end);
+        let (ws, we) = (
+            self.ports[port as usize].win_start,
+            self.ports[port as usize].win_end,
+        );
         let cap = self.window_payload(we - ws);
         let stored = self.held[(e * self.n + peer) as usize];
         let direct = self.pair_available(e, peer);
@@ -26,14 +31,22 @@ impl CircuitSim<'_> {
             return; // nothing to offer: the peer expects no offer from an uplink that sends none (see below)
         }
         let slot_start = self.ports[port as usize].slot_start;
-        let msg = self.new_msg(Msg { slot_start, offer: Offer { bytes, capacity }, accepted: Vec::new() });
+        let msg = self.new_msg(Msg {
+            slot_start,
+            offer: Offer { bytes, capacity },
+            accepted: Vec::new(),
+        });
         self.push_control(port, Kind::Offer, peer, msg);
     }
 
     pub(super) fn push_control(&mut self, port: u32, kind: Kind, to: u32, msg: u32) {
         let p = &self.spec.packet;
         let wire = p.control_bytes + p.frame_overhead_bytes;
-        let id = self.alloc(CPacket { msg, hop: 0, ..CPacket::of_flow(kind, u32::MAX, to, wire, 0, 0, self.now) });
+        let id = self.alloc(CPacket {
+            msg,
+            hop: 0,
+            ..CPacket::of_flow(kind, u32::MAX, to, wire, 0, 0, self.now)
+        });
         self.ports[port as usize].control.push_back(id);
         self.wake(port);
     }
@@ -44,7 +57,11 @@ impl CircuitSim<'_> {
         let mine: Vec<(u32, u32)> = self.mailbox[r as usize]
             .iter()
             .copied()
-            .filter(|(m, _)| self.msgs[*m as usize].as_ref().is_some_and(|x| x.slot_start == slot_start))
+            .filter(|(m, _)| {
+                self.msgs[*m as usize]
+                    .as_ref()
+                    .is_some_and(|x| x.slot_start == slot_start)
+            })
             .collect();
         // Neighbours that will offer: the peers of r's uplinks in this slot whose own offer was non-empty. We
         // cannot know the latter at r without a message, so every uplink of a peer offers or is silent, and
@@ -72,11 +89,21 @@ impl CircuitSim<'_> {
                 slot_bytes.saturating_sub(queued)
             })
             .collect();
-        let offers: Vec<Offer> =
-            mine.iter().map(|(m, _)| self.msgs[*m as usize].as_ref().expect("alive").offer.clone()).collect();
+        let offers: Vec<Offer> = mine
+            .iter()
+            .map(|(m, _)| {
+                self.msgs[*m as usize]
+                    .as_ref()
+                    .expect("alive")
+                    .offer
+                    .clone()
+            })
+            .collect();
         let acc = accept(&room, &offers);
         for ((m, port), accepted) in mine.into_iter().zip(acc) {
-            let sender = self.ports[port as usize].peer.expect("an uplink that got an offer is up");
+            let sender = self.ports[port as usize]
+                .peer
+                .expect("an uplink that got an offer is up");
             let msg = self.msgs[m as usize].as_mut().expect("alive");
             msg.accepted = accepted;
             self.push_control(port, Kind::Accept, sender, m);
@@ -93,15 +120,23 @@ impl CircuitSim<'_> {
                 return false;
             }
             let pp = &self.ports[peer_port(peer) as usize];
-            pp.control.iter().any(|&c| self.pkts[c as usize].kind == Kind::Offer)
-                || pp.pipe.iter().any(|&(_, id, _)| self.pkts[id as usize].kind == Kind::Offer)
+            pp.control
+                .iter()
+                .any(|&c| self.pkts[c as usize].kind == Kind::Offer)
+                || pp
+                    .pipe
+                    .iter()
+                    .any(|&(_, id, _)| self.pkts[id as usize].kind == Kind::Offer)
         })
     }
 
     /// RotorLB negotiates on this run (RotorLB itself, or Opera's bulk traffic).
     #[inline]
     pub(super) fn balances(&self) -> bool {
-        matches!(self.spec.routing, CircuitRouting::Rotorlb | CircuitRouting::Opera)
+        matches!(
+            self.spec.routing,
+            CircuitRouting::Rotorlb | CircuitRouting::Opera
+        )
     }
 
     /// An offer reached relay `to` over its uplink on switch `sw`: kept until every offer of its slot is in.

@@ -36,7 +36,13 @@ impl Schedule {
             uptimes.push(slot.uptime_ps);
             t += slot.uptime_ps + slot.reconfig_ps;
         }
-        Schedule { peers, starts, uptimes, cycle_ps: t, phase_ps: sw.phase_ps }
+        Schedule {
+            peers,
+            starts,
+            uptimes,
+            cycle_ps: t,
+            phase_ps: sw.phase_ps,
+        }
     }
 
     /// The slot in force at time `t` and the absolute time its uptime began (which may precede 0 for the
@@ -58,7 +64,11 @@ impl Schedule {
     /// The slot after slot `k` that starts at `start`: its index and absolute start.
     pub fn next_slot(&self, k: usize, start: i128) -> (usize, i128) {
         let next = (k + 1) % self.starts.len();
-        let len = if next == 0 { self.cycle_ps - self.starts[k] } else { self.starts[next] - self.starts[k] };
+        let len = if next == 0 {
+            self.cycle_ps - self.starts[k]
+        } else {
+            self.starts[next] - self.starts[k]
+        };
         (next, start + len as i128)
     }
 }
@@ -72,7 +82,13 @@ mod tests {
         let sw = SwitchSpec {
             kind: SwitchKind::Rotor,
             matchings: vec![vec![1, 0, 3, 2], vec![2, 3, 0, 1], vec![3, 2, 1, 0]],
-            slots: (0..3).map(|m| SlotSpec { matching: Selection::All(m), uptime_ps: 100, reconfig_ps: 10 }).collect(),
+            slots: (0..3)
+                .map(|m| SlotSpec {
+                    matching: Selection::All(m),
+                    uptime_ps: 100,
+                    reconfig_ps: 10,
+                })
+                .collect(),
             phase_ps: phase,
         };
         Schedule::new(&sw, 4)

@@ -70,7 +70,9 @@ impl CircuitSim<'_> {
     }
 
     pub(super) fn port_next(&mut self, port: u32) {
-        let Some(peer) = self.ports[port as usize].peer else { return };
+        let Some(peer) = self.ports[port as usize].peer else {
+            return;
+        };
         let e = port / self.s;
         let n = self.n;
         let now = self.now;
@@ -117,7 +119,15 @@ impl CircuitSim<'_> {
                     hop: h.hop,
                     retx: h.retx,
                     ce: h.ce,
-                    ..CPacket::of_flow(Kind::Data, h.flow, h.dst, h.payload + hdr, h.payload, h.seq, h.ts)
+                    ..CPacket::of_flow(
+                        Kind::Data,
+                        h.flow,
+                        h.dst,
+                        h.payload + hdr,
+                        h.payload,
+                        h.seq,
+                        h.ts,
+                    )
                 };
                 self.transmit(port, peer, pk, None);
             }
@@ -129,7 +139,11 @@ impl CircuitSim<'_> {
             CircuitRouting::Selector => ((e * n + off) as usize, peer, false),
             _ => ((e * n + peer) as usize, peer, false),
         };
-        let extra = if self.balances() { self.ports[port as usize].relay_budget.len() } else { 0 };
+        let extra = if self.balances() {
+            self.ports[port as usize].relay_budget.len()
+        } else {
+            0
+        };
         let mut wake_at: Option<u64> = None;
         for c in 0..=extra {
             let (list, d, via_relay) = if c == 0 {
@@ -141,17 +155,32 @@ impl CircuitSim<'_> {
                 }
                 ((e * n + d) as usize, d, true)
             };
-            let flows = if routing == CircuitRouting::Selector { self.first_hop.get(list) } else { self.local.get(list) };
+            let flows = if routing == CircuitRouting::Selector {
+                self.first_hop.get(list)
+            } else {
+                self.local.get(list)
+            };
             // Round robin over the list's flows (selector lists mix destinations), first come otherwise.
             let len_list = flows.len();
-            let start = if routing == CircuitRouting::Selector { self.ports[port as usize].rr as usize } else { 0 };
-            let Some(f) = (0..len_list).map(|i| flows[(start + i) % len_list]).find(|&f| self.ready(f)) else {
+            let start = if routing == CircuitRouting::Selector {
+                self.ports[port as usize].rr as usize
+            } else {
+                0
+            };
+            let Some(f) = (0..len_list)
+                .map(|i| flows[(start + i) % len_list])
+                .find(|&f| self.ready(f))
+            else {
                 if let Some(t) = self.earliest_available(flows) {
                     wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
                 }
                 continue;
             };
-            let d = if routing == CircuitRouting::Selector { self.ends[f as usize].1 } else { d };
+            let d = if routing == CircuitRouting::Selector {
+                self.ends[f as usize].1
+            } else {
+                d
+            };
             if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
                 self.send_queued(port, peer, f, d, via_relay);
                 if routing == CircuitRouting::Selector {
@@ -161,7 +190,11 @@ impl CircuitSim<'_> {
             }
             let mut len = self.available(f).min(pay);
             if via_relay {
-                let b = self.ports[port as usize].relay_budget.iter().find(|(x, _)| *x == d).map_or(0, |x| x.1);
+                let b = self.ports[port as usize]
+                    .relay_budget
+                    .iter()
+                    .find(|(x, _)| *x == d)
+                    .map_or(0, |x| x.1);
                 len = len.min(b);
             }
             let wire = len as u32 + pkt_hdr;
@@ -169,7 +202,11 @@ impl CircuitSim<'_> {
                 return; // the window cannot take this packet: stop early (the guard)
             }
             if via_relay {
-                for x in self.ports[port as usize].relay_budget.iter_mut().filter(|x| x.0 == d) {
+                for x in self.ports[port as usize]
+                    .relay_budget
+                    .iter_mut()
+                    .filter(|x| x.0 == d)
+                {
                     x.1 -= len;
                 }
             }
@@ -204,7 +241,12 @@ impl CircuitSim<'_> {
     #[inline]
     fn next_in_round(&mut self, port: u32, list: usize, f: u32) {
         let len_list = self.first_hop.get(list).len();
-        let at = self.first_hop.get(list).iter().position(|&x| x == f).expect("listed");
+        let at = self
+            .first_hop
+            .get(list)
+            .iter()
+            .position(|&x| x == f)
+            .expect("listed");
         self.ports[port as usize].rr = ((at + 1) % len_list) as u32;
     }
 
@@ -212,13 +254,19 @@ impl CircuitSim<'_> {
     /// `peer`), if the window can take it. A segment is never split: on RotorLB's phase 3 it leaves while the
     /// peer's accepted budget for `d` is not yet spent, and may overrun it by less than one segment (our choice).
     fn send_queued(&mut self, port: u32, peer: u32, f: u32, d: u32, via_relay: bool) {
-        let Some(&Queued { seg, ce }) = self.flows[f as usize].queued.front() else { return };
+        let Some(&Queued { seg, ce }) = self.flows[f as usize].queued.front() else {
+            return;
+        };
         let wire = seg.len + self.tcp_header();
         if !self.fits(port, wire) {
             return; // the window cannot take this packet: stop early (the guard)
         }
         if via_relay {
-            for x in self.ports[port as usize].relay_budget.iter_mut().filter(|x| x.0 == d) {
+            for x in self.ports[port as usize]
+                .relay_budget
+                .iter_mut()
+                .filter(|x| x.0 == d)
+            {
                 x.1 = x.1.saturating_sub(seg.len as u64);
             }
         }
@@ -256,7 +304,11 @@ impl CircuitSim<'_> {
             lag += (-(t.jitter_mean_ps as f64) * unit().ln()) as u64;
         }
         if t.stall_prob > 0.0 && unit() <= t.stall_prob {
-            lag += if t.stall_law == "fixed" { t.stall_ps } else { (-(t.stall_ps as f64) * unit().ln()) as u64 };
+            lag += if t.stall_law == "fixed" {
+                t.stall_ps
+            } else {
+                (-(t.stall_ps as f64) * unit().ln()) as u64
+            };
         }
         lag
     }
@@ -279,7 +331,12 @@ impl CircuitSim<'_> {
         ps.busy_ps += ser;
         self.hops += 1;
         if let Some(win) = w.checked_div(self.window_ps) {
-            Self::count(&mut self.win_tx[e as usize], win, wire as u64, &mut self.windows_overflowed);
+            Self::count(
+                &mut self.win_tx[e as usize],
+                win,
+                wire as u64,
+                &mut self.windows_overflowed,
+            );
         }
         // The switch passes the packet only inside the uptime of the circuit to the intended peer.
         let a0 = w + delay;

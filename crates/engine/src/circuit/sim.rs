@@ -19,12 +19,12 @@ use super::results::CircuitResults;
 use super::rotorlb::Offer;
 use super::schedule::Schedule;
 use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport};
-use crate::spec::PullPacing;
 use crate::error::EngineError;
 use crate::event::{EventKind, EventQueue};
-use crate::rng::Rng;
-use crate::spec::TcpSpec;
 use crate::ndp::{NdpSender, PullPacer};
+use crate::rng::Rng;
+use crate::spec::PullPacing;
+use crate::spec::TcpSpec;
 use crate::tcp::{Segment, TcpReceiver, TcpSender};
 use crate::units::SerClock;
 
@@ -68,7 +68,10 @@ impl Kind {
     /// NDP's high-priority packets: trimmed headers and the receiver's control.
     #[inline]
     pub(crate) fn ndp_priority(self) -> bool {
-        matches!(self, Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull)
+        matches!(
+            self,
+            Kind::Header | Kind::NdpAck | Kind::NdpNack | Kind::NdpPull
+        )
     }
 }
 
@@ -113,7 +116,22 @@ impl CPacket {
     ) -> Self {
         let (msg, relayed, hop, ll, retx, ce) = (0, false, 1, false, false, false);
         let path = opera_paths::NO_PATH;
-        CPacket { kind, flow, dst, wire_bytes, payload, seq, ts, msg, relayed, hop, ll, retx, ce, path }
+        CPacket {
+            kind,
+            flow,
+            dst,
+            wire_bytes,
+            payload,
+            seq,
+            ts,
+            msg,
+            relayed,
+            hop,
+            ll,
+            retx,
+            ce,
+            path,
+        }
     }
 }
 
@@ -230,7 +248,10 @@ impl FlowState {
 
     /// When the flow's retransmission timer (TCP) or last-resort timer (NDP) is due, if armed.
     fn rto_deadline(&self) -> Option<u64> {
-        self.sender.as_ref().map_or_else(|| self.ndp.as_ref().and_then(|n| n.rto_deadline), |s| s.rto_deadline)
+        self.sender.as_ref().map_or_else(
+            || self.ndp.as_ref().and_then(|n| n.rto_deadline),
+            |s| s.rto_deadline,
+        )
     }
 }
 
@@ -267,7 +288,9 @@ fn prefetch<T>(p: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint: it reads nothing into the program and cannot fault.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((p as *const T).cast::<i8>())
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const T).cast::<i8>(),
+        )
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
@@ -275,7 +298,11 @@ fn prefetch<T>(p: &T) {
 
 /// A selector route's default order: the offset's powers of two from the largest down.
 pub fn default_route(offset: u32) -> Vec<u32> {
-    (0..32).rev().map(|i| 1u32 << i).filter(|b| offset & b != 0).collect()
+    (0..32)
+        .rev()
+        .map(|i| 1u32 << i)
+        .filter(|b| offset & b != 0)
+        .collect()
 }
 
 pub struct CircuitSim<'a> {
@@ -380,8 +407,15 @@ impl<'a> CircuitSim<'a> {
     pub fn new(spec: &'a CircuitSpec) -> Result<Self, EngineError> {
         super::validate::check(spec)?;
         let (n, s) = (spec.endpoints, spec.switches.len() as u32);
-        let scheds: Vec<Schedule> = spec.switches.iter().map(|sw| Schedule::new(sw, n)).collect();
-        if matches!(spec.routing, CircuitRouting::Rotorlb | CircuitRouting::Opera) {
+        let scheds: Vec<Schedule> = spec
+            .switches
+            .iter()
+            .map(|sw| Schedule::new(sw, n))
+            .collect();
+        if matches!(
+            spec.routing,
+            CircuitRouting::Rotorlb | CircuitRouting::Opera
+        ) {
             // Offers and accepts go back over the circuit they came on, so each circuit must be two-way.
             for (i, sc) in scheds.iter().enumerate() {
                 for (k, peers) in sc.peers.iter().enumerate() {
@@ -398,7 +432,11 @@ impl<'a> CircuitSim<'a> {
         let cutoff = spec.opera.as_ref().map_or(0, |o| o.cutoff_bytes);
         let low_latency: Vec<bool> = spec.flows.iter().map(|f| f.size_bytes < cutoff).collect();
         let per = spec.hosts.as_ref().map_or(1, |h| h.per_endpoint);
-        let ends: Vec<(u32, u32)> = spec.flows.iter().map(|f| (f.src / per, f.dst / per)).collect();
+        let ends: Vec<(u32, u32)> = spec
+            .flows
+            .iter()
+            .map(|f| (f.src / per, f.dst / per))
+            .collect();
         let intra: Vec<bool> = ends.iter().map(|(a, b)| a == b).collect();
         let mut local = vec![Vec::new(); (n * n) as usize];
         let mut ll_src = vec![Vec::new(); n as usize];
@@ -415,7 +453,9 @@ impl<'a> CircuitSim<'a> {
         }
         let mut backlog = vec![0u64; (n * n) as usize];
         let mut capped = vec![false; (n * n) as usize];
-        let tcp_kind = |f: &super::spec::CircuitFlowSpec| matches!(f.transport, CircuitTransport::Tcp | CircuitTransport::Dctcp);
+        let tcp_kind = |f: &super::spec::CircuitFlowSpec| {
+            matches!(f.transport, CircuitTransport::Tcp | CircuitTransport::Dctcp)
+        };
         let bulk_tcp: Vec<bool> = spec
             .flows
             .iter()
@@ -440,7 +480,10 @@ impl<'a> CircuitSim<'a> {
             first_hop = vec![Vec::new(); (n * n) as usize];
             for (i, f) in spec.flows.iter().enumerate() {
                 let (src, dst) = ends[i];
-                let r = f.route_offsets.clone().unwrap_or_else(|| default_route((dst + n - src) % n));
+                let r = f
+                    .route_offsets
+                    .clone()
+                    .unwrap_or_else(|| default_route((dst + n - src) % n));
                 if !intra[i] {
                     first_hop[(src * n + r[0]) as usize].push(i as u32);
                 }
@@ -451,7 +494,11 @@ impl<'a> CircuitSim<'a> {
         for (i, sc) in scheds.iter().enumerate() {
             // The slot in force at time 0 (a phase may put its start before 0); `run` opens it first.
             let (_, start) = sc.slot_at(0);
-            events.push(Self::window_start(start, spec.tdma.prealloc_ps + spec.delay_ps), EventKind::SlotStart, i as u32);
+            events.push(
+                Self::window_start(start, spec.tdma.prealloc_ps + spec.delay_ps),
+                EventKind::SlotStart,
+                i as u32,
+            );
         }
         // Flows that start by an event, and those starts in time order (see `quiet_until`).
         let mut starts = Vec::new();
@@ -468,7 +515,9 @@ impl<'a> CircuitSim<'a> {
         }
         let ports = (0..n * s).map(|_| PortState::default()).collect();
         let pacers = Self::pacers(spec);
-        let rngs = (0..n * s).map(|p| Rng::new(spec.seed, 0xC1C0 + p as u64)).collect();
+        let rngs = (0..n * s)
+            .map(|p| Rng::new(spec.seed, 0xC1C0 + p as u64))
+            .collect();
         let flows = spec
             .flows
             .iter()
@@ -481,8 +530,13 @@ impl<'a> CircuitSim<'a> {
                     }
                     Box::new(s)
                 }),
-                ndp: (f.transport == CircuitTransport::Ndp)
-                    .then(|| Box::new(NdpSender::new(f.size_bytes, spec.tcp.mss, spec.tcp.min_rto_ps))),
+                ndp: (f.transport == CircuitTransport::Ndp).then(|| {
+                    Box::new(NdpSender::new(
+                        f.size_bytes,
+                        spec.tcp.mss,
+                        spec.tcp.min_rto_ps,
+                    ))
+                }),
                 trims: 0,
                 queued: VecDeque::new(),
                 rto_pending: None,
@@ -494,7 +548,10 @@ impl<'a> CircuitSim<'a> {
             spec,
             ends,
             intra,
-            hosts: spec.hosts.as_ref().map(|h| HostLinks::new(h, n, spec.stats_window_ps.unwrap_or(0))),
+            hosts: spec
+                .hosts
+                .as_ref()
+                .map(|h| HostLinks::new(h, n, spec.stats_window_ps.unwrap_or(0))),
             n,
             s,
             scheds,
@@ -530,8 +587,16 @@ impl<'a> CircuitSim<'a> {
             low_latency,
             bulk_tcp,
             any_bulk_tcp,
-            ack_q: if any_bulk_tcp { vec![VecDeque::new(); (n * n) as usize] } else { Vec::new() },
-            voq_pkts: if any_bulk_tcp { vec![0; (n * n) as usize] } else { Vec::new() },
+            ack_q: if any_bulk_tcp {
+                vec![VecDeque::new(); (n * n) as usize]
+            } else {
+                Vec::new()
+            },
+            voq_pkts: if any_bulk_tcp {
+                vec![0; (n * n) as usize]
+            } else {
+                Vec::new()
+            },
             ll_src,
             reroutes: 0,
             no_path: 0,
@@ -590,7 +655,10 @@ impl<'a> CircuitSim<'a> {
     /// simulator's pacers space pulls by a packet's payload at 10 Gb/s, src/opera/ndp.cpp line 1014, 4 %
     /// faster than its 1500-byte packets arrive).
     fn pacers(spec: &CircuitSpec) -> Vec<PullPacer> {
-        let ndp = spec.flows.iter().any(|f| f.transport == CircuitTransport::Ndp);
+        let ndp = spec
+            .flows
+            .iter()
+            .any(|f| f.transport == CircuitTransport::Ndp);
         if !ndp {
             return Vec::new();
         }
@@ -624,7 +692,11 @@ impl<'a> CircuitSim<'a> {
             return None;
         }
         let start = self.starts.get(self.started).copied();
-        let arrival = self.ports.iter().filter_map(|p| p.pipe.front().map(|x| x.0)).min();
+        let arrival = self
+            .ports
+            .iter()
+            .filter_map(|p| p.pipe.front().map(|x| x.0))
+            .min();
         let on_host_links = self.hosts.as_ref().and_then(|h| h.in_pipes().1);
         start.into_iter().chain(arrival).chain(on_host_links).min()
     }
@@ -655,14 +727,20 @@ impl<'a> CircuitSim<'a> {
         (slot_start - prealloc as i128).max(0) as u64
     }
 
-    pub fn run(mut self, watch: &mut dyn FnMut(&crate::Progress) -> bool) -> Result<CircuitResults, EngineError> {
+    pub fn run(
+        mut self,
+        watch: &mut dyn FnMut(&crate::Progress) -> bool,
+    ) -> Result<CircuitResults, EngineError> {
         let started = Instant::now();
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         // The first slot of each switch: remembered per switch so each SlotStart knows which slot it opens.
-        let mut next_slot: Vec<(usize, i128)> = self.scheds.iter().map(|sc| sc.slot_at(0)).collect();
+        let mut next_slot: Vec<(usize, i128)> =
+            self.scheds.iter().map(|sc| sc.slot_at(0)).collect();
         while let Some(ev) = self.events.pop() {
-            if ev.kind == EventKind::PortNext && self.ports[ev.arg as usize].next_at != Some(ev.time) {
+            if ev.kind == EventKind::PortNext
+                && self.ports[ev.arg as usize].next_at != Some(ev.time)
+            {
                 continue; // superseded
             }
             if matches!(ev.kind, EventKind::SlotStart | EventKind::OperaSlice) && self.finished() {
@@ -693,10 +771,25 @@ impl<'a> CircuitSim<'a> {
             let complete = |f: &FlowState, size: u64| {
                 f.receiver.finish.is_some()
                     || (!f.pending.is_empty()
-                        && f.receiver.bytes_received() + f.pending.iter().map(|d| d.payload as u64).sum::<u64>() >= size)
+                        && f.receiver.bytes_received()
+                            + f.pending.iter().map(|d| d.payload as u64).sum::<u64>()
+                            >= size)
             };
-            let done = || flows.iter().zip(&self.hot).filter(|(f, h)| complete(f, h.size)).count() as u64;
-            if crate::check_in(watch, self.events_done, self.now, self.spec.stop_ps, flows.len() as u64, done) {
+            let done = || {
+                flows
+                    .iter()
+                    .zip(&self.hot)
+                    .filter(|(f, h)| complete(f, h.size))
+                    .count() as u64
+            };
+            if crate::check_in(
+                watch,
+                self.events_done,
+                self.now,
+                self.spec.stop_ps,
+                flows.len() as u64,
+                done,
+            ) {
                 stopped_by = "interrupted";
                 break;
             }
@@ -726,7 +819,8 @@ impl<'a> CircuitSim<'a> {
                         if let Some(from) = self.quiet_until().filter(|_| self.fast) {
                             // Nothing is queued to re-route until the fabric has work: the first slice from then.
                             if from > t {
-                                t = o.origin_ps + (from - o.origin_ps).div_ceil(o.slice_ps) * o.slice_ps;
+                                t = o.origin_ps
+                                    + (from - o.origin_ps).div_ceil(o.slice_ps) * o.slice_ps;
                             }
                         }
                         self.events.push(t, EventKind::OperaSlice, 0);
@@ -768,7 +862,11 @@ impl<'a> CircuitSim<'a> {
         if self.windows_overflowed || self.hosts.as_ref().is_some_and(|h| h.windows_overflowed) {
             return Err(EngineError::invalid(
                 "stats_window_ps",
-                format!("the run lasted {} ps, more than {} windows", self.now, crate::port::MAX_WINDOWS),
+                format!(
+                    "the run lasted {} ps, more than {} windows",
+                    self.now,
+                    crate::port::MAX_WINDOWS
+                ),
             ));
         }
         Ok(self.results(started.elapsed().as_secs_f64(), stopped_by))
@@ -833,7 +931,9 @@ impl<'a> CircuitSim<'a> {
 
     fn take_msg(&mut self, i: u32) -> Msg {
         self.free_msgs.push(i);
-        self.msgs[i as usize].take().expect("a control packet's message is alive")
+        self.msgs[i as usize]
+            .take()
+            .expect("a control packet's message is alive")
     }
 
     /// Header and framing bytes of a data packet on the wire.
@@ -860,5 +960,4 @@ impl<'a> CircuitSim<'a> {
         let per = self.clock.time_ps(self.full_packet_wire() as u64);
         (len / per) * self.spec.packet.payload_bytes as u64
     }
-
 }

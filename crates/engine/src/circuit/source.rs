@@ -25,12 +25,16 @@ impl CircuitSim<'_> {
     pub(super) fn ready(&self, f: u32) -> bool {
         if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
             let q = &self.flows[f as usize].queued;
-            return q.front().is_some_and(|x| self.nic_ready(f, x.seg.len as u64));
+            return q
+                .front()
+                .is_some_and(|x| self.nic_ready(f, x.seg.len as u64));
         }
         let h = &self.hot[f as usize];
         let left = h.size - h.sent;
         let avail = self.available(f);
-        left > 0 && avail >= left.min(self.spec.packet.payload_bytes as u64) && self.nic_ready(f, avail)
+        left > 0
+            && avail >= left.min(self.spec.packet.payload_bytes as u64)
+            && self.nic_ready(f, avail)
     }
 
     /// Bytes all flows from `e` to `d` could hand out now: the started backlogged flows' remainder (kept as a
@@ -40,7 +44,8 @@ impl CircuitSim<'_> {
         let at = (e * self.n + d) as usize;
         let mut sum = self.backlog[at];
         if self.capped[at] {
-            sum += self.local
+            sum += self
+                .local
                 .get(at)
                 .iter()
                 .filter(|&&f| self.hot[f as usize].rate > 0)

@@ -92,7 +92,6 @@ pub struct OperaSpec {
     pub circuits: Option<Vec<u32>>,
 }
 
-
 /// The sender's TDMA: for a slot whose circuits are up at the switch over [start, start + uptime), the
 /// sending window is [start - lead, start + uptime - guard - lead) with lead = prealloc + delay (senders are
 /// synchronised to the switch and lead it by the fibre delay: our choice).
@@ -178,7 +177,12 @@ pub struct PacketSpec {
 
 impl Default for PacketSpec {
     fn default() -> Self {
-        PacketSpec { payload_bytes: 1472, header_bytes: 28, control_bytes: 64, frame_overhead_bytes: 24 }
+        PacketSpec {
+            payload_bytes: 1472,
+            header_bytes: 28,
+            control_bytes: 64,
+            frame_overhead_bytes: 24,
+        }
     }
 }
 

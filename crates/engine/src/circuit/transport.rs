@@ -32,8 +32,13 @@ impl CircuitSim<'_> {
         let (ack, echo) = fl.receiver.take_ack();
         let wire = self.tcp.header_bytes + self.spec.packet.frame_overhead_bytes;
         let src = self.ends[f as usize].0;
-        let ll = self.spec.routing == CircuitRouting::Opera || !self.bulk_tcp.get(f as usize).is_some_and(|&b| b);
-        let pk = CPacket { ll, ce: ece, ..CPacket::of_flow(Kind::Ack, f, src, wire, 0, ack, echo) };
+        let ll = self.spec.routing == CircuitRouting::Opera
+            || !self.bulk_tcp.get(f as usize).is_some_and(|&b| b);
+        let pk = CPacket {
+            ll,
+            ce: ece,
+            ..CPacket::of_flow(Kind::Ack, f, src, wire, 0, ack, echo)
+        };
         let ack_id = self.alloc(pk);
         self.emit(self.spec.flows[f as usize].dst, ack_id);
     }
@@ -79,7 +84,15 @@ impl CircuitSim<'_> {
             let id = self.alloc(CPacket {
                 ll: true,
                 retx: seg.retx,
-                ..CPacket::of_flow(Kind::Data, f, dst, seg.len + hdr, seg.len, seg.seq, self.now)
+                ..CPacket::of_flow(
+                    Kind::Data,
+                    f,
+                    dst,
+                    seg.len + hdr,
+                    seg.len,
+                    seg.seq,
+                    self.now,
+                )
             });
             self.emit(src, id);
         }
@@ -110,7 +123,11 @@ impl CircuitSim<'_> {
         }
         let (e, d) = self.ends[f as usize];
         let voq = (e * self.n + d) as usize;
-        let k = self.flows[f as usize].sender.as_ref().and_then(|s| s.dctcp.as_ref()).map(|_| self.spec.dctcp.k_packets);
+        let k = self.flows[f as usize]
+            .sender
+            .as_ref()
+            .and_then(|s| s.dctcp.as_ref())
+            .map(|_| self.spec.dctcp.k_packets);
         for &seg in segs {
             let h = &mut self.hot[f as usize];
             h.packets_sent += 1;
@@ -193,7 +210,9 @@ impl CircuitSim<'_> {
 
     /// Pacer `x` (a receiver's, or a flow's: `pacer_of`) sends the next pull it owes.
     pub(super) fn ndp_pull(&mut self, x: u32) {
-        let (Some(f), next) = self.pacers[x as usize].fire(self.now) else { return };
+        let (Some(f), next) = self.pacers[x as usize].fire(self.now) else {
+            return;
+        };
         self.ndp_send_control(f, Kind::NdpPull, 0);
         if let Some(t) = next {
             self.events.push(t, EventKind::NdpPull, x);
@@ -206,8 +225,12 @@ impl CircuitSim<'_> {
     fn ndp_send_control(&mut self, f: u32, kind: Kind, seq: u64) {
         let src = self.ends[f as usize].0;
         let wire = self.spec.ndp.header_bytes + self.spec.packet.frame_overhead_bytes;
-        let ll = self.spec.routing == CircuitRouting::Opera || !self.bulk_tcp.get(f as usize).is_some_and(|&b| b);
-        let id = self.alloc(CPacket { ll, ..CPacket::of_flow(kind, f, src, wire, 0, seq, self.now) });
+        let ll = self.spec.routing == CircuitRouting::Opera
+            || !self.bulk_tcp.get(f as usize).is_some_and(|&b| b);
+        let id = self.alloc(CPacket {
+            ll,
+            ..CPacket::of_flow(kind, f, src, wire, 0, seq, self.now)
+        });
         self.emit(self.spec.flows[f as usize].dst, id);
     }
 
@@ -220,7 +243,10 @@ impl CircuitSim<'_> {
         let mut segs = Vec::new();
         let fl = &mut self.flows[pk.flow as usize];
         // The first ACK sent once the receiver held every byte, as in the packet engine (`Sim::ndp_control`).
-        if pk.kind == Kind::NdpAck && fl.acked.is_none() && fl.receiver.finish.is_some_and(|t| pk.ts >= t) {
+        if pk.kind == Kind::NdpAck
+            && fl.acked.is_none()
+            && fl.receiver.finish.is_some_and(|t| pk.ts >= t)
+        {
             fl.acked = Some(now);
         }
         let Some(s) = fl.ndp.as_mut() else { return };

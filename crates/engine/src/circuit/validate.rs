@@ -14,16 +14,24 @@ fn bad(path: &str, msg: impl Into<String>) -> Result<(), EngineError> {
 
 fn is_permutation(v: &[u32], n: u32) -> bool {
     let mut seen = vec![false; n as usize];
-    v.len() == n as usize && v.iter().all(|&x| x < n && !std::mem::replace(&mut seen[x as usize], true))
+    v.len() == n as usize
+        && v.iter()
+            .all(|&x| x < n && !std::mem::replace(&mut seen[x as usize], true))
 }
 
 pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     let n = spec.endpoints;
     if n < 2 {
-        return bad("endpoints", format!("a fabric needs at least 2 endpoints, got {n}"));
+        return bad(
+            "endpoints",
+            format!("a fabric needs at least 2 endpoints, got {n}"),
+        );
     }
     if n > 1 << 20 {
-        return bad("endpoints", format!("{n} endpoints is more than the circuit engine supports (2^20)"));
+        return bad(
+            "endpoints",
+            format!("{n} endpoints is more than the circuit engine supports (2^20)"),
+        );
     }
     if spec.link_rate_bps == 0 {
         return bad("link_rate_bps", "must be positive");
@@ -46,7 +54,9 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     ];
     for (i, sw) in spec.switches.iter().enumerate() {
         times.push((format!("switches[{i}].phase_ps"), sw.phase_ps));
-        let cycle = sw.slots.iter().fold(0u64, |c, s| c.saturating_add(s.uptime_ps).saturating_add(s.reconfig_ps));
+        let cycle = sw.slots.iter().fold(0u64, |c, s| {
+            c.saturating_add(s.uptime_ps).saturating_add(s.reconfig_ps)
+        });
         times.push((format!("switches[{i}].slots"), cycle));
     }
     for (i, f) in spec.flows.iter().enumerate() {
@@ -60,18 +70,27 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
         times.push(("opera.origin_ps".into(), o.origin_ps));
     }
     if let Some((at, v)) = times.iter().find(|(_, v)| *v > MAX_TIME_PS) {
-        return bad(at, format!("{v} ps is beyond what the engine can count ({MAX_TIME_PS} ps, about 53 days)"));
+        return bad(
+            at,
+            format!("{v} ps is beyond what the engine can count ({MAX_TIME_PS} ps, about 53 days)"),
+        );
     }
     for (i, sw) in spec.switches.iter().enumerate() {
         let at = format!("switches[{i}]");
         if sw.matchings.is_empty() {
-            return bad(&format!("{at}.matchings"), "a circuit switch needs at least one matching");
+            return bad(
+                &format!("{at}.matchings"),
+                "a circuit switch needs at least one matching",
+            );
         }
         for (j, m) in sw.matchings.iter().enumerate() {
             if !is_permutation(m, n) {
                 return bad(
                     &format!("{at}.matchings[{j}]"),
-                    format!("is not a permutation of the {n} endpoints 0..{}: {m:?}", n - 1),
+                    format!(
+                        "is not a permutation of the {n} endpoints 0..{}: {m:?}",
+                        n - 1
+                    ),
                 );
             }
         }
@@ -83,15 +102,24 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
             let sat = format!("{at}.slots[{k}]");
             match &slot.matching {
                 Selection::All(m) if *m >= count => {
-                    return bad(&format!("{sat}.matching"), format!("the switch has no matching {m} (it has {count})"));
+                    return bad(
+                        &format!("{sat}.matching"),
+                        format!("the switch has no matching {m} (it has {count})"),
+                    );
                 }
                 Selection::All(_) => {}
                 Selection::PerPort(v) => {
                     if sw.kind == SwitchKind::Rotor {
-                        return bad(&format!("{sat}.matching"), "a rotor switch moves all ports together: give one index");
+                        return bad(
+                            &format!("{sat}.matching"),
+                            "a rotor switch moves all ports together: give one index",
+                        );
                     }
                     if v.len() != n as usize {
-                        return bad(&format!("{sat}.matching"), format!("{} per-port choices for {n} ports", v.len()));
+                        return bad(
+                            &format!("{sat}.matching"),
+                            format!("{} per-port choices for {n} ports", v.len()),
+                        );
                     }
                     if let Some((p, m)) = v.iter().enumerate().find(|(_, m)| **m >= count) {
                         return bad(
@@ -99,7 +127,9 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
                             format!("the switch has no matching {m} (it has {count})"),
                         );
                     }
-                    let map: Vec<u32> = (0..n as usize).map(|p| sw.matchings[v[p] as usize][p]).collect();
+                    let map: Vec<u32> = (0..n as usize)
+                        .map(|p| sw.matchings[v[p] as usize][p])
+                        .collect();
                     if !is_permutation(&map, n) {
                         return bad(
                             &format!("{sat}.matching"),
@@ -114,7 +144,10 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
             if t.guard_ps >= slot.uptime_ps {
                 return bad(
                     "tdma.guard_ps",
-                    format!("the guard ({} ps) is not shorter than the uptime of {sat} ({} ps)", t.guard_ps, slot.uptime_ps),
+                    format!(
+                        "the guard ({} ps) is not shorter than the uptime of {sat} ({} ps)",
+                        t.guard_ps, slot.uptime_ps
+                    ),
                 );
             }
             if spec.routing == CircuitRouting::Selector {
@@ -123,7 +156,9 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
                     Selection::All(m) => sw.matchings[*m as usize][p],
                     Selection::PerPort(v) => sw.matchings[v[p] as usize][p],
                 };
-                if !n.is_power_of_two() || (0..n).any(|p| !((resolved(p as usize) + n - p) % n).is_power_of_two()) {
+                if !n.is_power_of_two()
+                    || (0..n).any(|p| !((resolved(p as usize) + n - p) % n).is_power_of_two())
+                {
                     return bad(
                         &format!("{sat}.matching"),
                         "selector routing needs N = 2^k endpoints and circuits from each endpoint p to p + 2^i mod N",
@@ -131,15 +166,27 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
                 }
             }
         }
-        if sw.slots.iter().map(|s| s.uptime_ps + s.reconfig_ps).sum::<u64>() >= 1 << 60 {
+        if sw
+            .slots
+            .iter()
+            .map(|s| s.uptime_ps + s.reconfig_ps)
+            .sum::<u64>()
+            >= 1 << 60
+        {
             return bad(&format!("{at}.slots"), "the cycle is longer than 2^60 ps");
         }
     }
     if !(0.0..=1.0).contains(&t.stall_prob) {
-        return bad("tdma.stall_prob", format!("must lie in [0, 1], got {}", t.stall_prob));
+        return bad(
+            "tdma.stall_prob",
+            format!("must lie in [0, 1], got {}", t.stall_prob),
+        );
     }
     if t.stall_law != "exponential" && t.stall_law != "fixed" {
-        return bad("tdma.stall_law", format!("{:?} is not \"exponential\" or \"fixed\"", t.stall_law));
+        return bad(
+            "tdma.stall_law",
+            format!("{:?} is not \"exponential\" or \"fixed\"", t.stall_law),
+        );
     }
     let p = &spec.packet;
     if p.payload_bytes == 0 {
@@ -155,7 +202,13 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     // any switch can, backlogged flows never finish and a run without a time limit would never end.
     let full = (p.payload_bytes + p.header_bytes + p.frame_overhead_bytes) as u64;
     let ser = crate::units::ser_time_ps(full, spec.link_rate_bps);
-    let widest = spec.switches.iter().flat_map(|sw| &sw.slots).map(|s| s.uptime_ps - t.guard_ps).max().unwrap_or(0);
+    let widest = spec
+        .switches
+        .iter()
+        .flat_map(|sw| &sw.slots)
+        .map(|s| s.uptime_ps - t.guard_ps)
+        .max()
+        .unwrap_or(0);
     if ser > widest {
         return bad(
             "link_rate_bps",
@@ -168,7 +221,10 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     }
     if spec.routing == CircuitRouting::Opera {
         let Some(o) = &spec.opera else {
-            return bad("opera", "routing \"opera\" needs the opera table (slices and next switches)");
+            return bad(
+                "opera",
+                "routing \"opera\" needs the opera table (slices and next switches)",
+            );
         };
         if o.slice_ps == 0 {
             return bad("opera.slice_ps", "must be positive");
@@ -180,19 +236,35 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
         if o.next_switch.len() as u64 != want {
             return bad(
                 "opera.next_switch",
-                format!("has {} entries, want slices x N x N = {want}", o.next_switch.len()),
+                format!(
+                    "has {} entries, want slices x N x N = {want}",
+                    o.next_switch.len()
+                ),
             );
         }
         let s = spec.switches.len();
-        if let Some(i) = o.next_switch.iter().position(|&x| x != 255 && x as usize >= s) {
-            return bad(&format!("opera.next_switch[{i}]"), format!("switch {} does not exist ({s} switches)", o.next_switch[i]));
+        if let Some(i) = o
+            .next_switch
+            .iter()
+            .position(|&x| x != 255 && x as usize >= s)
+        {
+            return bad(
+                &format!("opera.next_switch[{i}]"),
+                format!("switch {} does not exist ({s} switches)", o.next_switch[i]),
+            );
         }
         if let Some(spray) = &o.spray {
             if spray.len() as u64 != want {
-                return bad("opera.spray", format!("has {} entries, want slices x N x N = {want}", spray.len()));
+                return bad(
+                    "opera.spray",
+                    format!("has {} entries, want slices x N x N = {want}", spray.len()),
+                );
             }
             if s > 64 {
-                return bad("opera.spray", format!("spraying covers at most 64 circuit switches, the fabric has {s}"));
+                return bad(
+                    "opera.spray",
+                    format!("spraying covers at most 64 circuit switches, the fabric has {s}"),
+                );
             }
             let beyond = if s == 64 { 0 } else { u64::MAX << s };
             let wrong = spray.iter().zip(&o.next_switch).position(|(&m, &x)| {
@@ -211,21 +283,39 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
         }
         if o.paths > 0 {
             let Some(c) = &o.circuits else {
-                return bad("opera.circuits", "listed paths (opera.paths > 0) need the slices' circuits");
+                return bad(
+                    "opera.circuits",
+                    "listed paths (opera.paths > 0) need the slices' circuits",
+                );
             };
             let want = o.slices as u64 * n as u64 * s as u64;
             if c.len() as u64 != want {
-                return bad("opera.circuits", format!("has {} entries, want slices x N x switches = {want}", c.len()));
+                return bad(
+                    "opera.circuits",
+                    format!(
+                        "has {} entries, want slices x N x switches = {want}",
+                        c.len()
+                    ),
+                );
             }
             if s > 255 {
-                return bad("opera.paths", format!("listed paths cover at most 255 circuit switches, the fabric has {s}"));
+                return bad(
+                    "opera.paths",
+                    format!("listed paths cover at most 255 circuit switches, the fabric has {s}"),
+                );
             }
             if let Some(i) = c.iter().position(|&x| x != u32::MAX && x >= n) {
-                return bad(&format!("opera.circuits[{i}]"), format!("endpoint {} does not exist ({n} endpoints)", c[i]));
+                return bad(
+                    &format!("opera.circuits[{i}]"),
+                    format!("endpoint {} does not exist ({n} endpoints)", c[i]),
+                );
             }
         }
     } else if spec.opera.is_some() {
-        return bad("opera", "the opera table is used only with routing = \"opera\"");
+        return bad(
+            "opera",
+            "the opera table is used only with routing = \"opera\"",
+        );
     }
     // With hosts, flows name hosts (host h under endpoint h / per_endpoint); routes and offsets are the racks'.
     let (per, what) = match &spec.hosts {
@@ -237,13 +327,25 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
             return bad("hosts.per_endpoint", "must be at least 1");
         }
         if n as u64 * h.per_endpoint as u64 > 1 << 24 {
-            return bad("hosts.per_endpoint", format!("{n} x {} hosts is more than the engine supports (2^24)", h.per_endpoint));
+            return bad(
+                "hosts.per_endpoint",
+                format!(
+                    "{n} x {} hosts is more than the engine supports (2^24)",
+                    h.per_endpoint
+                ),
+            );
         }
         if h.rate_bps == 0 {
             return bad("hosts.rate_bps", "must be positive");
         }
-        for (name, q) in [("hosts.nic_queue", h.nic_queue), ("hosts.tor_queue", h.tor_queue)] {
-            if matches!(q, Some(crate::spec::QueueLimit::Packets(0) | crate::spec::QueueLimit::Bytes(0))) {
+        for (name, q) in [
+            ("hosts.nic_queue", h.nic_queue),
+            ("hosts.tor_queue", h.tor_queue),
+        ] {
+            if matches!(
+                q,
+                Some(crate::spec::QueueLimit::Packets(0) | crate::spec::QueueLimit::Bytes(0))
+            ) {
                 return bad(name, "a queue must hold at least one packet");
             }
         }
@@ -253,21 +355,33 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
     for (i, f) in spec.flows.iter().enumerate() {
         for (name, end) in [("src", f.src), ("dst", f.dst)] {
             if end >= count {
-                return bad(&format!("flows[{i}].{name}"), format!("{what} {end} does not exist ({count} {what}s)"));
+                return bad(
+                    &format!("flows[{i}].{name}"),
+                    format!("{what} {end} does not exist ({count} {what}s)"),
+                );
             }
         }
         if f.src == f.dst {
-            return bad(&format!("flows[{i}]"), format!("source and destination are the same {what} ({})", f.src));
+            return bad(
+                &format!("flows[{i}]"),
+                format!("source and destination are the same {what} ({})", f.src),
+            );
         }
         let (src, dst) = (f.src / per, f.dst / per);
         if f.size_bytes == 0 {
             return bad(&format!("flows[{i}].size_bytes"), "must be positive");
         }
         if f.rate_bps == Some(0) {
-            return bad(&format!("flows[{i}].rate_bps"), "must be positive (leave it out for a backlogged flow)");
+            return bad(
+                &format!("flows[{i}].rate_bps"),
+                "must be positive (leave it out for a backlogged flow)",
+            );
         }
         if f.transport != CircuitTransport::Datagram && f.rate_bps.is_some() {
-            return bad(&format!("flows[{i}].rate_bps"), "a rate cap applies to datagram flows only (TCP's window paces the others)");
+            return bad(
+                &format!("flows[{i}].rate_bps"),
+                "a rate cap applies to datagram flows only (TCP's window paces the others)",
+            );
         }
         if let Some(r) = &f.route_offsets {
             let at = format!("flows[{i}].route_offsets");
@@ -277,16 +391,28 @@ pub fn check(spec: &CircuitSpec) -> Result<(), EngineError> {
             let mut seen = 0u64;
             for &o in r {
                 if !o.is_power_of_two() || o >= n || seen & o as u64 != 0 {
-                    return bad(&at, format!("{r:?}: each hop must be a distinct power of two below {n}"));
+                    return bad(
+                        &at,
+                        format!("{r:?}: each hop must be a distinct power of two below {n}"),
+                    );
                 }
                 seen |= o as u64;
             }
             if r.is_empty() || (seen as u32) != (dst + n - src) % n {
-                return bad(&at, format!("{r:?} does not lead from {src} to {dst} (offset {})", (dst + n - src) % n));
+                return bad(
+                    &at,
+                    format!(
+                        "{r:?} does not lead from {src} to {dst} (offset {})",
+                        (dst + n - src) % n
+                    ),
+                );
             }
         }
         if let Some(j) = ids.insert(f.id, i) {
-            return bad(&format!("flows[{i}].id"), format!("{} is also the id of flows[{j}]", f.id));
+            return bad(
+                &format!("flows[{i}].id"),
+                format!("{} is also the id of flows[{j}]", f.id),
+            );
         }
     }
     Ok(())

@@ -12,7 +12,12 @@ impl Port {
     /// Offer a packet to a free port that coalesces up to a byte count (the packet fits the byte limit: the
     /// caller checked it, held bytes included). Returns `None` when the port is awake and sends it as usual.
     #[inline(never)]
-    pub(super) fn offer_coalescing(&mut self, now: u64, entry: InFlight, window_ps: u64) -> Option<Admission> {
+    pub(super) fn offer_coalescing(
+        &mut self,
+        now: u64,
+        entry: InFlight,
+        window_ps: u64,
+    ) -> Option<Admission> {
         let wire = entry.wire_bytes as u64;
         let eee = self.eee.as_deref_mut().expect("coalescing needs EEE");
         if let Some(QueueLimit::Packets(n)) = self.limit {
@@ -41,9 +46,14 @@ impl Port {
         Some(match decision {
             Hold::Hold(timer) => Admission::Held { timer },
             _ => {
-                let Hold::Wake(w) = decision else { unreachable!() };
+                let Hold::Wake(w) = decision else {
+                    unreachable!()
+                };
                 let (arrival, pipe_was_empty) = self.release(w, window_ps);
-                Admission::Accepted { arrival, pipe_was_empty }
+                Admission::Accepted {
+                    arrival,
+                    pipe_was_empty,
+                }
             }
         })
     }
@@ -61,7 +71,9 @@ impl Port {
     /// Whether `now` is the holding port's deadline (an `EeeWake` event at another time, or for a port that
     /// woke at its byte count, is stale).
     pub fn wake_due(&self, now: u64) -> bool {
-        self.eee.as_deref().is_some_and(|e| e.holding() && e.held.deadline == now)
+        self.eee
+            .as_deref()
+            .is_some_and(|e| e.holding() && e.held.deadline == now)
     }
 
     /// Wake at `w` and move every held packet into the pipe, back to back from the wake's end: the head's
@@ -86,7 +98,10 @@ impl Port {
             eee.held.queue = held;
         }
         self.busy_until = start;
-        (self.pipe_front().expect("a wake releases packets").arrival, pipe_was_empty)
+        (
+            self.pipe_front().expect("a wake releases packets").arrival,
+            pipe_was_empty,
+        )
     }
 }
 
@@ -108,7 +123,11 @@ mod tests {
             hold_off_ps: 0,
             coalesce_ps: 50 * US,
             coalesce_bytes: 4_000,
-            phys: vec![EeePhy { rate_bps: 10_000_000_000, sleep_ps: TS, wake_ps: TW }],
+            phys: vec![EeePhy {
+                rate_bps: 10_000_000_000,
+                sleep_ps: TS,
+                wake_ps: TW,
+            }],
         };
         let mut p = Port::new(0, 1, 0, 10_000_000_000, 0, limit);
         p.eee = Eee::for_rate(&spec, 10_000_000_000).map(Box::new);
@@ -116,7 +135,13 @@ mod tests {
     }
 
     fn entry(pkt: u32) -> InFlight {
-        InFlight { arrival: 0, pkt, dst_host: 0, wire_bytes: 1500, flow_hash: 0 }
+        InFlight {
+            arrival: 0,
+            pkt,
+            dst_host: 0,
+            wire_bytes: 1500,
+            flow_hash: 0,
+        }
     }
 
     fn arrivals(p: &mut Port) -> Vec<u64> {
@@ -126,18 +151,35 @@ mod tests {
     #[test]
     fn the_byte_count_wakes_at_once_and_the_delay_event_goes_stale() {
         let mut p = port(None);
-        assert!(matches!(p.offer(MS, entry(0), 0), Admission::Held { timer: Some(t) } if t == MS + 50 * US));
-        assert!(matches!(p.offer(MS + US, entry(1), 0), Admission::Held { timer: None }));
+        assert!(
+            matches!(p.offer(MS, entry(0), 0), Admission::Held { timer: Some(t) } if t == MS + 50 * US)
+        );
+        assert!(matches!(
+            p.offer(MS + US, entry(1), 0),
+            Admission::Held { timer: None }
+        ));
         assert_eq!(p.occupancy(MS + US).0, 2);
         // The third packet brings 4,500 bytes: the wake starts now, the held packets leave back to back after it.
         let woke = MS + 2 * US;
-        let Admission::Accepted { arrival, pipe_was_empty: true } = p.offer(woke, entry(2), 0) else { panic!() };
+        let Admission::Accepted {
+            arrival,
+            pipe_was_empty: true,
+        } = p.offer(woke, entry(2), 0)
+        else {
+            panic!()
+        };
         assert_eq!(arrival, woke + TW + SER);
         assert!(!p.wake_due(MS + 50 * US), "the delay's event is stale");
         assert_eq!(p.free_at(), woke + TW + 3 * SER);
-        assert_eq!(arrivals(&mut p), vec![woke + TW + SER, woke + TW + 2 * SER, woke + TW + 3 * SER]);
+        assert_eq!(
+            arrivals(&mut p),
+            vec![woke + TW + SER, woke + TW + 2 * SER, woke + TW + 3 * SER]
+        );
         let c = p.eee.as_ref().unwrap().counters;
-        assert_eq!((c.sleep_ps, c.lpi_ps, c.wake_ps, c.sleeps), (TS, woke - TS, TW, 1));
+        assert_eq!(
+            (c.sleep_ps, c.lpi_ps, c.wake_ps, c.sleeps),
+            (TS, woke - TS, TW, 1)
+        );
     }
 
     #[test]
@@ -145,7 +187,10 @@ mod tests {
         let mut p = port(Some(QueueLimit::Packets(2)));
         p.offer(MS, entry(0), 0);
         p.offer(MS + US, entry(1), 0);
-        assert!(matches!(p.offer(MS + 2 * US, entry(2), 0), Admission::Dropped));
+        assert!(matches!(
+            p.offer(MS + 2 * US, entry(2), 0),
+            Admission::Dropped
+        ));
         assert_eq!(p.counters.drops, 1);
         // While it holds, the port will be free after the wake at the deadline and the held packets.
         let deadline = MS + 50 * US;
@@ -153,7 +198,10 @@ mod tests {
         assert!(!p.wake_due(deadline - 1));
         assert_eq!(p.coalesce_deadline(deadline, 0), Some(deadline + TW + SER));
         assert!(!p.wake_due(deadline), "woken once");
-        assert_eq!(arrivals(&mut p), vec![deadline + TW + SER, deadline + TW + 2 * SER]);
+        assert_eq!(
+            arrivals(&mut p),
+            vec![deadline + TW + SER, deadline + TW + 2 * SER]
+        );
         assert_eq!(p.eee.as_ref().unwrap().counters.lpi_ps, deadline - TS);
     }
 }

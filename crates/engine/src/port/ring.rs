@@ -21,7 +21,13 @@ pub const RING: usize = 32;
 /// No ring slot (a port without a ring).
 pub const NO_SLOT: u32 = u32::MAX;
 
-const EMPTY: InFlight = InFlight { arrival: 0, pkt: 0, dst_host: 0, wire_bytes: 0, flow_hash: 0 };
+const EMPTY: InFlight = InFlight {
+    arrival: 0,
+    pkt: 0,
+    dst_host: 0,
+    wire_bytes: 0,
+    flow_hash: 0,
+};
 
 /// One block of `RING` entries per port, in one buffer. It must outlive the ports given blocks (`attach`):
 /// they keep a pointer into it (the packet engine keeps both in its `Sim`).
@@ -33,7 +39,10 @@ impl PipeArena {
     /// Rings for `ports`: port i gets block i (slots i x RING to (i + 1) x RING - 1). Returns None (the ports
     /// keep their `VecDeque`s alone) when the slots would not fit a u32 index.
     pub fn attach(ports: &mut [Port]) -> Option<PipeArena> {
-        let n = ports.len().checked_mul(RING).filter(|&n| n < NO_SLOT as usize)?;
+        let n = ports
+            .len()
+            .checked_mul(RING)
+            .filter(|&n| n < NO_SLOT as usize)?;
         let mut slots = HugeVec::with_capacity(n);
         for _ in 0..n {
             slots.push(EMPTY);
@@ -73,7 +82,11 @@ impl Port {
     #[inline]
     pub fn pipe_len(&self) -> usize {
         // The spill holds entries only while the ring is full: its (cold) line is read only then.
-        let spilled = if self.ring_len == self.ring_cap { self.rest.len() } else { 0 };
+        let spilled = if self.ring_len == self.ring_cap {
+            self.rest.len()
+        } else {
+            0
+        };
         self.has_head as usize + self.ring_len as usize + spilled
     }
 
@@ -87,7 +100,8 @@ impl Port {
     fn ring_slot(&self, i: usize) -> *mut InFlight {
         // SAFETY (of the callers' reads and writes): ring_cap > 0 only with a block of RING entries attached,
         // and the index is taken modulo RING.
-        self.ring.wrapping_add((self.ring_start as usize + i) & (RING - 1))
+        self.ring
+            .wrapping_add((self.ring_start as usize + i) & (RING - 1))
     }
 
     #[inline]
@@ -164,14 +178,22 @@ mod tests {
     use super::*;
 
     fn entry(pkt: u32) -> InFlight {
-        InFlight { arrival: pkt as u64, pkt, dst_host: 0, wire_bytes: 100, flow_hash: 0 }
+        InFlight {
+            arrival: pkt as u64,
+            pkt,
+            dst_host: 0,
+            wire_bytes: 100,
+            flow_hash: 0,
+        }
     }
 
     #[test]
     fn a_pipe_keeps_its_order_through_ring_and_spill() {
         // Three ports, one without a ring: each gets pushes and pops in an order that fills the ring, spills,
         // and drains again; every pipe must give back its packets in the order they came.
-        let mut ports: Vec<Port> = (0..3).map(|i| Port::new(0, 1, i, 1_000_000_000, 0, None)).collect();
+        let mut ports: Vec<Port> = (0..3)
+            .map(|i| Port::new(0, 1, i, 1_000_000_000, 0, None))
+            .collect();
         let arena = PipeArena::attach(&mut ports[..2]).expect("fits");
         assert_eq!(PipeArena::next_slot(&ports, 1), RING as u32);
         assert_eq!(PipeArena::next_slot(&ports, 2), NO_SLOT);
@@ -188,7 +210,9 @@ mod tests {
                     next_out += 1;
                 }
                 assert_eq!(p.pipe_len(), (next_in - next_out) as usize);
-                let all: Vec<u32> = (0..p.pipe_len()).map(|i| p.pipe_get(i).unwrap().pkt).collect();
+                let all: Vec<u32> = (0..p.pipe_len())
+                    .map(|i| p.pipe_get(i).unwrap().pkt)
+                    .collect();
                 assert_eq!(all, (next_out..next_in).collect::<Vec<_>>());
             }
         }

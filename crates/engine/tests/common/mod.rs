@@ -8,18 +8,42 @@ pub const US: u64 = 1_000_000;
 pub const MS: u64 = 1_000_000_000;
 
 pub fn node(name: &str, kind: NodeKind) -> NodeSpec {
-    NodeSpec { name: name.to_string(), kind }
+    NodeSpec {
+        name: name.to_string(),
+        kind,
+    }
 }
 
 pub fn link(a: u32, b: u32, rate_bps: u64, delay_ps: u64, queue: Option<QueueLimit>) -> LinkSpec {
-    LinkSpec { a, b, rate_bps, delay_ps, queue_a: queue, queue_b: queue }
+    LinkSpec {
+        a,
+        b,
+        rate_bps,
+        delay_ps,
+        queue_a: queue,
+        queue_b: queue,
+    }
 }
 
 pub fn tcp(dst: u32, src: u32, size: u64, id: u64) -> FlowSpec {
-    FlowSpec { id, src, dst, size_bytes: size, start_ps: 0, transport: Transport::Tcp, rate_bps: None, handshake_ps: 0 }
+    FlowSpec {
+        id,
+        src,
+        dst,
+        size_bytes: size,
+        start_ps: 0,
+        transport: Transport::Tcp,
+        rate_bps: None,
+        handshake_ps: 0,
+    }
 }
 
-pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, routing: Routing) -> SimSpec {
+pub fn base(
+    nodes: Vec<NodeSpec>,
+    links: Vec<LinkSpec>,
+    flows: Vec<FlowSpec>,
+    routing: Routing,
+) -> SimSpec {
     SimSpec {
         seed: 1,
         routing,
@@ -27,7 +51,12 @@ pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, ro
         nodes,
         links,
         flows,
-        tcp: TcpSpec { min_rto_ps: 10 * MS, initial_rto_ps: 10 * MS, max_window_bytes: 1 << 20, ..TcpSpec::default() },
+        tcp: TcpSpec {
+            min_rto_ps: 10 * MS,
+            initial_rto_ps: 10 * MS,
+            max_window_bytes: 1 << 20,
+            ..TcpSpec::default()
+        },
         udp: UdpSpec::default(),
         dctcp: DctcpSpec::default(),
         ndp: NdpSpec::default(),
@@ -42,7 +71,12 @@ pub fn base(nodes: Vec<NodeSpec>, links: Vec<LinkSpec>, flows: Vec<FlowSpec>, ro
 
 /// k-ary fat-tree with seed 003's names and order: hosts S*, then edges E*, aggregations A*, cores C*.
 /// Aggregation switch j of a pod (j = 0..k/2) connects to cores j*k/2 .. j*k/2 + k/2 - 1.
-pub fn fattree(k: u32, rate: u64, delay: u64, queue: Option<QueueLimit>) -> (Vec<NodeSpec>, Vec<LinkSpec>) {
+pub fn fattree(
+    k: u32,
+    rate: u64,
+    delay: u64,
+    queue: Option<QueueLimit>,
+) -> (Vec<NodeSpec>, Vec<LinkSpec>) {
     let half = k / 2;
     let hosts = k * k * k / 4;
     let edges = k * half;
@@ -63,12 +97,24 @@ pub fn fattree(k: u32, rate: u64, delay: u64, queue: Option<QueueLimit>) -> (Vec
     for pod in 0..k {
         for e in 0..half {
             for a in 0..half {
-                links.push(link(e0 + pod * half + e, a0 + pod * half + a, rate, delay, queue));
+                links.push(link(
+                    e0 + pod * half + e,
+                    a0 + pod * half + a,
+                    rate,
+                    delay,
+                    queue,
+                ));
             }
         }
         for a in 0..half {
             for c in 0..half {
-                links.push(link(a0 + pod * half + a, c0 + a * half + c, rate, delay, queue));
+                links.push(link(
+                    a0 + pod * half + a,
+                    c0 + a * half + c,
+                    rate,
+                    delay,
+                    queue,
+                ));
             }
         }
     }

@@ -34,7 +34,12 @@ fn status3(b: [u8; 3]) -> Option<u16> {
 /// there. The time is read here: an accepted time has no `]` inside, so its closing bracket is where the
 /// general parser would find it.
 #[inline]
-pub fn parse<'a>(clock: &mut CombinedClock, line: &'a [u8], k: &Classes, want_event: bool) -> Option<Fields<'a>> {
+pub fn parse<'a>(
+    clock: &mut CombinedClock,
+    line: &'a [u8],
+    k: &Classes,
+    want_event: bool,
+) -> Option<Fields<'a>> {
     if k.special || k.n_quotes < 6 {
         return None;
     }
@@ -56,7 +61,8 @@ pub fn parse<'a>(clock: &mut CombinedClock, line: &'a [u8], k: &Classes, want_ev
     let unix_s = clock.parse(&line[s3 + 2..s3 + 28])?;
     // `" status bytes "` between the request and the referer: a three-digit status, then the size.
     let status = status3(line.get(q[1] + 2..q[1] + 5)?.try_into().ok()?)?;
-    if line[q[1] + 1] != b' ' || q[2] < q[1] + 7 || line[q[1] + 5] != b' ' || line[q[2] - 1] != b' ' {
+    if line[q[1] + 1] != b' ' || q[2] < q[1] + 7 || line[q[1] + 5] != b' ' || line[q[2] - 1] != b' '
+    {
         return None;
     }
     if !size_ok(&line[q[1] + 6..q[2] - 1]) {
@@ -74,7 +80,11 @@ pub fn parse<'a>(clock: &mut CombinedClock, line: &'a [u8], k: &Classes, want_ev
         user: dash_empty(&line[s2 + 1..s3]),
         time: TimeValue::Unix(unix_s),
         ua: dash_empty(&line[q[4] + 1..q[5]]),
-        event: if want_event { request_path(request) } else { b"" },
+        event: if want_event {
+            request_path(request)
+        } else {
+            b""
+        },
         status: Some(status),
         ..Fields::default()
     })
@@ -99,13 +109,17 @@ mod tests {
     ];
 
     /// Bytes that matter to the structure, and a few that do not.
-    const BYTES: [u8; 12] = [b' ', b'"', b'\\', b'[', b']', b'-', b'x', b'0', b'/', b':', b'\t', b'+'];
+    const BYTES: [u8; 12] = [
+        b' ', b'"', b'\\', b'[', b']', b'-', b'x', b'0', b'/', b':', b'\t', b'+',
+    ];
 
     #[test]
     fn the_fast_path_agrees_with_the_general_parser_on_mutated_lines() {
         let mut x: u64 = 11;
         let mut next = |n: usize| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (x >> 33) as usize % n
         };
         let (mut clock, mut general) = (CombinedClock::default(), CombinedParser::default());

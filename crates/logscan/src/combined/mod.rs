@@ -172,7 +172,12 @@ impl CombinedParser {
     /// Parse one line (terminator removed; `classes` found by the line reader), checking its UTF-8 first.
     /// `want_event`: compute the event (the request path), which only an event filter needs.
     #[inline]
-    pub fn parse<'a>(&'a mut self, line: &'a [u8], classes: &Classes, want_event: bool) -> Result<Fields<'a>, Reason> {
+    pub fn parse<'a>(
+        &'a mut self,
+        line: &'a [u8],
+        classes: &Classes,
+        want_event: bool,
+    ) -> Result<Fields<'a>, Reason> {
         if classes.special {
             // A byte >= 0x80 or a backslash: rare in logs (servers escape both), so the general parser.
             if simdutf8::basic::from_utf8(line).is_err() {
@@ -186,7 +191,11 @@ impl CombinedParser {
 
     /// The general parser, for any line (UTF-8 already checked): fields left to right, escapes undone.
     #[inline(never)]
-    pub fn parse_general<'a>(&'a mut self, line: &'a [u8], want_event: bool) -> Result<Fields<'a>, Reason> {
+    pub fn parse_general<'a>(
+        &'a mut self,
+        line: &'a [u8],
+        want_event: bool,
+    ) -> Result<Fields<'a>, Reason> {
         let (_host, p) = token(line, 0)?;
         let (_ident, p) = token(line, p)?;
         let (user_raw, p) = token(line, p)?;
@@ -218,7 +227,11 @@ impl CombinedParser {
             clock,
         } = self;
         let user = dash_empty(unescape(user_raw, user)?);
-        let ua = dash_empty(if ua_escaped { unescape(ua_raw, ua)? } else { ua_raw });
+        let ua = dash_empty(if ua_escaped {
+            unescape(ua_raw, ua)?
+        } else {
+            ua_raw
+        });
         let event = match (want_event, request_escaped) {
             (false, _) => &b""[..],
             (true, false) => request_path(request_raw),
@@ -226,7 +239,9 @@ impl CombinedParser {
         };
         Ok(Fields {
             user,
-            time: clock.parse(time).map_or(TimeValue::Invalid, TimeValue::Unix),
+            time: clock
+                .parse(time)
+                .map_or(TimeValue::Invalid, TimeValue::Unix),
             ua,
             event,
             status: Some(status),

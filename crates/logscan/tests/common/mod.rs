@@ -8,7 +8,17 @@ use flate2::Compression;
 use logscan::input::Input;
 use logscan::{ScanConfig, Scanner, Sightings, Stats};
 
-pub type Row = (String, String, String, String, String, String, i64, i64, i64);
+pub type Row = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    i64,
+);
 
 pub fn scan_many(config: &ScanConfig, files: &[&[u8]]) -> (Sightings, Stats) {
     let mut scanner = Scanner::new(config);
@@ -54,7 +64,11 @@ pub fn malformed(stats: &Stats, reason: &str) -> u64 {
 
 /// Checks the two invariants every scan must keep.
 pub fn check_invariants(stats: &Stats) {
-    assert_eq!(stats.parsed + stats.malformed_total(), stats.lines_read, "{stats:?}");
+    assert_eq!(
+        stats.parsed + stats.malformed_total(),
+        stats.lines_read,
+        "{stats:?}"
+    );
     assert_eq!(
         stats.kept + stats.filtered_event + stats.filtered_status + stats.filtered_user,
         stats.parsed,

@@ -11,15 +11,25 @@ use std::io::Write;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use tdma_probe::args::{die, Args};
-use tdma_probe::sys::{now_ns, pin_cpu, poll_readable, prepare_receiver, recv_timestamped, set_fifo};
+use tdma_probe::sys::{
+    now_ns, pin_cpu, poll_readable, prepare_receiver, recv_timestamped, set_fifo,
+};
 use tdma_probe::wire::{is_gre, write_record, Header, GRE_LEN};
 
-const KNOWN: &[&str] = &["listen", "out", "until-ns", "cpu", "relay-to", "rcvbuf", "fifo"];
+const KNOWN: &[&str] = &[
+    "listen", "out", "until-ns", "cpu", "relay-to", "rcvbuf", "fifo",
+];
 
 fn main() {
     let a = Args::parse(std::env::args().skip(1), KNOWN).unwrap_or_else(|e| die(&e));
-    let listen: Vec<SocketAddr> = a.required("listen").unwrap_or_else(|e| die(&e)).split(',')
-        .map(|s| s.parse().unwrap_or_else(|_| die(&format!("--listen: cannot read address {s:?}"))))
+    let listen: Vec<SocketAddr> = a
+        .required("listen")
+        .unwrap_or_else(|e| die(&e))
+        .split(',')
+        .map(|s| {
+            s.parse()
+                .unwrap_or_else(|_| die(&format!("--listen: cannot read address {s:?}")))
+        })
         .collect();
     let until = a.u64_or("until-ns", 0).unwrap_or_else(|e| die(&e));
     if until == 0 {
@@ -36,15 +46,24 @@ fn main() {
             eprintln!("warning: --fifo {fifo}: cannot switch to SCHED_FIFO ({e}); using ordinary scheduling");
         }
     }
-    let relay: Option<SocketAddr> = a.str("relay-to")
-        .map(|s| s.parse().unwrap_or_else(|_| die(&format!("--relay-to: cannot read address {s:?}"))));
+    let relay: Option<SocketAddr> = a.str("relay-to").map(|s| {
+        s.parse()
+            .unwrap_or_else(|_| die(&format!("--relay-to: cannot read address {s:?}")))
+    });
     let rcvbuf = a.u64_or("rcvbuf", 8 << 20).unwrap_or_else(|e| die(&e)) as i32;
-    let socks: Vec<UdpSocket> = listen.iter().map(|addr| {
-        let s = UdpSocket::bind(addr).unwrap_or_else(|e| die(&format!("cannot listen on {addr}: {e}")));
-        prepare_receiver(s.as_raw_fd(), rcvbuf).unwrap_or_else(|e| die(&format!("socket options: {e}")));
-        s
-    }).collect();
-    let out_sock = relay.map(|_| UdpSocket::bind("0.0.0.0:0").unwrap_or_else(|e| die(&format!("relay socket: {e}"))));
+    let socks: Vec<UdpSocket> = listen
+        .iter()
+        .map(|addr| {
+            let s = UdpSocket::bind(addr)
+                .unwrap_or_else(|e| die(&format!("cannot listen on {addr}: {e}")));
+            prepare_receiver(s.as_raw_fd(), rcvbuf)
+                .unwrap_or_else(|e| die(&format!("socket options: {e}")));
+            s
+        })
+        .collect();
+    let out_sock = relay.map(|_| {
+        UdpSocket::bind("0.0.0.0:0").unwrap_or_else(|e| die(&format!("relay socket: {e}")))
+    });
     let fds: Vec<_> = socks.iter().map(|s| s.as_raw_fd()).collect();
     // Announce readiness on stderr so the harness can start senders only once every port is bound.
     eprintln!("ready");
@@ -56,12 +75,18 @@ fn main() {
         let left_ms = ((until - now_ns()) / 1_000_000).clamp(1, 20) as i32;
         poll_readable(&fds, left_ms).unwrap_or_else(|e| die(&format!("poll: {e}")));
         for (i, s) in socks.iter().enumerate() {
-            while let Some(r) = recv_timestamped(s.as_raw_fd(), &mut buf).unwrap_or_else(|e| die(&format!("recvmsg: {e}"))) {
+            while let Some(r) = recv_timestamped(s.as_raw_fd(), &mut buf)
+                .unwrap_or_else(|e| die(&format!("recvmsg: {e}")))
+            {
                 if let Some(d) = r.drops {
                     drops[i] = d;
                 }
                 let gre = is_gre(&buf[..r.len]);
-                let inner = if gre { &buf[GRE_LEN..r.len] } else { &buf[..r.len] };
+                let inner = if gre {
+                    &buf[GRE_LEN..r.len]
+                } else {
+                    &buf[..r.len]
+                };
                 if let (Some(to), Some(os)) = (relay, out_sock.as_ref()) {
                     if !gre {
                         stray += 1;
@@ -84,8 +109,10 @@ fn main() {
         }
     }
     if let Some(path) = a.str("out") {
-        let mut f = std::fs::File::create(path).unwrap_or_else(|e| die(&format!("--out {path}: {e}")));
-        f.write_all(&log).unwrap_or_else(|e| die(&format!("--out {path}: {e}")));
+        let mut f =
+            std::fs::File::create(path).unwrap_or_else(|e| die(&format!("--out {path}: {e}")));
+        f.write_all(&log)
+            .unwrap_or_else(|e| die(&format!("--out {path}: {e}")));
     }
     let total_drops: u64 = drops.iter().map(|&d| d as u64).sum();
     println!(

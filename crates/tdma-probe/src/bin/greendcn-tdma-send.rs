@@ -13,8 +13,23 @@ use tdma_probe::sys::{now_ns, pin_cpu, set_fifo, wait_until};
 use tdma_probe::wire::{write_gre, Header, FLAG_PAD, GRE_LEN, HEADER_LEN};
 
 const KNOWN: &[&str] = &[
-    "dest", "start-ns", "period-ns", "uptime-ns", "guard-ns", "prealloc-ns", "slots", "size", "burst",
-    "rate-bps", "demand", "pad-size", "cpu", "vhost", "gre", "spin-ns", "fifo",
+    "dest",
+    "start-ns",
+    "period-ns",
+    "uptime-ns",
+    "guard-ns",
+    "prealloc-ns",
+    "slots",
+    "size",
+    "burst",
+    "rate-bps",
+    "demand",
+    "pad-size",
+    "cpu",
+    "vhost",
+    "gre",
+    "spin-ns",
+    "fifo",
 ];
 
 struct Config {
@@ -35,18 +50,27 @@ struct Config {
 
 fn config() -> Result<Config, String> {
     let a = Args::parse(std::env::args().skip(1), KNOWN)?;
-    let dests = a.required("dest")?.split(',')
-        .map(|d| d.parse::<SocketAddr>().map_err(|_| format!("--dest: cannot read address {d:?}")))
+    let dests = a
+        .required("dest")?
+        .split(',')
+        .map(|d| {
+            d.parse::<SocketAddr>()
+                .map_err(|_| format!("--dest: cannot read address {d:?}"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let gre = a.u64_or("gre", 0)? != 0;
     let min = HEADER_LEN + if gre { GRE_LEN } else { 0 };
     let size = a.u64_or("size", 1472)? as usize;
     if size < min || size > 65_000 {
-        return Err(format!("--size must be between {min} and 65000 bytes, got {size}"));
+        return Err(format!(
+            "--size must be between {min} and 65000 bytes, got {size}"
+        ));
     }
     let pad_size = a.u64_or("pad-size", 0)? as usize;
     if pad_size != 0 && (pad_size < min || pad_size > 65_000) {
-        return Err(format!("--pad-size must be 0 or between {min} and 65000 bytes, got {pad_size}"));
+        return Err(format!(
+            "--pad-size must be 0 or between {min} and 65000 bytes, got {pad_size}"
+        ));
     }
     let burst = a.u64_or("burst", 8)?;
     if burst == 0 {
@@ -61,10 +85,18 @@ fn config() -> Result<Config, String> {
         prealloc_ns: a.u64_or("prealloc-ns", 0)?,
     };
     let mut cfg = Config {
-        dests, sched, slots: a.u64_or("slots", 100)?, size, burst, rate_bps: a.u64_or("rate-bps", 0)?,
-        demand: a.u64_or("demand", 0)?, pad_size, cpu: a.i64_or("cpu", -1)?,
+        dests,
+        sched,
+        slots: a.u64_or("slots", 100)?,
+        size,
+        burst,
+        rate_bps: a.u64_or("rate-bps", 0)?,
+        demand: a.u64_or("demand", 0)?,
+        pad_size,
+        cpu: a.i64_or("cpu", -1)?,
         fifo: i32::try_from(a.u64_or("fifo", 0)?.min(99)).unwrap_or(0),
-        vhost: u16::try_from(vhost).map_err(|_| "--vhost must fit in 16 bits".to_string())?, gre,
+        vhost: u16::try_from(vhost).map_err(|_| "--vhost must fit in 16 bits".to_string())?,
+        gre,
         spin_ns: a.u64_or("spin-ns", 200_000)?,
     };
     if cfg.sched.start_ns == 0 {
@@ -96,12 +128,20 @@ fn main() {
     if cfg.fifo > 0 {
         // Without CAP_SYS_NICE the run still works, only noisier; the summary's "fifo": 0 says so.
         if let Err(e) = set_fifo(cfg.fifo) {
-            eprintln!("warning: --fifo {}: cannot switch to SCHED_FIFO ({e}); using ordinary scheduling", cfg.fifo);
+            eprintln!(
+                "warning: --fifo {}: cannot switch to SCHED_FIFO ({e}); using ordinary scheduling",
+                cfg.fifo
+            );
             cfg.fifo = 0;
         }
     }
-    let bind = if cfg.dests[0].is_ipv4() { "0.0.0.0:0" } else { "[::]:0" };
-    let sock = UdpSocket::bind(bind).unwrap_or_else(|e| die(&format!("cannot open a UDP socket: {e}")));
+    let bind = if cfg.dests[0].is_ipv4() {
+        "0.0.0.0:0"
+    } else {
+        "[::]:0"
+    };
+    let sock =
+        UdpSocket::bind(bind).unwrap_or_else(|e| die(&format!("cannot open a UDP socket: {e}")));
     let mut buf = vec![0u8; cfg.size.max(cfg.pad_size)];
     let off = if cfg.gre { GRE_LEN } else { 0 };
     if cfg.gre {
@@ -138,12 +178,22 @@ fn main() {
                     break 'slot;
                 }
                 let len = if is_data { cfg.size } else { cfg.pad_size };
-                let h = Header { flags: if is_data { 0 } else { FLAG_PAD }, vhost: cfg.vhost, seq, slot: k,
-                                 send_ns: now_ns(), dst: d as u32 };
+                let h = Header {
+                    flags: if is_data { 0 } else { FLAG_PAD },
+                    vhost: cfg.vhost,
+                    seq,
+                    slot: k,
+                    send_ns: now_ns(),
+                    dst: d as u32,
+                };
                 h.write(&mut buf[off..]);
                 match sock.send_to(&buf[..len], cfg.dests[d]) {
                     Ok(_) => {
-                        if is_data { c.data += 1 } else { c.pad += 1 }
+                        if is_data {
+                            c.data += 1
+                        } else {
+                            c.pad += 1
+                        }
                     }
                     Err(e) => {
                         c.errors += 1;
