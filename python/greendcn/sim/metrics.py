@@ -123,25 +123,24 @@ def _switch_paths(net: Any, sources: np.ndarray) -> dict[int, tuple[np.ndarray, 
 def _hops_to(net: Any, hosts: int, sources: np.ndarray, s_sw: np.ndarray, d_sw: np.ndarray) -> np.ndarray:
     """Hop count between each flow's source and destination switch over switch links: a breadth-first search
     from every distinct source switch at once, level by level in numpy (blocks of 64 sources), so a k = 48
-    fat-tree's 1152 edge switches take a second rather than minutes of Python."""
+    fat-tree's 1152 edge switches take a second rather than minutes of Python. The distances from every source
+    go into one table (sources x switches, int16: 6.6 MB at k = 48), read for all flows by one gather rather than
+    grouping the flows by source (a sort of a million flows cost more than the searches; BENCHMARKS.md)."""
     # switches renumbered from 0 (hosts come first in every network)
     links = [(l.a - hosts, l.b - hosts) for l in net.links if min(l.a, l.b) >= hosts]
     a = np.array([x for x, _ in links] + [y for _, y in links], dtype=np.int64)
     b = np.array([y for _, y in links] + [x for x, _ in links], dtype=np.int64)
-    sources, d_sw = sources - hosts, d_sw - hosts
+    sources = sources - hosts
     order = np.argsort(b, kind="stable")
     a, b = a[order], b[order]
     starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
     targets = b[starts]
     n = len(net.nodes) - hosts
-    out = np.zeros(len(s_sw))
-    pos = np.searchsorted(sources, s_sw - hosts)  # each flow's source among `sources` (sorted, distinct)
-    order = np.argsort(pos, kind="stable")
-    bounds = np.searchsorted(pos[order], np.arange(len(sources) + 1))
+    table = np.empty((len(sources), n), dtype=np.int16)
     for lo in range(0, len(sources), 64):
         block = sources[lo : lo + 64]
         rows = np.arange(len(block))
-        dist = np.full((len(block), n), -1, dtype=np.int32)
+        dist = np.full((len(block), n), -1, dtype=np.int16)
         dist[rows, block] = 0
         frontier = np.zeros((len(block), n), dtype=bool)
         frontier[rows, block] = True
@@ -153,9 +152,9 @@ def _hops_to(net: Any, hosts: int, sources: np.ndarray, s_sw: np.ndarray, d_sw: 
             nxt &= dist < 0
             dist[nxt] = level
             frontier = nxt
-        sel = order[bounds[lo] : bounds[min(lo + 64, len(sources))]]
-        out[sel] = dist[pos[sel] - lo, d_sw[sel]]
-    return out
+        table[lo : lo + len(block)] = dist
+    pos = np.searchsorted(sources, s_sw - hosts)  # each flow's source among `sources` (sorted, distinct)
+    return table[pos, d_sw - hosts].astype(np.float64)
 
 
 def ideal_fct_packet_s(
