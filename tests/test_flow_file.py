@@ -60,6 +60,30 @@ def test_a_random_file_reads_as_the_row_by_row_reference(tmp_path):
     assert list(read_flows_csv(p, NET)) == row_by_row(p, NET)
 
 
+@pytest.mark.parametrize("blank", ["", " ", "\t", "\u00a0"])
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_a_file_without_blanks_skips_the_trim_and_reads_as_one_with_them(tmp_path, blank, end):
+    # a file of printable ASCII without blanks is read without trimming its columns; any blank, a carriage
+    # return or a non-ASCII character anywhere takes the trimmed path: the flows are the same either way
+    rng = np.random.default_rng(11)
+    lines = ["src,dst,size_bytes,start_s,transport,rate_bps,class"]
+    for _ in range(300):
+        s, d = rng.choice(16, 2, replace=False)
+        udp = rng.random() < 0.3
+        lines.append(
+            f"S{s},{d},{rng.integers(1, 10**6)},{rng.random() * 0.01!r},{'udp' if udp else 'tcp'},"
+            f"{10**9 if udp else ''},{rng.choice(['a', 'b', ''])}"
+        )
+    plain = tmp_path / "plain.csv"
+    plain.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other = tmp_path / "other.csv"
+    padded = [lines[0]] + [blank + ",".join(f"{v}{blank}" for v in line.split(",")) for line in lines[1:]]
+    other.write_bytes((end.join(padded) + end).encode("utf-8"))
+    reference = row_by_row(plain, NET)
+    assert list(read_flows_csv(plain, NET)) == reference
+    assert list(read_flows_csv(other, NET)) == reference
+
+
 def test_transport_and_rate_columns_make_udp_flows(tmp_path):
     p = tmp_path / "f.csv"
     p.write_text(
