@@ -112,36 +112,30 @@ impl HostLinks {
         now: u64,
         prio: bool,
     ) -> Option<(u64, bool)> {
-        let entry = InFlight {
-            arrival: 0,
-            pkt,
-            dst_host: h,
-            wire_bytes: wire,
-            flow_hash: 0,
-        };
-        let port = &mut self.up[h as usize];
-        let a = if prio {
-            port.offer_priority(now, entry, 0)
-        } else {
-            port.offer(now, entry, 0)
-        };
-        match a {
-            Admission::Dropped => None,
-            Admission::Accepted {
-                arrival,
-                pipe_was_empty,
-            } => {
-                self.count(h, 0, now, wire);
-                Some((arrival, pipe_was_empty))
-            }
-            Admission::Held { .. } => unreachable!("EEE is refused on circuit fabrics"),
+        let admitted = Self::offer(&mut self.up[h as usize], h, pkt, wire, now, prio);
+        if admitted.is_some() {
+            self.count(h, 0, now, wire);
         }
+        admitted
     }
 
     /// Offer a packet that reached host `h`'s ToR at `now` to the ToR's port down to the host: its arrival
     /// at the host (it enters the port's pipe and arrives by event), or None (dropped). `prio` as `push_up`.
     pub fn push_down(
         &mut self,
+        h: u32,
+        pkt: u32,
+        wire: u32,
+        now: u64,
+        prio: bool,
+    ) -> Option<(u64, bool)> {
+        Self::offer(&mut self.down[h as usize], h, pkt, wire, now, prio)
+    }
+
+    /// One host link's port (either direction) offered a packet for host `h`: (arrival, pipe was empty), or
+    /// None when dropped.
+    fn offer(
+        port: &mut Port,
         h: u32,
         pkt: u32,
         wire: u32,
@@ -155,7 +149,6 @@ impl HostLinks {
             wire_bytes: wire,
             flow_hash: 0,
         };
-        let port = &mut self.down[h as usize];
         let a = if prio {
             port.offer_priority(now, entry, 0)
         } else {
