@@ -277,6 +277,25 @@ fn run_circuit(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> 
     })
 }
 
+/// Opera's listed paths of one slice as the circuit engine computes them (`routing.opera_paths`), for
+/// cross-checks: per `src * racks + dst`, up to `k` paths, each the switches it leaves by.
+#[pyfunction]
+fn _opera_listed_paths(
+    k: u8,
+    racks: u32,
+    switches: u32,
+    circuits: Vec<u32>,
+) -> PyResult<Vec<Vec<Vec<u32>>>> {
+    if circuits.len() != (racks * switches) as usize {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "circuits must hold racks x switches entries",
+        ));
+    }
+    Ok(greendcn_engine::circuit::sim::listed_switch_paths(
+        k, racks, switches, &circuits,
+    ))
+}
+
 /// Panics inside the guarded path on purpose, so tests can check that a panic becomes NativePanic.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<String> {
@@ -297,6 +316,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_circuit, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_opera_listed_paths, m)?)?;
     m.add("SpecError", m.py().get_type::<SpecError>())?;
     m.add("NativePanic", m.py().get_type::<NativePanic>())?;
     logscan::register(m)?;
