@@ -21,6 +21,9 @@ class SpecError(ValueError): ...  # args: (message: str, loc: tuple[str | int, .
 class NativePanic(RuntimeError): ...
 
 def _panic_for_tests() -> str: ...
+def _opera_listed_paths(
+    k: int, racks: int, switches: int, circuits: list[int]
+) -> list[list[list[int]]]: ...  # per src * racks + dst, up to k switch paths (tests/test_opera_listed_paths.py)
 
 # Access-log scanner (crates/logscan via crates/py/src/logscan.rs).
 class LogScanError(ValueError): ...  # args: (kind: "io" | "header" | "config", where: str, message: str)
