@@ -23,7 +23,7 @@ class NativePanic(RuntimeError): ...
 def _panic_for_tests() -> str: ...
 def _opera_listed_paths(
     k: int, racks: int, switches: int, circuits: list[int]
-) -> list[list[list[int]]]: ...  # per src * racks + dst, up to k switch paths (tests/test_opera_listed_paths.py)
+) -> list[list[list[int]]]: ...  # per src * racks + dst: up to k paths, each its switches
 
 # Access-log scanner (crates/logscan via crates/py/src/logscan.rs).
 class LogScanError(ValueError): ...  # args: (kind: "io" | "header" | "config", where: str, message: str)
