@@ -14,31 +14,11 @@ from greendcn.sim.optical.opera_routes import NO_CIRCUIT, circuit_table
 from greendcn.sim.run import simulate
 from greendcn.sim.scenario import scenario_from_dict
 from greendcn.sim.topology.opera import OperaParams, build_opera
-
-# 8 racks of 2 hosts on 4 rotor switches: S0, S1 in rack 0, S2, S3 in rack 1, ...
-TOPOLOGY = {
-    "kind": "opera",
-    "racks": 8,
-    "circuit_switches": 4,
-    "hosts_per_rack": 2,
-    "link_rate": "10Gbps",
-    "link_delay": "500ns",
-    "reconfig": "10us",
-}
+from opera_fixtures import TOPOLOGY, ndp_scenario
 
 
 def scenario(flows: list[dict], paths: int | None) -> dict:
-    routing: dict = {"scheme": "opera"}
-    if paths is not None:
-        routing["opera_paths"] = paths
-    return {
-        "topology": TOPOLOGY,
-        "routing": routing,
-        "transport": {"default": "ndp"},
-        "tcp": {"mss": 1436, "header_bytes": 64},
-        "ndp": {"queue": "8pkt", "header_bytes": 64, "initial_window": 20},
-        "workload": {"kind": "flows", "flows": flows},
-    }
+    return ndp_scenario(flows, paths=paths)
 
 
 ONE = [{"src": "S0", "dst": "S4", "size": "300KB"}]  # rack 0 to rack 2
