@@ -16,14 +16,15 @@ use super::Routes;
 /// and hosts need at most 3).
 const LINE_RUNS: usize = 3;
 
-/// Hosts `first + b * block` to `first + (b + 1) * block - 1` (up to the next run's first host) share group
-/// b: `len` ports from `base + b * step`, `stride` apart (arithmetic wrapping in u32).
+/// Hosts `first + b * 2^shift` to `first + (b + 1) * 2^shift - 1` (up to the next run's first host) share
+/// group b: `len` ports from `base + b * step`, `stride` apart (arithmetic wrapping in u32). Blocks are a power
+/// of two hosts (a shift, not a division, per lookup); a run of one block has shift 32.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 struct LineRun {
     /// The run's first host (u32::MAX: an unused run, never counted).
     first: u32,
-    block: u32,
+    shift: u32,
     base: u32,
     step: u32,
     /// The group's length (0: no route) and the distance between its ports.
@@ -33,7 +34,7 @@ struct LineRun {
 
 const UNUSED: LineRun = LineRun {
     first: u32::MAX,
-    block: u32::MAX,
+    shift: 32,
     base: 0,
     step: 0,
     len: 0,
@@ -126,9 +127,9 @@ impl Routes {
             let (len, base, stride) = spaced(if at == 0 { &[] } else { ports })?;
             if let Some((run, blocks, last)) = cur.as_mut() {
                 let same_group = run.len == len && run.stride == stride;
-                if same_group && *blocks == 1 && size <= *last {
+                if same_group && *blocks == 1 && size <= *last && last.is_power_of_two() {
                     // The second block fixes the run's block size and step.
-                    run.block = *last;
+                    run.shift = last.trailing_zeros();
                     run.step = base.wrapping_sub(run.base);
                     *blocks = 2;
                     *last = size;
@@ -136,8 +137,8 @@ impl Routes {
                 }
                 if same_group
                     && *blocks > 1
-                    && *last == run.block
-                    && size <= run.block
+                    && *last as u64 == 1u64 << run.shift
+                    && size <= *last
                     && base == run.base.wrapping_add(blocks.wrapping_mul(run.step))
                 {
                     *blocks += 1;
@@ -149,7 +150,7 @@ impl Routes {
             cur = Some((
                 LineRun {
                     first,
-                    block: u32::MAX,
+                    shift: 32,
                     base,
                     step: 0,
                     len,
@@ -181,7 +182,7 @@ impl Routes {
                 .sum();
             if i > 0 {
                 let r = &line.runs[i - 1];
-                let b = (dst_host - r.first) / r.block;
+                let b = ((dst_host - r.first) as u64 >> r.shift) as u32;
                 return Hops::Spaced {
                     first: r.base.wrapping_add(b.wrapping_mul(r.step)),
                     stride: r.stride as u32,
