@@ -309,7 +309,6 @@ def simulate(
     if circuit:
         from .optical.scenario_run import simulate_circuit
 
-        flow_list = list(flow_list)
         res = simulate_circuit(sc, net, flow_list, seed, _Progress() if progress else None)
         if res.summary.get("stopped_by") == "interrupted":
             if not partial_on_interrupt:
