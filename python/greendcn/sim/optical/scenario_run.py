@@ -221,7 +221,7 @@ def simulate_circuit(sc: Any, net: Network, flows: Any, seed: int, progress: Any
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll or bulk_reliable else None,
-        **(transport_specs(sc, used_transports(sc)) if tcp_ll or bulk_reliable else {}),
+        **(transport_specs(sc, used_transports(sc) | used) if tcp_ll or bulk_reliable else {}),
         hosts=_hosts_spec(topo),
         window_ps=observation_window_ps(sc, window),
         packet=_packet_spec(topo),

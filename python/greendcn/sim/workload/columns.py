@@ -4,7 +4,7 @@ hands the engine its flows as one JSON text built column-wise."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -45,6 +45,8 @@ class FlowColumns:
     udp: np.ndarray
     rate_bps: np.ndarray
     transport: np.ndarray | None = None
+    # How messages name row i (a flow file's "flows.csv line 7"); None: by the flow's id.
+    where: Callable[[int], str] | None = None
 
     @classmethod
     def from_flows(cls, flows: list[Flow]) -> FlowColumns:
@@ -65,6 +67,10 @@ class FlowColumns:
             rate_bps=ints[:, 6],
             transport=transport,
         )
+
+    def row_name(self, i: int) -> str:
+        """Row i as a message names it: its file and line, or its flow id."""
+        return self.where(i) if self.where is not None else f"flow {int(self.id[i])}"
 
     def own_transport_codes(self) -> np.ndarray:
         """Each flow's own transport, as codes into `sim.engine.TRANSPORTS`."""
