@@ -455,14 +455,10 @@ impl<'a> Sim<'a> {
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         loop {
-            if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
+            if let Some((EventKind::PortArrival, port, _)) = self.events.peek() {
                 // This port's lines were asked for during the previous event: ask for the pipe's next entry,
-                // which becomes its head when this arrival pops the current one (and the lanes' next entries,
-                // here and at the port the packet leaves by, whose lines were asked for too).
+                // which becomes its head when this arrival pops the current one.
                 self.ports[port as usize].prefetch_refill();
-                if self.lanes && hint & HINT_PKT == 0 {
-                    self.ports[hint as usize].prefetch_lanes();
-                }
             }
             let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
@@ -486,7 +482,7 @@ impl<'a> Sim<'a> {
                 // The next event (unless this one schedules an earlier one) reads this port, the pipe slot it
                 // moves up to the head, and what its hint names (the packet at a host, the port it leaves by at
                 // a switch): start the loads now.
-                Port::prefetch_arrival(&self.ports, port, self.lanes);
+                Port::prefetch_arrival(&self.ports, port);
                 if let Some(pipes) = &self.pipes {
                     pipes.prefetch(slot);
                 }
