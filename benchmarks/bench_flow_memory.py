@@ -1,7 +1,7 @@
 """Engine memory per flow: the peak resident memory one `_native.run_columns` call adds to a fresh process, per
 flow, for 100,000 and 1,000,000 flows of 1,000 bytes (one start per microsecond, random pairs of 128 hosts under
-8 top-of-rack switches and a core, flows handed as column buffers, results returned as columns); and the call's
-CPU seconds. What docs/engine-spec.md's "Memory per flow" counts, measured. `GREENDCN_BENCH_QUICK=1` leaves out
+8 top-of-rack switches and a core, flows handed as column buffers, results returned as columns), all TCP and all
+NDP; and the call's CPU seconds. What docs/engine-spec.md's "Memory per flow" counts, measured. `GREENDCN_BENCH_QUICK=1` leaves out
 the million."""
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchcommon import is_quick  # noqa: E402
 
 
-def spec_and_flows(n: int) -> tuple[dict, list[tuple[str, bytes]]]:
+# The engine's transport codes (crates/py/src/columns.rs).
+TRANSPORT_CODES = {"tcp": 0, "ndp": 3}
+
+
+def spec_and_flows(n: int, transport: str = "tcp") -> tuple[dict, list[tuple[str, bytes]]]:
     import numpy as np
 
     hosts, tors = 128, 8
@@ -44,15 +48,15 @@ def spec_and_flows(n: int) -> tuple[dict, list[tuple[str, bytes]]]:
         ("start_ps", u8(np.arange(n) * 10**6)),
         ("rate_bps", zeros),
         ("handshake_ps", zeros),
-        ("transport", bytes(n)),
+        ("transport", bytes([TRANSPORT_CODES[transport]]) * n),
     ]
     return {"routing": "ecmp", "seed": 1, "nodes": nodes, "links": links, "flows": []}, flows
 
 
-def child(n: int) -> None:
+def child(n: int, transport: str) -> None:
     from greendcn import _native
 
-    spec, flows = spec_and_flows(n)
+    spec, flows = spec_and_flows(n, transport)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     c0 = time.process_time()
     text, _tables = _native.run_columns(json.dumps(spec), None, flows)
@@ -66,18 +70,22 @@ def child(n: int) -> None:
 def main() -> None:
     quick = is_quick()
     for n in (100_000,) if quick else (100_000, 1_000_000):
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", str(n)], capture_output=True, text=True, check=True
-        )
-        f = json.loads(out.stdout)
-        print(
-            f"{n:,} flows x 1,000 B, engine call: {f['growth_kb'] * 1024 / n:.0f} bytes per flow of peak memory "
-            f"({f['growth_kb'] / 1024:.0f} MB), cpu {f['cpu_s']:.2f} s, engine wall {f['engine_wall_s']:.2f} s"
-        )
+        for transport in TRANSPORT_CODES:
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", str(n), transport],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            f = json.loads(out.stdout)
+            print(
+                f"{n:,} {transport} flows x 1,000 B, engine call: {f['growth_kb'] * 1024 / n:.0f} bytes per flow of peak memory "
+                f"({f['growth_kb'] / 1024:.0f} MB), cpu {f['cpu_s']:.2f} s, engine wall {f['engine_wall_s']:.2f} s"
+            )
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
-        child(int(sys.argv[2]))
+        child(int(sys.argv[2]), sys.argv[3])
     else:
         main()

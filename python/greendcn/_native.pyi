@@ -15,6 +15,11 @@ def run_columns(
 def run_circuit(
     spec_json: str, progress: Callable[[int, int | None, int, int, int], object] | None = None
 ) -> str: ...
+def run_circuit_columns(
+    spec_json: str,
+    flows: list[tuple[str, bytes]],
+    progress: Callable[[int, int | None, int, int, int], object] | None = None,
+) -> tuple[str, list[tuple[str, str, bytes]]]: ...  # (results JSON, per-flow columns: docs/circuit-engine.md)
 def version() -> str: ...
 
 class SpecError(ValueError): ...  # args: (message: str, loc: tuple[str | int, ...], msg: str)

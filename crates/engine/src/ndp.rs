@@ -185,6 +185,11 @@ impl PullPacer {
         self.owed.retain(|&x| x != f);
     }
 
+    /// The pacer serves one flow, which needs no more pulls: give its queue's memory back (it was released).
+    pub fn free(&mut self) {
+        self.owed = VecDeque::new();
+    }
+
     /// The pacer's event fired: the flow to pull now, and when the next event must fire (more are owed).
     pub fn fire(&mut self, now: u64) -> (Option<u32>, Option<u64>) {
         self.pending = false;

@@ -206,27 +206,13 @@ impl Port {
     }
 
     /// Second step of a prefetch (call it once `prefetch_arrival`'s lines have had time to come in): bring in
-    /// the entry that becomes the pipe's head when the next arrival pops the current one, and the lanes' next
-    /// entries (`prefetch_lanes`).
+    /// the entry that becomes the pipe's head when the next arrival pops the current one. Not the lanes' next
+    /// entries: an arrival reads them only when it empties the pipe, and asking for them (and for the port's
+    /// lane lines) at every arrival cost NDP runs more than it saved (BENCHMARKS.md, "NDP: deeper pipe rings").
     #[inline(always)]
     pub fn prefetch_refill(&self) {
         if let Some(e) = self.pipe_next() {
             prefetch(e);
-        }
-        self.prefetch_lanes();
-    }
-
-    /// Bring in the entries the serializer takes next from the lanes (ports with lanes; call it once the port's
-    /// lines are in): `start_lanes` reads them when a packet is offered or the pipe empties.
-    #[inline(always)]
-    pub fn prefetch_lanes(&self) {
-        if self.laned {
-            if let Some(e) = self.lanes.prio.front() {
-                prefetch(e);
-            }
-            if let Some(e) = self.lanes.data.front() {
-                prefetch(e);
-            }
         }
     }
 
@@ -289,15 +275,13 @@ impl Port {
         self.win_acc = 0;
     }
 
-    /// Bring in the cache lines an arrival at this port reads (the port's first two lines; with `lanes`, all of
-    /// them, for `prefetch_refill` to read the lanes): call it for the next event's port while the current
-    /// event runs.
+    /// Bring in the cache lines an arrival at this port reads (the port's first two lines, lanes or not): call it
+    /// for the next event's port while the current event runs.
     #[inline(always)]
-    pub fn prefetch_arrival(ports: &[Port], port: u32, lanes: bool) {
+    pub fn prefetch_arrival(ports: &[Port], port: u32) {
         if let Some(p) = ports.get(port as usize) {
             let line = p as *const Port as *const u8;
-            let lines = if lanes { size_of::<Port>() / 64 } else { 2 };
-            for i in 0..lines {
+            for i in 0..2 {
                 prefetch(line.wrapping_add(64 * i));
             }
         }

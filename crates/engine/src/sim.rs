@@ -61,7 +61,8 @@ struct FlowState {
     /// A TCP or DCTCP flow's sender while it has bytes to send; once every byte is acknowledged it is inert
     /// (further ACKs and timers change nothing), so the flow is folded into its result row (`Flows::fold`).
     sender: Option<Box<TcpSender>>,
-    /// An NDP flow's sender (crate::ndp); `sender` is then None.
+    /// An NDP flow's sender (crate::ndp); `sender` is then None. Folded like `sender` once every packet is
+    /// acknowledged.
     ndp: Option<Box<NdpSender>>,
     receiver: TcpReceiver,
     /// Data packets of this flow trimmed to their header by a switch (NDP).
@@ -126,9 +127,9 @@ impl FlowState {
 }
 
 /// A flow before it starts (nothing but its spec), while it runs (its state on the heap), or once finished only
-/// its result row: a TCP or DCTCP flow whose sender saw every byte acknowledged, a UDP flow whose receiver holds
-/// every byte (NDP flows stay live to the end). Copies of its data that arrive later are still counted, in the
-/// row (`tcp::on_held_data`).
+/// its result row: a TCP, DCTCP or NDP flow whose sender saw every byte acknowledged, a UDP flow whose receiver
+/// holds every byte. Copies of its data (and NDP's trimmed headers) that arrive later are still counted, in the
+/// row (`tcp::on_held_data`), and acknowledged.
 enum FlowSlot {
     Pending,
     Live(Box<FlowState>),
@@ -384,7 +385,9 @@ impl<'a> Sim<'a> {
             // Headers and control go in a lane ahead of waiting data (crate::port::Lanes).
             ports.iter_mut().for_each(Port::add_lanes);
         }
-        let pipes = PipeArena::attach(&mut ports);
+        // NDP's small packets make long pipes: larger rings then (crate::port::ring::LANED_RING).
+        let ring = PipeArena::ring_for(ports.len(), ndp_on);
+        let pipes = PipeArena::attach_sized(&mut ports, ring);
         let switch_rngs = (0..kinds.len())
             .map(|n| Rng::new(spec.seed, n as u64))
             .collect();
@@ -455,12 +458,9 @@ impl<'a> Sim<'a> {
         loop {
             if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
                 // This port's lines were asked for during the previous event: ask for the pipe's next entry,
-                // which becomes its head when this arrival pops the current one (and the lanes' next entries,
-                // here and at the port the packet leaves by, whose lines were asked for too).
+                // which becomes its head when this arrival pops the current one, and what the arrival reads at
+                // the far node.
                 self.ports[port as usize].prefetch_refill();
-                if self.lanes && hint & HINT_PKT == 0 {
-                    self.ports[hint as usize].prefetch_lanes();
-                }
                 self.prefetch_far_end(port, hint);
             }
             let Some(ev) = self.events.pop() else { break };
@@ -485,7 +485,7 @@ impl<'a> Sim<'a> {
                 // The next event (unless this one schedules an earlier one) reads this port, the pipe slot it
                 // moves up to the head, and what its hint names (the packet at a host, the port it leaves by at
                 // a switch): start the loads now.
-                Port::prefetch_arrival(&self.ports, port, self.lanes);
+                Port::prefetch_arrival(&self.ports, port);
                 if let Some(pipes) = &self.pipes {
                     pipes.prefetch(slot);
                 }
@@ -997,6 +997,9 @@ impl<'a> Sim<'a> {
         let f = pkt.flow;
         if let Some(row) = self.flows.row_mut(f as usize) {
             // A finished flow: a late copy of its data is counted and acknowledged (an ACK changes nothing).
+            if matches!(pkt.kind, PacketKind::NdpData | PacketKind::NdpHeader) {
+                return self.ndp_receive_held(f, &pkt);
+            }
             if matches!(pkt.kind, PacketKind::TcpData | PacketKind::Udp) {
                 let dctcp = self.spec.flows[f as usize].transport == Transport::Dctcp;
                 row.ecn_marks += u64::from(dctcp && pkt.ce);
@@ -1132,25 +1135,63 @@ impl<'a> Sim<'a> {
             // Everything arrived: the pulls still owed to this flow would fetch nothing and hold up the
             // host's other flows (the simulator's receiver releases them, src/clos/ndp.cpp line 1102).
             self.pull_pacers[h].release(f);
+            if self.pull_per_flow {
+                self.pull_pacers[h].free();
+            }
         }
+    }
+
+    /// Data or a trimmed header of a flow folded into its row (its sender had every packet acknowledged, so its
+    /// receiver held every byte): counted as `ndp_receive` counts it at a receiver that holds every byte
+    /// (`tcp::on_held_data` for data), and ACKed or NACKed the same way. No pull is owed: the receiver released
+    /// the flow's pulls when its last byte arrived.
+    fn ndp_receive_held(&mut self, f: u32, pkt: &Packet) {
+        let Some(row) = self.flows.row_mut(f as usize) else {
+            return;
+        };
+        let kind = if pkt.kind == PacketKind::NdpData {
+            on_held_data(row, pkt.seq, pkt.retx);
+            PacketKind::NdpAck
+        } else {
+            PacketKind::NdpNack
+        };
+        row.acks_sent += 1;
+        let spec = &self.spec.flows[f as usize];
+        let base = mix64(self.spec.seed ^ mix64(spec.id));
+        let (dst, src_host) = (spec.dst, self.host_index[spec.src as usize]);
+        let hash = flow_hash(base, spec.dst, spec.src);
+        self.ndp_send_control_to(dst, src_host, hash, f, kind, pkt.seq);
     }
 
     fn ndp_send_control(&mut self, f: u32, kind: PacketKind, seq: u64) {
         let fl = &self.flows[f as usize];
+        let (dst, src_host, hash) = (fl.dst, fl.src_host, fl.hash_rev);
+        self.ndp_send_control_to(dst, src_host, hash, f, kind, seq);
+    }
+
+    /// Send flow `f`'s control packet from its receiving host `dst` to its sender's host index `src_host`.
+    fn ndp_send_control_to(
+        &mut self,
+        dst: u32,
+        src_host: u32,
+        hash_rev: u64,
+        f: u32,
+        kind: PacketKind,
+        seq: u64,
+    ) {
         let pkt = Packet {
             kind,
             flow: f,
-            dst_host: fl.src_host,
+            dst_host: src_host,
             wire_bytes: self.spec.ndp.header_bytes + self.spec.frame_overhead_bytes,
             payload: 0,
             seq,
             ts: self.now,
-            flow_hash: fl.hash_rev,
+            flow_hash: hash_rev,
             retx: false,
             ect: false,
             ce: false,
         };
-        let dst = fl.dst;
         self.send_from_host(dst, pkt);
     }
 
@@ -1190,6 +1231,17 @@ impl<'a> Sim<'a> {
         self.send_segments(f, &mut segs);
         self.segs = segs;
         self.sync_rto(f);
+        let fl = &mut self.flows[f as usize];
+        if fl.ndp.as_ref().is_some_and(|s| s.done()) {
+            // Every packet acknowledged: the sender is inert (ACKs, NACKs and pulls still on their way change
+            // nothing and its timer is off), so the flow keeps only its result row, as TCP's does.
+            let sender = fl.ndp.take().expect("a sender");
+            debug_assert!(
+                fl.receiver.finish.is_some() && fl.acked_ps != u64::MAX,
+                "every packet acknowledged, so every byte received and its last ACK seen"
+            );
+            self.flows.fold(f as usize, Some(&sender.stats));
+        }
     }
 
     // ---- TCP ---------------------------------------------------------------------------------------

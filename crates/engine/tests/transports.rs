@@ -334,3 +334,30 @@ fn the_sender_learns_of_completion_one_ack_path_after_the_receiver() {
         "{f:?}"
     );
 }
+
+#[test]
+fn finished_ndp_flows_still_count_and_answer_their_late_copies() {
+    // An incast with a timeout far below the queueing delay: senders time out and send copies of packets
+    // that are still queued, so copies keep arriving after their flow's sender has every packet acknowledged
+    // (and the flow is kept as its result row alone). Every copy sent reaches its receiver, whole or trimmed
+    // to its header, and is ACKed or NACKed there: the counts must add up whether it came before or after.
+    let size = 200_000;
+    let mut s = incast(Transport::Ndp, size);
+    s.tcp.min_rto_ps = 5 * US;
+    let r = go(&s);
+    assert_eq!((r.summary.drops, r.summary.packets_in_flight), (0, 0));
+    let packets = size.div_ceil(s.tcp.mss as u64);
+    for f in &r.flows {
+        assert!(f.completed && f.bytes_received == size, "{f:?}");
+        assert_eq!(f.packets_received + f.trims, f.data_packets_sent, "{f:?}");
+        assert_eq!(f.acks_sent, f.packets_received + f.trims, "{f:?}");
+        assert_eq!(
+            f.spurious_retransmits,
+            f.packets_received - packets,
+            "{f:?}"
+        );
+    }
+    let sum =
+        |k: fn(&greendcn_engine::results::FlowResult) -> u64| r.flows.iter().map(k).sum::<u64>();
+    assert!(sum(|f| f.timeouts) > 0 && sum(|f| f.spurious_retransmits) > 0);
+}

@@ -18,6 +18,15 @@ use crate::hugevec::HugeVec;
 /// spilled entries back was a tenth of the loop.
 pub const RING: usize = 32;
 
+/// Entries a port's ring holds in runs whose ports have lanes (NDP; a power of two, our choice). NDP's headers,
+/// ACKs, NACKs and pulls are 64-byte packets: a 25 us, 10 Gb/s pipe holds hundreds of them, and a 32-entry ring
+/// spilled on most pops, each spill a cache miss on the port's `VecDeque` (about a tenth of a k = 8 NDP run's
+/// time, BENCHMARKS.md). 128 x 24 bytes is 3 kB per port; the arena's size caps it (`ring_for`).
+pub const LANED_RING: usize = 128;
+
+/// Largest arena `ring_for` gives larger rings for (our choice: 64 MB, a k = 24 fat-tree's ports at 128 entries).
+const LANED_ARENA_BYTES: usize = 64 << 20;
+
 /// No ring slot (a port without a ring).
 pub const NO_SLOT: u32 = u32::MAX;
 
@@ -39,9 +48,26 @@ impl PipeArena {
     /// Rings for `ports`: port i gets block i (slots i x RING to (i + 1) x RING - 1). Returns None (the ports
     /// keep their `VecDeque`s alone) when the slots would not fit a u32 index.
     pub fn attach(ports: &mut [Port]) -> Option<PipeArena> {
+        Self::attach_sized(ports, RING)
+    }
+
+    /// The ring size for `ports` ports: `LANED_RING` when the ports have lanes and the arena stays within
+    /// `LANED_ARENA_BYTES`, else `RING`.
+    pub fn ring_for(ports: usize, lanes: bool) -> usize {
+        let bytes = ports.saturating_mul(LANED_RING * size_of::<InFlight>());
+        if lanes && bytes <= LANED_ARENA_BYTES {
+            LANED_RING
+        } else {
+            RING
+        }
+    }
+
+    /// `attach` with rings of `ring` entries (a power of two up to 2^15) instead of `RING`.
+    pub fn attach_sized(ports: &mut [Port], ring: usize) -> Option<PipeArena> {
+        assert!(ring.is_power_of_two() && ring < 1 << 15);
         let n = ports
             .len()
-            .checked_mul(RING)
+            .checked_mul(ring)
             .filter(|&n| n < NO_SLOT as usize)?;
         let mut slots = HugeVec::with_capacity(n);
         for _ in 0..n {
@@ -50,9 +76,9 @@ impl PipeArena {
         let base = slots.as_mut_ptr();
         for (i, p) in ports.iter_mut().enumerate() {
             debug_assert!(p.pipe_len() == 0, "rings are given before any packet");
-            // SAFETY: block i lies inside the buffer (n = ports x RING slots).
-            p.ring = unsafe { base.add(i * RING) };
-            p.ring_cap = RING as u16;
+            // SAFETY: block i lies inside the buffer (n = ports x ring slots).
+            p.ring = unsafe { base.add(i * ring) };
+            p.ring_cap = ring as u16;
         }
         Some(PipeArena { slots })
     }
@@ -64,7 +90,7 @@ impl PipeArena {
         if p.ring_cap == 0 {
             NO_SLOT
         } else {
-            port * RING as u32 + p.ring_start as u32
+            port * p.ring_cap as u32 + p.ring_start as u32
         }
     }
 
@@ -98,10 +124,10 @@ impl Port {
 
     #[inline]
     fn ring_slot(&self, i: usize) -> *mut InFlight {
-        // SAFETY (of the callers' reads and writes): ring_cap > 0 only with a block of RING entries attached,
-        // and the index is taken modulo RING.
+        // SAFETY (of the callers' reads and writes): ring_cap > 0 only with a block of ring_cap entries attached,
+        // and the index is taken modulo ring_cap (a power of two).
         self.ring
-            .wrapping_add((self.ring_start as usize + i) & (RING - 1))
+            .wrapping_add((self.ring_start as usize + i) & (self.ring_cap as usize).wrapping_sub(1))
     }
 
     #[inline]
@@ -139,7 +165,7 @@ impl Port {
             let was_full = self.ring_len == self.ring_cap;
             // SAFETY: see ring_slot; the entry was written by pipe_push.
             self.head = unsafe { self.ring_slot(0).read() };
-            self.ring_start = (self.ring_start + 1) & (RING as u16 - 1);
+            self.ring_start = (self.ring_start + 1) & (self.ring_cap - 1);
             self.ring_len -= 1;
             if was_full {
                 if let Some(e) = self.rest.pop_front() {
@@ -215,6 +241,35 @@ mod tests {
                     .collect();
                 assert_eq!(all, (next_out..next_in).collect::<Vec<_>>());
             }
+        }
+        drop(ports);
+        drop(arena);
+    }
+
+    #[test]
+    fn larger_rings_keep_the_order_and_name_their_slots() {
+        let mut ports: Vec<Port> = (0..2)
+            .map(|i| Port::new(0, 1, i, 1_000_000_000, 0, None))
+            .collect();
+        assert_eq!(PipeArena::ring_for(ports.len(), true), LANED_RING);
+        assert_eq!(PipeArena::ring_for(ports.len(), false), RING);
+        assert_eq!(PipeArena::ring_for(1 << 20, true), RING, "the arena's cap");
+        let arena = PipeArena::attach_sized(&mut ports, LANED_RING).expect("fits");
+        let p = &mut ports[1];
+        for i in 0..(LANED_RING as u32 + 10) {
+            p.pipe_push(entry(i));
+        }
+        for i in 0..300u32 {
+            // The slot named is where the entry that becomes the head at the next pop sits (the ring's front).
+            let slot = PipeArena::next_slot(&ports, 1) as usize;
+            let p = &mut ports[1];
+            let next = p.pipe_get(1).map(|e| e as *const InFlight);
+            if p.pipe_len() > 1 {
+                assert_eq!(next, Some(&arena.slots[slot] as *const InFlight));
+            }
+            assert_eq!(p.pipe_front().map(|e| e.pkt), Some(i));
+            p.pipe_advance();
+            p.pipe_push(entry(i + LANED_RING as u32 + 10));
         }
         drop(ports);
         drop(arena);
