@@ -81,12 +81,6 @@ impl PacketPool {
         }
     }
 
-    /// Packet `i`, or None past the pool (for prefetching by a hint).
-    #[inline]
-    pub fn try_get(&self, i: u32) -> Option<&Packet> {
-        self.slots.get(i as usize)
-    }
-
     #[inline]
     pub fn release(&mut self, i: u32) {
         self.live -= 1;

@@ -456,12 +456,10 @@ impl<'a> Sim<'a> {
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
         loop {
-            if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
+            if let Some((EventKind::PortArrival, port, _)) = self.events.peek() {
                 // This port's lines were asked for during the previous event: ask for the pipe's next entry,
-                // which becomes its head when this arrival pops the current one, and what the arrival reads at
-                // the far node.
+                // which becomes its head when this arrival pops the current one.
                 self.ports[port as usize].prefetch_refill();
-                self.prefetch_far_end(port, hint);
             }
             let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
@@ -544,46 +542,6 @@ impl<'a> Sim<'a> {
         }
         let wall_s = started.elapsed().as_secs_f64();
         Ok(self.results(wall_s, stopped_by))
-    }
-
-    /// Second step of an arrival's prefetch, once the lines `prefetch_arrival` asked for have had an event's time
-    /// to come in: what the arrival reads at the far node, whose number is in the port's line. The node's
-    /// counters and its route line (the pipe's next head is looked up there); at a host the packet's flow slot
-    /// (the packet was asked for with the port) and its window counts; at a switch the route line of the far
-    /// node of the port the packet leaves by (looked up when that port's pipe was empty). Hints only.
-    #[inline(always)]
-    fn prefetch_far_end(&self, port: u32, hint: u32) {
-        let Some(p) = self.ports.get(port as usize) else {
-            return;
-        };
-        let node = p.to as usize;
-        if let Some(c) = self.node_counters.get(node) {
-            crate::port::prefetch(c);
-        }
-        if hint & HINT_PKT != 0 {
-            if let Some(pkt) = self.pool.try_get(hint & !HINT_PKT) {
-                if let Some(slot) = self.flows.0.get(pkt.flow as usize) {
-                    crate::port::prefetch(slot);
-                }
-                if self.window_ps > 0 {
-                    let h = self.host_index.get(node).copied().unwrap_or(u32::MAX);
-                    if let Some(c) = self.host_cur.get(h as usize) {
-                        crate::port::prefetch(c);
-                    }
-                }
-            }
-        } else {
-            if let Some(a) = self.routes.line_addr(p.to) {
-                crate::port::prefetch(a);
-            }
-            if let Some(a) = self
-                .ports
-                .get(hint as usize)
-                .and_then(|q| self.routes.line_addr(q.to))
-            {
-                crate::port::prefetch(a);
-            }
-        }
     }
 
     /// A timer event is stale when a newer one superseded it or the timer was disarmed since. Stale events

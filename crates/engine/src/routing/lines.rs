@@ -16,15 +16,14 @@ use super::Routes;
 /// and hosts need at most 3).
 const LINE_RUNS: usize = 3;
 
-/// Hosts `first + b * 2^shift` to `first + (b + 1) * 2^shift - 1` (up to the next run's first host) share
-/// group b: `len` ports from `base + b * step`, `stride` apart (arithmetic wrapping in u32). Blocks are a power
-/// of two hosts (a shift, not a division, per lookup); a run of one block has shift 32.
+/// Hosts `first + b * block` to `first + (b + 1) * block - 1` (up to the next run's first host) share group
+/// b: `len` ports from `base + b * step`, `stride` apart (arithmetic wrapping in u32).
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 struct LineRun {
     /// The run's first host (u32::MAX: an unused run, never counted).
     first: u32,
-    shift: u32,
+    block: u32,
     base: u32,
     step: u32,
     /// The group's length (0: no route) and the distance between its ports.
@@ -34,7 +33,7 @@ struct LineRun {
 
 const UNUSED: LineRun = LineRun {
     first: u32::MAX,
-    shift: 32,
+    block: u32::MAX,
     base: 0,
     step: 0,
     len: 0,
@@ -127,9 +126,9 @@ impl Routes {
             let (len, base, stride) = spaced(if at == 0 { &[] } else { ports })?;
             if let Some((run, blocks, last)) = cur.as_mut() {
                 let same_group = run.len == len && run.stride == stride;
-                if same_group && *blocks == 1 && size <= *last && last.is_power_of_two() {
+                if same_group && *blocks == 1 && size <= *last {
                     // The second block fixes the run's block size and step.
-                    run.shift = last.trailing_zeros();
+                    run.block = *last;
                     run.step = base.wrapping_sub(run.base);
                     *blocks = 2;
                     *last = size;
@@ -137,8 +136,8 @@ impl Routes {
                 }
                 if same_group
                     && *blocks > 1
-                    && *last as u64 == 1u64 << run.shift
-                    && size <= *last
+                    && *last == run.block
+                    && size <= run.block
                     && base == run.base.wrapping_add(blocks.wrapping_mul(run.step))
                 {
                     *blocks += 1;
@@ -150,7 +149,7 @@ impl Routes {
             cur = Some((
                 LineRun {
                     first,
-                    shift: 32,
+                    block: u32::MAX,
                     base,
                     step: 0,
                     len,
@@ -182,7 +181,7 @@ impl Routes {
                 .sum();
             if i > 0 {
                 let r = &line.runs[i - 1];
-                let b = ((dst_host - r.first) as u64 >> r.shift) as u32;
+                let b = (dst_host - r.first) / r.block;
                 return Hops::Spaced {
                     first: r.base.wrapping_add(b.wrapping_mul(r.step)),
                     stride: r.stride as u32,
