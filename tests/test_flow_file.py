@@ -29,7 +29,8 @@ def row_by_row(path: Path, net) -> list[Flow]:  # type: ignore[no-untyped-def]
         row = {k.strip(): (v or "").strip() for k, v in row.items()}
         src, dst = net.host_index(row["src"]), net.host_index(row["dst"])
         start = round(float(row["start_s"]) * PS_PER_S)
-        udp = row.get("transport", "").lower() == "udp"
+        transport = row.get("transport", "").lower() or "tcp"
+        udp = transport == "udp"
         rate = int(row["rate_bps"]) if udp else None
         flows.append(
             Flow(
@@ -39,7 +40,7 @@ def row_by_row(path: Path, net) -> list[Flow]:  # type: ignore[no-untyped-def]
                 int(row["size_bytes"]),
                 start,
                 row.get("class") or "flow",
-                "udp" if udp else "tcp",
+                transport,
                 rate,
             )
         )
@@ -71,7 +72,8 @@ def test_a_file_without_blanks_skips_the_trim_and_reads_as_one_with_them(tmp_pat
         s, d = rng.choice(16, 2, replace=False)
         udp = rng.random() < 0.3
         lines.append(
-            f"S{s},{d},{rng.integers(1, 10**6)},{rng.random() * 0.01!r},{'udp' if udp else 'tcp'},"
+            f"S{s},{d},{rng.integers(1, 10**6)},{rng.random() * 0.01!r},"
+            f"{'udp' if udp else rng.choice(['tcp', 'dctcp', 'NDP', ''])},"
             f"{10**9 if udp else ''},{rng.choice(['a', 'b', ''])}"
         )
     plain = tmp_path / "plain.csv"
@@ -134,7 +136,11 @@ def test_udp_flows_from_a_file_run_in_the_engine(tmp_path):
         ),
         (
             "src,dst,size_bytes,start_s,transport\nS0,S1,1000,0,quic\n",
-            "transport must be tcp or udp, got 'quic'",
+            "transport must be tcp, udp, dctcp or ndp, got 'quic'",
+        ),
+        (
+            "src,dst,size_bytes,start_s,transport,rate_bps\nS0,S1,1000,0,tcp,\nS0,S1,1000,0,NDP,5\n",
+            "line 3: rate_bps is for udp flows; this row's transport is ndp",
         ),
         ("src,dst,size_bytes,start_s,colour\nS0,S1,1000,0,red\n", "unknown column 'colour'"),
         ("src,dst,size_bytes,start_s,src\nS0,S1,1000,0,S2\n", "column 'src' appears twice"),

@@ -14,31 +14,11 @@ from greendcn.sim.optical.opera_routes import NO_CIRCUIT, circuit_table
 from greendcn.sim.run import simulate
 from greendcn.sim.scenario import scenario_from_dict
 from greendcn.sim.topology.opera import OperaParams, build_opera
-
-# 8 racks of 2 hosts on 4 rotor switches: S0, S1 in rack 0, S2, S3 in rack 1, ...
-TOPOLOGY = {
-    "kind": "opera",
-    "racks": 8,
-    "circuit_switches": 4,
-    "hosts_per_rack": 2,
-    "link_rate": "10Gbps",
-    "link_delay": "500ns",
-    "reconfig": "10us",
-}
+from opera_fixtures import TOPOLOGY, ndp_scenario
 
 
 def scenario(flows: list[dict], paths: int | None) -> dict:
-    routing: dict = {"scheme": "opera"}
-    if paths is not None:
-        routing["opera_paths"] = paths
-    return {
-        "topology": TOPOLOGY,
-        "routing": routing,
-        "transport": {"default": "ndp"},
-        "tcp": {"mss": 1436, "header_bytes": 64},
-        "ndp": {"queue": "8pkt", "header_bytes": 64, "initial_window": 20},
-        "workload": {"kind": "flows", "flows": flows},
-    }
+    return ndp_scenario(flows, paths=paths)
 
 
 ONE = [{"src": "S0", "dst": "S4", "size": "300KB"}]  # rack 0 to rack 2
@@ -114,3 +94,33 @@ def test_bad_listed_paths_are_refused_naming_the_key():
     )
     with pytest.raises(InputError, match=r"opera\.circuits"):
         run_circuit_spec(json.loads(json.dumps(spec)))
+
+
+@pytest.mark.parametrize("racks,switches,k", [(8, 4, 5), (24, 6, 5), (24, 6, 2)])
+def test_the_engine_lists_the_same_paths_as_the_python_listing(racks, switches, k):
+    # The engine's listing (crates/engine/src/circuit/opera_paths.rs) and the Python one used for analysis
+    # (sim/topology/opera_paths.py) are two implementations of one choice: the same paths in the same order,
+    # for every rack pair of every slice checked. The engine's paths are switch sequences; followed over the
+    # slice's circuits they must give the Python listing's rack sequences exactly.
+    from greendcn import _native
+    from greendcn.sim.topology.opera_paths import listed_paths
+
+    sched = build_opera(OperaParams(racks=racks, switches=switches, reconfig_s=10e-6, search_moves=50))
+    table = circuit_table(sched)
+    longer = 0
+    for t in range(0, sched.slices, max(1, sched.slices // 4)):
+        engine = _native._opera_listed_paths(k, racks, switches, table[t].ravel().tolist())
+        for a in range(racks):
+            for b in range(racks):
+                expected = listed_paths(sched, t, a, b, k=k)
+                got = []
+                for path in engine[a * racks + b]:
+                    seq = [a]
+                    for sw in path:
+                        nxt = int(table[t, seq[-1], sw])
+                        assert nxt != NO_CIRCUIT, f"slice {t}: path {path} leaves {seq[-1]} by a dark switch"
+                        seq.append(nxt)
+                    got.append(seq)
+                assert got == expected, f"slice {t}, racks {a} -> {b}"
+                longer += bool(got) and len(got[-1]) > len(got[0])
+    assert longer > 0, "the check covered listed paths longer than the shortest"

@@ -16,28 +16,7 @@ from greendcn.sim.optical.opera_routes import next_switch_table, spray_table
 from greendcn.sim.run import simulate
 from greendcn.sim.scenario import scenario_from_dict
 from greendcn.sim.topology.opera import OperaParams, build_opera
-
-# 8 racks of 2 hosts on 4 rotor switches: S0, S1 in rack 0, S2, S3 in rack 1, ..., S8, S9 in rack 4
-TOPOLOGY = {
-    "kind": "opera",
-    "racks": 8,
-    "circuit_switches": 4,
-    "hosts_per_rack": 2,
-    "link_rate": "10Gbps",
-    "link_delay": "500ns",
-    "reconfig": "10us",
-}
-
-
-def ndp_scenario(flows: list[dict], pacing: str = "host", window: int = 20, **topo) -> dict:
-    return {
-        "topology": {**TOPOLOGY, **topo},
-        "routing": {"scheme": "opera"},
-        "transport": {"default": "ndp"},
-        "tcp": {"mss": 1436, "header_bytes": 64},
-        "ndp": {"queue": "8pkt", "header_bytes": 64, "initial_window": window, "pull_pacer": pacing},
-        "workload": {"kind": "flows", "flows": flows},
-    }
+from opera_fixtures import TOPOLOGY, ndp_scenario
 
 
 def two_to_one(size: str) -> list[dict]:

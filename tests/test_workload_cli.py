@@ -193,12 +193,22 @@ def test_generate_writes_an_explicit_lists_udp_flows_with_their_rates(tmp_path):
     assert simulate(sc, flows=tmp_path / "f.csv", progress=False).flows[cols].equals(own)
 
 
-def test_generate_refuses_a_per_flow_transport_a_flow_file_cannot_hold(tmp_path):
+def test_generate_writes_a_listed_flows_own_dctcp_and_the_file_runs_as_the_list(tmp_path):
+    from greendcn.sim import simulate
+
     sc = tmp_path / "s.toml"
     sc.write_text(INLINE.replace("TRANSPORT", "dctcp"))
     out = run_greendcn("workload", "generate", sc, "-o", tmp_path / "f.csv")
-    assert_clean_error(out, "workload.flows[0].transport", "dctcp")
-    assert "[transport.classes] d = 'dctcp'" in out.stderr and not (tmp_path / "f.csv").exists()
+    assert out.returncode == 0, out.stderr
+    lines = (tmp_path / "f.csv").read_text().splitlines()
+    assert lines[1:] == [
+        "S0,S5,100000,0.000000000000,d,dctcp,",
+        "S1,S6,50000,0.000010000000,flow,udp,1000000000",
+    ]
+    cols = ["src", "dst", "size_bytes", "start_s", "class", "transport", "fct_s", "ecn_marks"]
+    own = simulate(sc, progress=False).flows[cols]
+    assert list(own["transport"]) == ["dctcp", "udp"]
+    assert simulate(sc, flows=tmp_path / "f.csv", progress=False).flows[cols].equals(own)
 
 
 def test_a_load_sweep_of_a_generated_workload_stores_slowdown_by_size_and_class(tmp_path):

@@ -15,12 +15,20 @@ def run_columns(
 def run_circuit(
     spec_json: str, progress: Callable[[int, int | None, int, int, int], object] | None = None
 ) -> str: ...
+def run_circuit_columns(
+    spec_json: str,
+    flows: list[tuple[str, bytes]],
+    progress: Callable[[int, int | None, int, int, int], object] | None = None,
+) -> tuple[str, list[tuple[str, str, bytes]]]: ...  # (results JSON, per-flow columns: docs/circuit-engine.md)
 def version() -> str: ...
 
 class SpecError(ValueError): ...  # args: (message: str, loc: tuple[str | int, ...], msg: str)
 class NativePanic(RuntimeError): ...
 
 def _panic_for_tests() -> str: ...
+def _opera_listed_paths(
+    k: int, racks: int, switches: int, circuits: list[int]
+) -> list[list[list[int]]]: ...  # per src * racks + dst: up to k paths, each its switches
 
 # Access-log scanner (crates/logscan via crates/py/src/logscan.rs).
 class LogScanError(ValueError): ...  # args: (kind: "io" | "header" | "config", where: str, message: str)

@@ -13,7 +13,12 @@
 //! are numbered rack by rack, so a fat-tree switch's row is a handful of runs (a core switch: one per pod).
 //! A full node x host table was the engine's largest source of cache misses at k=16; the runs fit in cache.
 
+mod lines;
+
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+pub use lines::Hops;
 
 use crate::spec::NodeKind;
 
@@ -31,6 +36,8 @@ pub struct Routes {
     /// Each group as its length then its ports, in one line or two (`groups[0]` = 0: the empty group, no route).
     groups: Vec<u32>,
     group_count: usize,
+    /// Each node's routes in one cache line (routing/lines.rs; empty until `index_lines`).
+    lines: Vec<lines::RouteLine>,
 }
 
 /// Rows of up to this many runs are counted in full; longer ones (general graphs) binary-searched (our
@@ -44,12 +51,19 @@ impl Routes {
         let attach = attachments(kinds, out_ports, hosts);
         let mut groups = GroupStore::default();
         // Per attachment switch: group id of every node towards it (NO_ROUTE: unreachable or itself).
-        let mut tor_index: HashMap<u32, usize> = HashMap::new();
+        // Per node: its row in `toward_tor` (usize::MAX: not an attachment switch), and the switch of each row.
+        let mut tor_index = vec![usize::MAX; n];
+        let mut tors: Vec<u32> = Vec::new();
         let mut toward_tor: Vec<Vec<u32>> = Vec::new();
         let mut dist = vec![u32::MAX; n];
         let (mut frontier, mut next, mut group) = (Vec::new(), Vec::new(), Vec::new());
+        let uplink: Vec<u32> = hosts
+            .iter()
+            .zip(&attach)
+            .map(|(&hn, a)| a.map_or(NO_ROUTE, |_| out_ports[hn as usize][0].0))
+            .collect();
         for &t in attach.iter().flatten() {
-            if tor_index.contains_key(&t) {
+            if tor_index[t as usize] != usize::MAX {
                 continue;
             }
             bfs(kinds, out_ports, t, &mut dist, &mut frontier, &mut next);
@@ -69,7 +83,14 @@ impl Routes {
                 }
             }
             // A host (as a source) goes up the links to its nearest switches towards t.
-            for &hn in hosts {
+            for (hi, &hn) in hosts.iter().enumerate() {
+                if let Some(s) = attach[hi] {
+                    // Its one link, to s (`uplink`: read once here, not from its port list per search).
+                    if dist[s as usize] != u32::MAX {
+                        row[hn as usize] = groups.id(&[uplink[hi]]);
+                    }
+                    continue;
+                }
                 let best = out_ports[hn as usize]
                     .iter()
                     .filter(|&&(_, v)| kinds[v as usize] == NodeKind::Switch)
@@ -87,7 +108,8 @@ impl Routes {
                 }
                 row[hn as usize] = groups.id(&group);
             }
-            tor_index.insert(t, toward_tor.len());
+            tor_index[t as usize] = toward_tor.len();
+            tors.push(t);
             toward_tor.push(row);
         }
         // Multi-homed (or unattached) destination hosts: a search of their own, as the reference does.
@@ -116,6 +138,20 @@ impl Routes {
         for (h, &node) in hosts.iter().enumerate() {
             host_index[node as usize] = h as u32;
         }
+        // Each block's row in `toward_tor`, found once, not hashed again for every node.
+        let block_rows: Vec<usize> = blocks
+            .iter()
+            .map(|b| b.2.map_or(usize::MAX, |t| tor_index[t as usize]))
+            .collect();
+        // A single-homed host's entry towards an attachment switch is its uplink whenever its own switch s
+        // reaches that switch (s is the switch itself, or has a group towards it): when s reaches every one,
+        // the host's row needs no read of `toward_tor` (one per block, each in another row: a cache miss each).
+        let reaches_all = |s: u32| {
+            tors.iter()
+                .zip(&toward_tor)
+                .all(|(&t, row)| t == s || row[s as usize] != NO_ROUTE)
+        };
+        let mut reach_memo: Vec<Option<bool>> = vec![None; n];
         let mut run_offsets = Vec::with_capacity(n + 1);
         let mut runs: Vec<(u32, u32)> = Vec::new();
         run_offsets.push(0);
@@ -126,10 +162,18 @@ impl Routes {
         };
         for node in 0..n {
             let start = runs.len();
-            for &(first, end, a) in &blocks {
+            let hi = host_index[node] as usize;
+            let up_everywhere = match attach.get(hi).copied().flatten() {
+                Some(s) if *reach_memo[s as usize].get_or_insert_with(|| reaches_all(s)) => {
+                    Some(groups.id(&[uplink[hi]]))
+                }
+                _ => None,
+            };
+            for (&(first, end, a), &row) in blocks.iter().zip(&block_rows) {
                 match a {
                     Some(t) if node != t as usize && !(first..end).contains(&host_index[node]) => {
-                        push(&mut runs, start, first, toward_tor[tor_index[&t]][node]);
+                        let g = up_everywhere.unwrap_or_else(|| toward_tor[row][node]);
+                        push(&mut runs, start, first, g);
                     }
                     Some(t) => {
                         for h in first..end {
@@ -144,7 +188,7 @@ impl Routes {
                                     .map(|&(p, _)| p);
                                 port.map_or(NO_ROUTE, |p| groups.id(&[p]))
                             } else {
-                                toward_tor[tor_index[&t]][node]
+                                toward_tor[row][node]
                             };
                             push(&mut runs, start, h, g);
                         }
@@ -231,6 +275,7 @@ impl Routes {
             runs,
             groups,
             group_count,
+            lines: Vec::new(),
         }
     }
 
@@ -281,10 +326,31 @@ pub fn attachments(
         .collect()
 }
 
+/// A multiply-rotate hash of a group's ports for `GroupStore` (our choice: std's default SipHash of a Vec per
+/// switch per search was a fifth of building a k = 32 fat-tree's routes; which id a group gets depends only on
+/// the order groups first appear, never on the hash).
+#[derive(Default)]
+struct GroupHash(u64);
+
+impl Hasher for GroupHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+}
+
 /// Distinct groups of ports, each stored once, numbered in order of first appearance.
 #[derive(Default)]
 struct GroupStore {
-    ids: HashMap<Vec<u32>, u32>,
+    ids: HashMap<Vec<u32>, u32, BuildHasherDefault<GroupHash>>,
     /// The id of each one-port group, by port (NO_ROUTE: none yet): most lookups are of one port (a host's
     /// uplink, asked once per attachment switch: k^5/8 times in a k-ary fat-tree), and hashing a Vec for
     /// each was the larger part of building a k = 32 fat-tree's routes.
@@ -450,6 +516,37 @@ mod tests {
         }
     }
 
+    /// Every lookup through the nodes' lines gives the ports of the lookup through the rows, in order.
+    fn lines_agree(r: &Routes, nodes: usize, hosts: usize) {
+        let mut indexed = Routes {
+            run_offsets: r.run_offsets.clone(),
+            runs: r.runs.clone(),
+            groups: r.groups.clone(),
+            group_count: r.group_count,
+            lines: Vec::new(),
+        };
+        indexed.index_lines(hosts);
+        for node in 0..nodes as u32 {
+            for h in 0..hosts as u32 {
+                let hops = indexed.hops(node, h);
+                let got: Vec<u32> = (0..hops.len()).map(|i| hops.get(i)).collect();
+                assert_eq!(got, r.next_hops(node, h), "node {node} host {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn lines_give_the_rows_ports_and_cover_power_of_two_fat_trees() {
+        for k in [4, 6, 8, 10, 16] {
+            let (kinds, out_ports, hosts) = fat_tree(k);
+            let mut r = Routes::build(&kinds, &out_ports, &hosts);
+            lines_agree(&r, kinds.len(), hosts.len());
+            r.index_lines(hosts.len());
+            // k = 6 and 10: an aggregation switch's edges have 3 and 5 hosts each; all rows still fit.
+            assert_eq!(r.lined_nodes(), kinds.len(), "k={k}");
+        }
+    }
+
     #[test]
     fn per_switch_searches_give_the_reference_groups_on_fat_trees() {
         for k in [4, 6, 8, 10, 12, 16] {
@@ -477,6 +574,7 @@ mod tests {
         let hosts: Vec<u32> = (0..n_hosts).collect();
         let routes = Routes::build(&kinds, &out_ports, &hosts);
         assert!(routes.run_count() > COUNT_UP_TO);
+        lines_agree(&routes, kinds.len(), hosts.len());
         for h in 0..n_hosts {
             assert_eq!(routes.next_hops(sw, h), &[2 * h + 1]);
             let other = (h + 1) % n_hosts;
@@ -504,5 +602,6 @@ mod tests {
         let fast = Routes::build(&kinds, &out_ports, &hosts);
         let reference = Routes::build_per_host(&kinds, &out_ports, &hosts);
         same(&fast, &reference, 4, 2);
+        lines_agree(&fast, 4, 2);
     }
 }

@@ -11,7 +11,7 @@ use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::port::{Admission, InFlight, PipeArena, Port};
 use crate::results::{FlowRow, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
-use crate::routing::Routes;
+use crate::routing::{Hops, Routes};
 use crate::spec::{FlowSpec, NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport};
 use crate::tcp::{on_held_data, AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
@@ -304,7 +304,8 @@ impl<'a> Sim<'a> {
             out_ports[l.b as usize].push((ba, l.a));
         }
         let (host_index, hosts) = index_hosts(&kinds);
-        let routes = Routes::build(&kinds, &out_ports, &hosts);
+        let mut routes = Routes::build(&kinds, &out_ports, &hosts);
+        routes.index_lines(hosts.len());
         let linkstate = match &spec.link_schedule {
             None => None,
             Some(s) => {
@@ -593,18 +594,18 @@ impl<'a> Sim<'a> {
             self.change_epoch();
         }
         let hops = match &self.linkstate {
-            None => self.routes.next_hops(node, dst_host),
-            Some(ls) => ls.next_hops(&self.routes, node, dst_host),
+            None => self.routes.hops(node, dst_host),
+            Some(ls) => Hops::Listed(ls.next_hops(&self.routes, node, dst_host)),
         };
         let n = hops.len();
         if n <= 1 {
-            return hops.first().copied();
+            return (n == 1).then(|| hops.get(0));
         }
         let i = match self.path_index(node, dst_host, flow_hash, n) {
             Some(i) => i,
             None => self.switch_rngs[node as usize].below(n as u32) as usize, // packet spraying
         };
-        Some(hops[i])
+        Some(hops.get(i))
     }
 
     /// The port a packet for `dst_host` leaves `node` by, when choosing it needs no draw (single path, ECMP,
@@ -616,9 +617,9 @@ impl<'a> Sim<'a> {
         if self.linkstate.is_some() {
             return None;
         }
-        let hops = self.routes.next_hops(node, dst_host);
+        let hops = self.routes.hops(node, dst_host);
         self.path_index(node, dst_host, flow_hash, hops.len())
-            .map(|i| hops[i])
+            .map(|i| hops.get(i))
     }
 
     /// Which of `n` > 0 equal-cost ports a packet takes, for the schemes that decide without drawing (None:

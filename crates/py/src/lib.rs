@@ -12,6 +12,7 @@ use greendcn_engine::{EngineError, Loc, LocItem};
 
 use columns::TRANSPORTS;
 
+mod circuit;
 mod columns;
 mod logscan;
 
@@ -36,7 +37,7 @@ pub(crate) enum Stop {
 
 /// A spec error as a Python `SpecError(message, loc, msg)`: `loc` is a tuple of keys (str) and indices (int),
 /// pydantic-core style, and `msg` the message without its location.
-fn spec_error(e: &EngineError) -> PyErr {
+pub(crate) fn spec_error(e: &EngineError) -> PyErr {
     let message = e.to_string();
     let (loc, msg) = match e {
         EngineError::Parse { loc, msg } | EngineError::Invalid { loc, msg } => {
@@ -115,7 +116,7 @@ where
 /// A watcher for the engine: calls `progress` about once a second and stops the run on Ctrl-C. A Ctrl-C that
 /// lands while the progress callback runs surfaces as the callback's KeyboardInterrupt: it stops the run too
 /// (before, the callback's error was dropped and with it the user's Ctrl-C).
-fn watcher<'a>(
+pub(crate) fn watcher<'a>(
     progress: &'a Option<Py<PyAny>>,
     interrupted: &'a mut dyn FnMut() -> bool,
 ) -> impl FnMut(&greendcn_engine::Progress) -> bool + 'a {
@@ -152,25 +153,35 @@ fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult
     })
 }
 
+/// Column `name` of `cols` (name, little-endian bytes) as `n` u64 values.
+pub(crate) fn u64_column(
+    cols: &[(String, &[u8])],
+    name: &str,
+    n: usize,
+) -> Result<Vec<u64>, EngineError> {
+    let b = cols
+        .iter()
+        .find(|(c, _)| c == name)
+        .map(|(_, b)| *b)
+        .ok_or_else(|| EngineError::invalid("flows", format!("column {name} is missing")))?;
+    if b.len() != 8 * n {
+        return Err(EngineError::invalid(
+            "flows",
+            format!("column {name} has {} bytes, not {}", b.len(), 8 * n),
+        ));
+    }
+    Ok(b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}
+
 /// The spec's flows from columns: (name, little-endian bytes) for `id`, `src`, `dst`, `size_bytes`, `start_ps`,
 /// `rate_bps` and `handshake_ps` (u64 each) and `transport` (one byte, a code into `TRANSPORTS`); `rate_bps`
 /// counts for UDP flows only.
 fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineError> {
     let find = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, b)| *b);
     let n = find("id").map_or(0, |b| b.len() / 8);
-    let u64s = |name: &str| -> Result<Vec<u64>, EngineError> {
-        let b = find(name)
-            .ok_or_else(|| EngineError::invalid("flows", format!("column {name} is missing")))?;
-        if b.len() != 8 * n {
-            return Err(EngineError::invalid(
-                "flows",
-                format!("column {name} has {} bytes, not {}", b.len(), 8 * n),
-            ));
-        }
-        Ok(b.chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect())
-    };
+    let u64s = |name: &str| u64_column(cols, name, n);
     let (id, src, dst, size, start, rate, hs) = (
         u64s("id")?,
         u64s("src")?,
@@ -277,6 +288,25 @@ fn run_circuit(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> 
     })
 }
 
+/// Opera's listed paths of one slice as the circuit engine computes them (`routing.opera_paths`), for
+/// cross-checks: per `src * racks + dst`, up to `k` paths, each the switches it leaves by.
+#[pyfunction]
+fn _opera_listed_paths(
+    k: u8,
+    racks: u32,
+    switches: u32,
+    circuits: Vec<u32>,
+) -> PyResult<Vec<Vec<Vec<u32>>>> {
+    if circuits.len() != (racks * switches) as usize {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "circuits must hold racks x switches entries",
+        ));
+    }
+    Ok(greendcn_engine::circuit::sim::listed_switch_paths(
+        k, racks, switches, &circuits,
+    ))
+}
+
 /// Panics inside the guarded path on purpose, so tests can check that a panic becomes NativePanic.
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<String> {
@@ -295,8 +325,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_columns, m)?)?;
     m.add_function(wrap_pyfunction!(run_circuit, m)?)?;
+    m.add_function(wrap_pyfunction!(circuit::run_circuit_columns, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_opera_listed_paths, m)?)?;
     m.add("SpecError", m.py().get_type::<SpecError>())?;
     m.add("NativePanic", m.py().get_type::<NativePanic>())?;
     logscan::register(m)?;

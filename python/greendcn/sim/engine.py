@@ -14,6 +14,7 @@ from .. import _native
 from ..core.errors import EngineCrash, EngineInputError, Loc, format_loc
 
 __all__ = [
+    "CIRCUIT_TRANSPORTS",
     "FlowBuffers",
     "JsonText",
     "engine_version",
@@ -31,6 +32,8 @@ class JsonText(str):
 
 # The transports by their one-byte code in the engine's flow columns (crates/py's TRANSPORTS, same order).
 TRANSPORTS = ("tcp", "udp", "dctcp", "ndp")
+# The circuit engine's transports by the same codes (crates/py's circuit.rs): the datagram in UDP's place.
+CIRCUIT_TRANSPORTS = ("tcp", "datagram", "dctcp", "ndp")
 
 
 class FlowBuffers:
@@ -206,8 +209,45 @@ def run_circuit_spec(
     spec: dict[str, Any], progress: Callable[..., object] | None = None, loc_map: Callable[[Loc], Loc] = tuple
 ) -> dict[str, Any]:
     """Run one circuit-fabric simulation (docs/circuit-engine.md), with `run_spec`'s contract. `loc_map` turns
-    a field of the circuit spec into the key of whatever the user wrote (the optical fabric's options)."""
-    return _call(_native.run_circuit, spec, progress, loc_map, "docs/circuit-engine.md")
+    a field of the circuit spec into the key of whatever the user wrote (the optical fabric's options).
+
+    With the spec's `flows` given as `FlowBuffers` (`FlowColumns.circuit_buffers`), they cross as column
+    buffers and the results' `flows` come back as a dict of numpy arrays in the JSON's field order: whole
+    numbers as int64, `completed` bool, `transport` names (an object array), and `finish_ps`, `fct_ps`,
+    `acked_ps` and `fct_ack_ps` float64 with NaN where the JSON has null."""
+    flows = spec.get("flows")
+    if not isinstance(flows, FlowBuffers):
+        return _call(_native.run_circuit, spec, progress, loc_map, "docs/circuit-engine.md")
+    buffers = flows.buffers
+
+    def native(text: str, progress: Any) -> Any:
+        return _native.run_circuit_columns(text, buffers, progress)
+
+    text, columns = _call(
+        native, {**spec, "flows": []}, progress, loc_map, "docs/circuit-engine.md", raw=True
+    )
+    out = json.loads(text)
+    out["flows"] = _circuit_flow_columns(columns)
+    return out
+
+
+def _circuit_flow_columns(columns: list[tuple[str, str, bytes]]) -> dict[str, Any]:
+    import numpy as np
+
+    data: dict[str, Any] = {}
+    for name, dtype, buf in columns:
+        values = np.frombuffer(buf, dtype=dtype)
+        if name == "transport":
+            data[name] = np.asarray(CIRCUIT_TRANSPORTS, dtype=object)[values]
+        elif name in ("finish_ps", "fct_ps", "acked_ps", "fct_ack_ps"):
+            floats = values.astype(np.float64)
+            floats[values == np.iinfo(np.uint64).max] = np.nan  # None in the JSON
+            data[name] = floats
+        elif dtype == "?":
+            data[name] = values.copy()
+        else:
+            data[name] = values.astype(np.int64)
+    return data
 
 
 def _call(

@@ -25,7 +25,7 @@ from .ledger import EnergyReport, run_energy
 from .metrics import attach, ideal_fct_packet_s, window_summary
 from .scenario import Scenario, load_scenario, scenario_from_dict
 from .topology import Network, build_topology
-from .transports import flow_transport, transport_specs
+from .transports import check_flow_transports, flow_transport, transport_specs
 from ..core.units import PS_PER_S
 from .workload import Flow, build_workload, read_flows_csv
 from .tables import TableField, raw_table
@@ -231,9 +231,11 @@ def _column_flow_specs(sc: Scenario, net: Network, flows: FlowColumns) -> Any:
 
     from .engine import TRANSPORTS, FlowBuffers
 
-    # Each flow's transport: UDP as the file says, else its class's (flow_transport), as code into TRANSPORTS.
+    # Each flow's transport: its own (a flow file's udp, dctcp or ndp), else its class's (flow_transport), as
+    # code into TRANSPORTS.
     by_class = np.array([TRANSPORTS.index(flow_transport(sc, "tcp", c)) for c in flows.classes] or [0])
-    codes = np.where(flows.udp, TRANSPORTS.index("udp"), by_class[flows.cls]).astype(np.uint8)
+    own = flows.own_transport_codes()
+    codes = np.where(own != TRANSPORTS.index("tcp"), own, by_class[flows.cls]).astype(np.uint8)
     # the codes present, by count (np.unique imports numpy.ma, about 50 M instructions at start-up)
     used = frozenset(TRANSPORTS[int(c)] for c in np.flatnonzero(np.bincount(codes)))
     hs = None
@@ -301,6 +303,7 @@ def simulate(
         flow_list = build_workload(sc, net, seed)
     elif isinstance(flows, (str, Path)):
         flow_list = read_flows_csv(flows, net)
+        check_flow_transports(sc, flow_list)
     else:
         flow_list = flows if isinstance(flows, FlowColumns) else list(flows)
     if not flow_list:
@@ -309,7 +312,6 @@ def simulate(
     if circuit:
         from .optical.scenario_run import simulate_circuit
 
-        flow_list = list(flow_list)
         res = simulate_circuit(sc, net, flow_list, seed, _Progress() if progress else None)
         if res.summary.get("stopped_by") == "interrupted":
             if not partial_on_interrupt:

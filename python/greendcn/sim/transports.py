@@ -8,13 +8,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..core.errors import FieldError
+from ..core.errors import FieldError, InputError
 from ..core.units import parse_queue
 
 __all__ = [
     "Dctcp",
     "Ndp",
     "TransportChoice",
+    "check_flow_transports",
     "check_transports",
     "flow_transport",
     "ndp_initial_window",
@@ -74,11 +75,52 @@ def used_transports(sc: Any) -> set[str]:
     return used
 
 
-def check_transports(sc: Any) -> None:
+def check_flow_transports(sc: Any, flows: Any) -> None:
+    """A flow file's own transports (a `FlowColumns`' per-row dctcp and ndp) checked as the scenario's: on a
+    circuit fabric that runs neither on its traffic (no Opera low-latency class, bulk traffic as datagrams) the
+    first such row is refused naming its file and line; the settings they use (`dctcp.k`, `ndp.queue`) as by
+    `check_transports`."""
+    import numpy as np
+
+    from .engine import TRANSPORTS
+
+    codes = flows.own_transport_codes()
+    special = [TRANSPORTS.index(t) for t in ("dctcp", "ndp")]
+    rows = np.flatnonzero(np.isin(codes, special))
+    if not len(rows):
+        return
+    topo = sc.topology
+    if topo.kind in CIRCUIT_KINDS:
+        ll_class = topo.kind == "opera" and sc.routing.scheme == "opera"
+        if not ll_class and sc.transport.circuit_bulk != "transport":
+            i = int(rows[0])
+            name = TRANSPORTS[int(codes[i])]
+            raise InputError(
+                f"{flows.row_name(i)}: transport: {name} does not run on a {topo.kind} fabric's datagram bulk "
+                "traffic"
+                + (f" (routing.scheme = {sc.routing.scheme!r})" if topo.kind == "opera" else "")
+                + " with transport.circuit_bulk = 'datagram'",
+                hint=f"set transport.circuit_bulk = 'transport' for {name} on bulk traffic, or write tcp or udp "
+                "on that line",
+            )
+    present = np.flatnonzero(np.bincount(codes[rows]))
+    try:
+        check_transports(sc, used_transports(sc) | {TRANSPORTS[int(c)] for c in present})
+    except FieldError as e:  # named by the key and the first row that asks for it
+        asked = next((int(i) for i in rows if e.field.startswith(TRANSPORTS[int(codes[i])])), None)
+        row = "" if asked is None else f" ({flows.row_name(asked)} runs {TRANSPORTS[int(codes[asked])]})"
+        raise InputError(
+            f"{e.field}: {e}{row}",
+            hint=e.hint,
+            loc=tuple(e.field.split(".")),
+        ) from None
+
+
+def check_transports(sc: Any, used: set[str] | None = None) -> None:
     """Refuse settings no run could use, naming the key: DCTCP's K not below the switch queue, an NDP queue
     too small for a packet, DCTCP or NDP on a circuit fabric's bulk traffic without
-    transport.circuit_bulk = "transport"."""
-    used = used_transports(sc)
+    transport.circuit_bulk = "transport". `used`: the transports in use (default: the scenario's own)."""
+    used = used_transports(sc) if used is None else used
     special = sorted(used & {"dctcp", "ndp"})
     if not special:
         return

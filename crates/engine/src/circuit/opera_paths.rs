@@ -147,6 +147,35 @@ impl ListedPaths {
     }
 }
 
+/// Every rack pair's listed paths in one slice, as the switches each leaves by, indexed `src * n + dst`
+/// (`circuits`: that slice's `n * s` entries). For cross-checks against the Python listing,
+/// python/greendcn/sim/topology/opera_paths.py; a run lists slices itself, as it needs them.
+pub fn listed_switch_paths(k: u8, n: u32, s: u32, circuits: &[u32]) -> Vec<Vec<Vec<u32>>> {
+    let mut lp = ListedPaths::new(k, n, s, 1);
+    lp.compute_slice(circuits, 0);
+    let mut out = Vec::with_capacity((n * n) as usize);
+    for src in 0..n as usize {
+        for dst in 0..n as usize {
+            let mut off = lp.start[src * lp.n + dst] as usize;
+            let count = lp.flat[off];
+            off += 1;
+            let mut paths = Vec::with_capacity(count as usize);
+            for _ in 0..count {
+                let hops = lp.flat[off] as usize;
+                paths.push(
+                    lp.flat[off + 1..off + 1 + hops]
+                        .iter()
+                        .map(|&x| x as u32)
+                        .collect(),
+                );
+                off += 1 + hops;
+            }
+            out.push(paths);
+        }
+    }
+    out
+}
+
 /// The depth-first search of one (destination, length): simple paths of exactly `budget` hops.
 struct Walk<'g> {
     out: &'g [Vec<(u8, u32)>],

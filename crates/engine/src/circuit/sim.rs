@@ -38,6 +38,7 @@ mod hostsend;
 mod opera;
 #[path = "opera_paths.rs"]
 mod opera_paths;
+pub use opera_paths::listed_switch_paths;
 #[path = "report.rs"]
 mod report;
 #[path = "rotorlb_ctl.rs"]

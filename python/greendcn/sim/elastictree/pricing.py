@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ...power.models import Counters
+from ...power.models import ConstantPower, Counters, LinearPower
 from ...power.ports import PortPowerModel
 from ..ledger import EnergyModels, EnergyReport, _devices, _part
+from ..ledger_columns import dir_columns, node_columns
 from ..port_energy import port_states, to_off
 from .schedule import Plan
 
@@ -35,7 +36,7 @@ def off_periods(plan: Plan, results: dict[str, Any], end_ps: int) -> dict[str, l
     drained = (results.get("schedule") or {}).get("drained_ps")
     if drained is None:  # no engine report: off from the interval's start
         drained = [[t] * len(o) for t, o in zip(times, sched["off_links"])]
-    nodes = results["nodes"]
+    names = node_columns(results["nodes"]).names
     link_name = _link_names(results)
     view = plan.view
     wake = plan.config.wake_time
@@ -66,18 +67,20 @@ def off_periods(plan: Plan, results: dict[str, Any], end_ps: int) -> dict[str, l
                 links = _switch_links(view, layer, int(i))
                 at = max([times[e]] + [drained_at.get(li, times[e]) for li in links])
                 waking = nxt is not None and bool((nxt.aggs_on if layer == "agg" else nxt.cores_on)[i])
-                add(nodes[node]["name"], at, end - wake if waking else end)
+                add(names[node], at, end - wake if waking else end)
     return out
 
 
 def _link_names(results: dict[str, Any]) -> dict[int, str]:
-    """Link id -> the ledger's name of it, `link{l}:A-B` from its first direction."""
-    nodes = results["nodes"]
-    names: dict[int, str] = {}
-    for d in results["links"]:
-        if d["link"] not in names:
-            names[d["link"]] = f"link{d['link']}:{nodes[d['from']]['name']}-{nodes[d['to']]['name']}"
-    return names
+    """Link id -> the ledger's name of it, `link{l}:A-B` from its first direction (read from the columns of
+    sim/ledger_columns.py, not a dict per direction)."""
+    names = node_columns(results["nodes"]).names
+    dirs = dir_columns(results["links"])
+    links, first = np.unique(dirs.link, return_index=True)  # each link's first direction
+    return {
+        link: f"link{link}:{names[a]}-{names[b]}"
+        for link, a, b in zip(links.tolist(), dirs.src[first].tolist(), dirs.dst[first].tolist())
+    }
 
 
 def _clip(spans: list[tuple[int, int]], a: int, b: int) -> list[tuple[int, int]]:
@@ -124,6 +127,7 @@ def apply_sleep(
     devices = {name: (m, ks, p) for name, _, m, ks, p in _devices(results, models)}
     link_name = _link_names(results)
     dirs = results["links"]
+    dir_link = dir_columns(dirs).link.tolist()
     sim_s = results["summary"]["sim_time_ps"] * 1e-12
     off_w = plan.config.off_power
     length_s = (b - a) * 1e-12
@@ -138,7 +142,7 @@ def apply_sleep(
         inside = _clip(spans or [], a, b)
         off_s = _length(inside) * 1e-12
         if isinstance(model, PortPowerModel) and row["kind"] != "link":
-            port_spans = [_clip(periods.get(link_name[dirs[k]["link"]], []), a, b) for k in ks]
+            port_spans = [_clip(periods.get(link_name[dir_link[k]], []), a, b) for k in ks]
             port_off_s = sum(_outside(x, inside) for x in port_spans) * 1e-12
             port_spans = [x for xs in port_spans for x in xs]
             row["ports_off_s"] = port_off_s
@@ -231,6 +235,10 @@ def _sleep_in_series(
         return
     if idle_w is not None:
         idle = idle_w * off
+    elif isinstance(model, (ConstantPower, LinearPower)):
+        # idle and without traffic these draw (static + per port) x time: one rate times each window's time off,
+        # the same products as a model call per window (the traffic terms add 0.0)
+        idle = model.energy_j(Counters(duration_s=1.0, ports=ports)) * off
     else:
         idle = np.array(
             [model.energy_j(Counters(duration_s=float(x), ports=ports)) if x > 0 else 0.0 for x in off]

@@ -25,7 +25,8 @@ from ..host_power import HostEnergy
 from ..ledger import EnergyReport, host_devices, hosts_summary
 from ..metrics import attach, ideal_fct_circuit_s, window_summary
 from ..topology.graph import Network, Node
-from ..engine import run_circuit_spec
+from ..engine import CIRCUIT_TRANSPORTS, TRANSPORTS, FlowBuffers, run_circuit_spec
+from ..workload.columns import FlowColumns
 from .packet import circuit_spec, network_energy
 from .rotornet import build_rotornet
 from .schedule import CircuitFabric, Slot, SwitchSchedule
@@ -54,18 +55,21 @@ OPERA_NOTES = {
     "the rest as bulk via RotorLB (datagrams, or their transport with transport.circuit_bulk = 'transport')",
 }
 
-# What the engine runs on bulk traffic (transport.circuit_bulk = "transport"): TCP, DCTCP and NDP
-# (docs/transports.md).
-_BULK_RELIABLE = ("tcp", "dctcp", "ndp")
 
-
-def _engine_transport(sc: Any, f: Any, cutoff: int | None, bulk_reliable: bool) -> str | None:
-    """The engine's `transport` of flow `f`: Opera's low-latency flows (below `cutoff`) run their transport,
-    bulk flows theirs only with `bulk_reliable`; None: a datagram flow (the engine's default)."""
-    t = flow_transport(sc, f.transport, f.cls)
-    if cutoff is not None and f.size_bytes < cutoff:
-        return t if t in ("tcp", "dctcp", "ndp") else None
-    return t if bulk_reliable and t in _BULK_RELIABLE else None
+def _engine_transports(sc: Any, flows: FlowColumns, cutoff: int | None, bulk_reliable: bool) -> np.ndarray:
+    """The engine's transport of each flow, as codes into `CIRCUIT_TRANSPORTS`: Opera's low-latency flows
+    (below `cutoff`) run their transport (TCP, DCTCP or NDP: `flow_transport`), bulk flows theirs only with
+    `bulk_reliable`; the others (and UDP flows) are datagrams (the engine's default)."""
+    datagram = CIRCUIT_TRANSPORTS.index("datagram")  # UDP's code in TRANSPORTS
+    by_class = np.array([TRANSPORTS.index(flow_transport(sc, "tcp", c)) for c in flows.classes] or [0])
+    own = flows.own_transport_codes()
+    t = np.where(own != TRANSPORTS.index("tcp"), own, by_class[flows.cls])
+    keep = t != datagram  # TCP, DCTCP and NDP
+    if cutoff is None:
+        keep &= bulk_reliable
+    elif not bulk_reliable:
+        keep &= flows.size_bytes < cutoff
+    return np.where(keep, t, datagram).astype(np.uint8)
 
 
 def build_fabric(topo: Any) -> CircuitFabric:
@@ -116,7 +120,7 @@ def endpoint_network(topo: Any) -> Network:
 def _low_latency_transports(flows: Any) -> str:
     """The transports Opera's low-latency flows ran (the engine's per-flow `transport`; bulk flows run
     datagrams), e.g. "tcp" or "dctcp/ndp"; "tcp" when the run has no low-latency flow."""
-    ran = sorted(set(flows["transport"].astype(str)) - {"datagram", "udp"})
+    ran = sorted(set(flows["transport"].unique().astype(str)) - {"datagram", "udp"})
     return "/".join(ran) or "tcp"
 
 
@@ -127,7 +131,7 @@ def _summary_transport(fl: Any, tcp_ll: bool, bulk_reliable: bool, cutoff: int |
             return f"{_low_latency_transports(fl)} for Opera's low-latency class, datagrams for bulk"
         return "datagram (set transport.circuit_bulk = 'transport' for TCP, DCTCP or NDP on bulk traffic)"
     bulk = fl if cutoff is None else fl[fl["size_bytes"] >= cutoff]
-    ran = "/".join(sorted(set(bulk["transport"].astype(str)))) or "none"
+    ran = "/".join(sorted(set(bulk["transport"].unique().astype(str)))) or "none"
     if tcp_ll:
         return f"{_low_latency_transports(fl[fl['size_bytes'] < cutoff])} for Opera's low-latency class, {ran} for bulk"
     return f"{ran} for bulk (from each source ToR's queue, sent again when lost)"
@@ -172,10 +176,14 @@ def _hosts_spec(topo: Any) -> dict[str, Any] | None:
     return out
 
 
-def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: Any = None) -> Any:
+def simulate_circuit(sc: Any, net: Network, flows: Any, seed: int, progress: Any = None) -> Any:
+    """Run a scenario on its circuit fabric: `flows` a `FlowColumns` (or a list of `Flow`), handed to the
+    engine as column buffers."""
     from ..run import SimResult, observation_window_ps, tcp_spec
 
     topo = sc.topology
+    if not isinstance(flows, FlowColumns):
+        flows = FlowColumns.from_flows(list(flows))
     opera = None
     bulk_reliable = sc.transport.circuit_bulk == "transport"
     if topo.kind == "opera":
@@ -186,7 +194,9 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         if sc.routing.scheme == "opera":
             # NDP's packets spray over every shortest path of the slice (docs/circuit-engine.md, routing
             # "opera"): only when some low-latency flow runs NDP, so other runs carry no spray table
-            ndp_ll = any(_engine_transport(sc, f, topo.cutoff, False) == "ndp" for f in flows)
+            ndp_ll = bool(
+                (_engine_transports(sc, flows, topo.cutoff, False) == TRANSPORTS.index("ndp")).any()
+            )
             # routing.opera_paths: NDP's packets take listed paths instead (computed by the engine from the
             # slices' circuits)
             paths = sc.routing.opera_paths if ndp_ll else 0
@@ -195,26 +205,15 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         fabric = build_fabric(topo)
     tcp_ll = opera is not None
     cutoff = opera["cutoff_bytes"] if opera is not None else None
-    transports = {f.id: _engine_transport(sc, f, cutoff, bulk_reliable) for f in flows}
+    codes = _engine_transports(sc, flows, cutoff, bulk_reliable)
+    used = frozenset(CIRCUIT_TRANSPORTS[int(c)] for c in np.flatnonzero(np.bincount(codes, minlength=1)))
     # Hosts are priced as on packet fabrics (the [power.hosts] ledger) from the engine's per-host windows.
     pricer = sc.power.host_pricer(sc.base_dir) if topo.hosts_per_rack else None
     n_hosts = topo.racks * (topo.hosts_per_rack or 1)
     window = sc.power.engine_window_ps(sc.run.stop_time, 4 * n_hosts) if pricer is not None else None
     spec = circuit_spec(
         fabric,
-        [
-            {
-                "id": f.id,
-                "src": f.src,
-                "dst": f.dst,
-                "size_bytes": f.size_bytes,
-                "start_ps": f.start_ps,
-                # Opera's low-latency class runs TCP, DCTCP or NDP as the workload asks; bulk traffic stays
-                # datagrams unless transport.circuit_bulk = "transport"
-                **({"transport": t} if (t := transports[f.id]) is not None else {}),
-            }
-            for f in flows
-        ],
+        [],
         sc.routing.scheme,
         seed=seed,
         stop_ps=sc.run.stop_time,
@@ -222,25 +221,35 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         opera=opera,
         # every segment acknowledged at once on circuits (our choice: no delayed ACKs there)
         tcp={**tcp_spec(sc.tcp), "delayed_ack": False} if tcp_ll or bulk_reliable else None,
-        **(transport_specs(sc, used_transports(sc)) if tcp_ll or bulk_reliable else {}),
+        **(transport_specs(sc, used_transports(sc) | used) if tcp_ll or bulk_reliable else {}),
         hosts=_hosts_spec(topo),
         window_ps=observation_window_ps(sc, window),
         packet=_packet_spec(topo),
     )
+    # Opera's low-latency class runs TCP, DCTCP or NDP as the workload asks; bulk traffic stays datagrams
+    # unless transport.circuit_bulk = "transport"; the flows cross as column buffers
+    spec["flows"] = FlowBuffers(
+        flows.circuit_buffers(codes), lambda: _flows_json(flows, codes), used - {"datagram"}
+    )
     out = run_circuit_spec(spec, progress, loc_map=_scenario_key)
     names = net.hosts
-    cls = {f.id: f.cls for f in flows}
     fl = pd.DataFrame(out["flows"])
     same_rack = None
+    src, dst = fl["src"].to_numpy(dtype=np.int64), fl["dst"].to_numpy(dtype=np.int64)
     if topo.hosts_per_rack:
         rack_of = np.asarray(endpoint_racks(topo), dtype=np.int64)
-        same_rack = rack_of[fl["src"].to_numpy(dtype=np.int64)] == rack_of[fl["dst"].to_numpy(dtype=np.int64)]
-    fl["src"] = fl["src"].map(lambda i: names[i])
-    fl["dst"] = fl["dst"].map(lambda i: names[i])
+        same_rack = rack_of[src] == rack_of[dst]
+    host_names = np.asarray(names, dtype=object)
+    fl["src"] = host_names[src]
+    fl["dst"] = host_names[dst]
     fl["start_s"] = fl["start_ps"] / PS_PER_S
     fl["fct_s"] = fl["fct_ps"].astype("float64") / PS_PER_S
     fl["throughput_bps"] = 8 * fl["size_bytes"] / fl["fct_s"]
-    fl["class"] = fl["id"].map(cls)
+    ids = fl["id"].to_numpy()
+    if np.array_equal(ids, flows.id):  # the engine keeps the spec's order
+        fl["class"] = flows.class_names()
+    else:
+        fl["class"] = fl["id"].map(dict(zip(flows.id.tolist(), flows.class_names())))
     # when the sender learnt every byte arrived (its last ACK), less the start; NaN: never, or datagrams
     fl["fct_ack_s"] = pd.to_numeric(fl["fct_ack_ps"], errors="coerce").astype("float64") / PS_PER_S
     fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
@@ -320,6 +329,20 @@ def simulate_circuit(sc: Any, net: Network, flows: list, seed: int, progress: An
         res.summary.update(window_summary(res.window_energy))
     res.engine_results = out
     return res
+
+
+def _flows_json(flows: FlowColumns, codes: np.ndarray) -> str:
+    """The spec's `flows` as JSON text (for a caller that needs the spec as JSON): as `circuit_spec` writes
+    them, `transport` left out for datagrams (the engine's default)."""
+    import json
+
+    rows = []
+    for f, code in zip(flows, codes.tolist()):
+        row = {"id": f.id, "src": f.src, "dst": f.dst, "size_bytes": f.size_bytes, "start_ps": f.start_ps}
+        if CIRCUIT_TRANSPORTS[code] != "datagram":
+            row["transport"] = CIRCUIT_TRANSPORTS[code]
+        rows.append(row)
+    return json.dumps(rows)
 
 
 def _host_table(hosts: list[dict], names: list[str], racks: list[str], sim_time_s: float) -> pd.DataFrame:

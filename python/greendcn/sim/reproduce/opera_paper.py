@@ -193,15 +193,24 @@ def _scenario(sc: dict[str, Any]) -> Any:
     )
 
 
-def _flows(ff: FlowFile) -> list[Any]:
-    from ..workload import Flow
+def _flows(ff: FlowFile) -> Any:
+    """The file's flows as columns (`FlowColumns`, handed to either engine as column buffers): ids in file
+    order, class "flow", the transport the scenario gives that class."""
+    from ..workload.columns import FlowColumns
 
-    return [
-        Flow(i, s, d, b, t * 1000, "flow")
-        for i, (s, d, b, t) in enumerate(
-            zip(ff.src.tolist(), ff.dst.tolist(), ff.size.tolist(), ff.start_ns.tolist())
-        )
-    ]
+    n = len(ff.src)
+    zeros = np.zeros(n, dtype=np.int64)
+    return FlowColumns(
+        id=np.arange(n, dtype=np.int64),
+        src=np.asarray(ff.src, dtype=np.int64),
+        dst=np.asarray(ff.dst, dtype=np.int64),
+        size_bytes=np.asarray(ff.size, dtype=np.int64),
+        start_ps=np.asarray(ff.start_ns, dtype=np.int64) * 1000,
+        cls=zeros,
+        classes=("flow",),
+        udp=np.zeros(n, dtype=bool),
+        rate_bps=zeros,
+    )
 
 
 def bucket_rows(size: np.ndarray, fct_s: np.ndarray, slowdown: np.ndarray) -> list[dict[str, Any]]:

@@ -79,6 +79,9 @@ def build_workload(scenario, net, seed: int) -> list[Flow]:  # type: ignore[no-u
             if not path.is_absolute() and scenario.base_dir:
                 path = Path(scenario.base_dir) / path
             from_file = read_flows_csv(path, net, first_id=len(flows), what="workload.file")
+            from ..transports import check_flow_transports
+
+            check_flow_transports(scenario, from_file)
             # a file alone stays columns (a million rows need no object each); mixed with inline flows, a list
             flows = from_file if not flows and not w.start_jitter else flows + list(from_file)
     if not flows:

@@ -181,15 +181,6 @@ def _generate(sc: Any, seed: int) -> tuple[Any, Any, list[dict[str, Any]], Any]:
         ctx = GenContext.of(sc.topology, len(net.hosts), sc.base_dir)
         return table, net, describe_table(sc.workload, ctx, table), None
     flows = build_workload(sc, net, seed)
-    own = next((f for f in flows if f.transport not in TRANSPORTS), None)
-    if own is not None:  # inline flows only: a flow file's transport column takes tcp or udp
-        raise InputError(
-            f"workload.flows[{own.id}].transport: {own.transport} cannot be written to a flow file, whose "
-            "transport column takes tcp or udp",
-            hint=f"give the flow's class its transport instead: [transport.classes] {own.cls} = "
-            f"'{own.transport}'",
-            loc=("workload", "flows", own.id, "transport"),
-        )
     classes = sorted({f.cls for f in flows})
     table = FlowTable(
         np.array([f.src for f in flows], dtype=np.int32),

@@ -4,7 +4,7 @@ hands the engine its flows as one JSON text built column-wise."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -31,7 +31,9 @@ def text_from_codes(codes: np.ndarray, names: Any) -> Any:
 @dataclass(frozen=True, eq=False)
 class FlowColumns:
     """Flows as arrays of one length: node indices, bytes, picoseconds. `udp` marks UDP flows, whose
-    `rate_bps` is their sending rate (0 for TCP flows); `cls` holds class codes into `classes`."""
+    `rate_bps` is their sending rate (0 for TCP flows); `cls` holds class codes into `classes`. `transport`,
+    when given, is each flow's own transport as a code into `sim.engine.TRANSPORTS` (tcp, the default, then
+    follows the flow's class; `udp` must agree with it); None: tcp or udp as `udp` says."""
 
     id: np.ndarray
     src: np.ndarray
@@ -42,6 +44,39 @@ class FlowColumns:
     classes: tuple[str, ...]
     udp: np.ndarray
     rate_bps: np.ndarray
+    transport: np.ndarray | None = None
+    # How messages name row i (a flow file's "flows.csv line 7"); None: by the flow's id.
+    where: Callable[[int], str] | None = None
+
+    @classmethod
+    def from_flows(cls, flows: list[Flow]) -> FlowColumns:
+        """The columns of a list of `Flow` (a UDP flow without a rate gets 0)."""
+        from ..engine import TRANSPORTS
+
+        classes = tuple(dict.fromkeys(f.cls for f in flows))
+        code = {c: i for i, c in enumerate(classes)}
+        ints = np.array(
+            [(f.id, f.src, f.dst, f.size_bytes, f.start_ps, code[f.cls], f.rate_bps or 0) for f in flows],
+            dtype=np.int64,
+        ).reshape(len(flows), 7)
+        transport = np.array([TRANSPORTS.index(f.transport) for f in flows], dtype=np.uint8)
+        return cls(
+            *(ints[:, i] for i in range(6)),
+            classes=classes,
+            udp=transport == TRANSPORTS.index("udp"),
+            rate_bps=ints[:, 6],
+            transport=transport,
+        )
+
+    def row_name(self, i: int) -> str:
+        """Row i as a message names it: its file and line, or its flow id."""
+        return self.where(i) if self.where is not None else f"flow {int(self.id[i])}"
+
+    def own_transport_codes(self) -> np.ndarray:
+        """Each flow's own transport, as codes into `sim.engine.TRANSPORTS`."""
+        if self.transport is not None:
+            return self.transport
+        return np.where(self.udp, 1, 0).astype(np.uint8)
 
     def __len__(self) -> int:
         return len(self.id)
@@ -54,6 +89,12 @@ class FlowColumns:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         udp = bool(self.udp[i])
+        if self.transport is None:
+            transport = "udp" if udp else "tcp"
+        else:
+            from ..engine import TRANSPORTS
+
+            transport = TRANSPORTS[int(self.transport[i])]
         return Flow(
             int(self.id[i]),
             int(self.src[i]),
@@ -61,7 +102,7 @@ class FlowColumns:
             int(self.size_bytes[i]),
             int(self.start_ps[i]),
             self.classes[int(self.cls[i])],
-            "udp" if udp else "tcp",
+            transport,
             int(self.rate_bps[i]) if udp else None,
         )
 
@@ -76,10 +117,9 @@ class FlowColumns:
         self, handshake_ps: np.ndarray | None = None, transport_codes: np.ndarray | None = None
     ) -> list[tuple[str, bytes]]:
         """The flows as the engine's column buffers (`_native.run_columns`'s `flows`, docs/engine-spec.md).
-        `transport_codes` (codes into `sim.engine.TRANSPORTS`, one per flow) defaults to tcp or udp as the flows
-        say."""
+        `transport_codes` (codes into `sim.engine.TRANSPORTS`, one per flow) defaults to the flows' own."""
         u64 = np.dtype("<u8")
-        codes = np.where(self.udp, 1, 0) if transport_codes is None else transport_codes
+        codes = self.own_transport_codes() if transport_codes is None else transport_codes
         hs = np.zeros(len(self), dtype=u64) if handshake_ps is None else np.where(self.udp, 0, handshake_ps)
         return [
             ("id", self.id.astype(u64).tobytes()),
@@ -89,6 +129,20 @@ class FlowColumns:
             ("start_ps", self.start_ps.astype(u64).tobytes()),
             ("rate_bps", self.rate_bps.astype(u64).tobytes()),
             ("handshake_ps", np.asarray(hs).astype(u64).tobytes()),
+            ("transport", np.asarray(codes).astype(np.uint8).tobytes()),
+        ]
+
+    def circuit_buffers(self, codes: np.ndarray) -> list[tuple[str, bytes]]:
+        """The flows as the circuit engine's column buffers (`_native.run_circuit_columns`'s `flows`,
+        docs/circuit-engine.md "Flows as columns"): `codes` is each flow's engine transport, a code into
+        `sim.engine.CIRCUIT_TRANSPORTS`."""
+        u64 = np.dtype("<u8")
+        return [
+            ("id", self.id.astype(u64).tobytes()),
+            ("src", self.src.astype(u64).tobytes()),
+            ("dst", self.dst.astype(u64).tobytes()),
+            ("size_bytes", self.size_bytes.astype(u64).tobytes()),
+            ("start_ps", self.start_ps.astype(u64).tobytes()),
             ("transport", np.asarray(codes).astype(np.uint8).tobytes()),
         ]
 
@@ -102,7 +156,7 @@ class FlowColumns:
 
         from ..engine import TRANSPORTS
 
-        codes = np.where(self.udp, 1, 0) if transport_codes is None else transport_codes
+        codes = self.own_transport_codes() if transport_codes is None else transport_codes
         cols: dict[str, Any] = {
             "id": self.id,
             "src": self.src,

@@ -28,8 +28,8 @@ REQUIRED = ("src", "dst", "size_bytes", "start_s")
 OPTIONAL = ("class", "transport", "rate_bps")
 COLUMNS = (*REQUIRED, *OPTIONAL)
 _HEADER_HINT = (
-    "the header must be src,dst,size_bytes,start_s with optional class, transport (tcp or udp) and rate_bps "
-    "(bits per second, for udp) columns"
+    "the header must be src,dst,size_bytes,start_s with optional class, transport (tcp, udp, dctcp or ndp) and "
+    "rate_bps (bits per second, for udp) columns"
 )
 # Latest start the engine's picosecond clock (u64) can hold, with room to run: our bound, about 106 days.
 MAX_START_S = 2**63 / PS_PER_S
@@ -81,7 +81,7 @@ def read_flows_csv(path: str | Path, net, first_id: int = 0, what: str = "--flow
     size, start, raw_start = _numbers(col["size_bytes"], col["start_s"], bad)
     if size is not None and start is not None:
         _check_values(size, start, raw_start, bad)
-    udp, rate = _transport(col.get("transport"), col.get("rate_bps"), n, bad)
+    transports, udp, rate = _transport(col.get("transport"), col.get("rate_bps"), n, bad)
     bad.raise_first()
     assert size is not None and start is not None
 
@@ -99,6 +99,8 @@ def read_flows_csv(path: str | Path, net, first_id: int = 0, what: str = "--flow
         classes=classes,
         udp=udp,
         rate_bps=rate,
+        transport=transports,
+        where=bad.where,
     )
 
 
@@ -303,23 +305,37 @@ def _check_values(size: np.ndarray, start: np.ndarray, raw_start: Any, bad: _Fir
         )
 
 
-def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.ndarray, np.ndarray]:
-    """The optional transport (tcp, the default, or udp) and rate_bps columns: a UDP flow needs a positive
-    whole rate in bits per second; a TCP flow takes none. (pyarrow.compute is imported only for these columns.)"""
+def _transport(
+    transport: Any, rate: Any, n: int, bad: _FirstBad
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """The optional transport (tcp, the default, udp, dctcp or ndp: codes into `sim.engine.TRANSPORTS`, None
+    without the column) and rate_bps columns: a UDP flow needs a positive whole rate in bits per second; the
+    others take none. (pyarrow.compute is imported only for these columns.)"""
+    codes = None
     if transport is None:
         udp = np.zeros(n, dtype=bool)
     else:
+        import pyarrow as pa
         import pyarrow.compute as pc
 
-        kind = pc.utf8_lower(transport)
+        from ..engine import TRANSPORTS
+
         # value sets, not Python scalars: pyarrow turns a scalar argument into Arrow by way of pandas
-        udp = to_numpy(pc.is_in(kind, value_set=strings(["udp"])))
-        other = np.flatnonzero(~udp & ~to_numpy(pc.is_in(kind, strings(["tcp", ""]))))
+        found = pc.index_in(pc.utf8_lower(transport), value_set=strings([*TRANSPORTS, ""]))
+        # the empty name (its index, the last) is tcp; a name not in the set is null, read as -1
+        index = to_numpy(compute("coalesce", found, pa.scalar(-1, type=found.type))).astype(np.int64)
+        codes = np.where(index == len(TRANSPORTS), 0, index)
+        udp = codes == TRANSPORTS.index("udp")
+        other = np.flatnonzero(codes < 0)
         if len(other):
             k = int(other[0])
             bad.note(
-                k, 6, f"transport must be tcp or udp, got {transport[k].as_py()!r}", "leave it empty for tcp"
+                k,
+                6,
+                f"transport must be tcp, udp, dctcp or ndp, got {transport[k].as_py()!r}",
+                "leave it empty for tcp",
             )
+        codes = np.maximum(codes, 0).astype(np.uint8)
     rates = np.zeros(n, dtype=np.int64)
     if rate is None:
         if udp.any():
@@ -330,13 +346,17 @@ def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.nd
                 "a udp flow needs a sending rate: add a rate_bps column",
                 "rate_bps is the sending rate in bits per second on the wire, e.g. 500000000",
             )
-        return udp, rates
+        return codes, udp, rates
     given = to_numpy(compute("utf8_length", rate)) > 0
     tcp_with_rate = np.flatnonzero(given & ~udp)
     if len(tcp_with_rate):
         k = int(tcp_with_rate[0])
+        name = "tcp" if codes is None else _name(int(codes[k]))
         bad.note(
-            k, 7, "rate_bps is for udp flows; this row's transport is tcp", "leave rate_bps empty for tcp"
+            k,
+            7,
+            f"rate_bps is for udp flows; this row's transport is {name}",
+            f"leave rate_bps empty for {name}",
         )
     no_rate = np.flatnonzero(udp & ~given)
     if len(no_rate):
@@ -362,7 +382,13 @@ def _transport(transport: Any, rate: Any, n: int, bad: _FirstBad) -> tuple[np.nd
                 "for example: 500000000 (500 Mbit/s)",
             )
             break
-    return udp, rates
+    return codes, udp, rates
+
+
+def _name(code: int) -> str:
+    from ..engine import TRANSPORTS
+
+    return TRANSPORTS[code]
 
 
 def _classes(column: Any) -> tuple[np.ndarray, tuple[str, ...]]:

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["TRANSPORTS", "FlowTable"]
 
-TRANSPORTS = ("tcp", "udp")
+# sim.engine.TRANSPORTS (the engine's codes), not imported here so that generating needs no engine
+TRANSPORTS = ("tcp", "udp", "dctcp", "ndp")
 
 
 @dataclass
@@ -111,6 +112,7 @@ class FlowTable:
             classes=tuple(self.classes),
             udp=self.transport == TRANSPORTS.index("udp"),
             rate_bps=np.zeros(n, dtype=np.int64),
+            transport=self.transport.astype(np.uint8),
         )
 
     def to_flows(self, first_id: int = 0) -> list[Flow]:
@@ -134,18 +136,24 @@ class FlowTable:
     def write_csv(self, path: str | Path, host_names: list[str], rate_bps: np.ndarray | None = None) -> None:
         """`src,dst,size_bytes,start_s,class`, host names as `simulate` prints them; starts in seconds with
         picosecond precision (12 decimals), so reading the file back gives the same flows. With UDP flows (an
-        explicit list's; generated flows are TCP) also `transport,rate_bps`, their rates from `rate_bps`."""
+        explicit list's; generated flows are TCP) or flows of their own DCTCP or NDP also `transport,rate_bps`,
+        the UDP flows' rates from `rate_bps`."""
         names = np.asarray(host_names, dtype=object)
         whole, frac = np.divmod(self.start_ps, PS_PER_S)
         starts = [f"{w}.{f:012d}" for w, f in zip(whole.tolist(), frac.tolist())]
         cls = self.class_names()
         udp = self.transport == TRANSPORTS.index("udp")
+        own = bool(self.transport.any())
         extra = [""] * len(self)
-        if udp.any():
-            assert rate_bps is not None, "UDP flows need their rates"
-            extra = [f",udp,{int(r)}" if u else ",tcp," for u, r in zip(udp.tolist(), rate_bps.tolist())]
+        if own:
+            assert rate_bps is not None or not udp.any(), "UDP flows need their rates"
+            rates = rate_bps.tolist() if rate_bps is not None else [0] * len(self)
+            extra = [
+                f",udp,{int(r)}" if u else f",{TRANSPORTS[t]},"
+                for u, t, r in zip(udp.tolist(), self.transport.tolist(), rates)
+            ]
         with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write("src,dst,size_bytes,start_s,class" + (",transport,rate_bps" if udp.any() else "") + "\n")
+            fh.write("src,dst,size_bytes,start_s,class" + (",transport,rate_bps" if own else "") + "\n")
             step = 200_000
             for lo in range(0, len(self), step):
                 hi = min(lo + step, len(self))
