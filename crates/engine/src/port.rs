@@ -351,6 +351,16 @@ impl Port {
                     None => break,
                 },
             };
+            // The lane's next entry, written when its packet was accepted, is taken at the next start at the
+            // earliest (one transmission from now): ask for it now.
+            let next = if from_prio {
+                l.prio.front()
+            } else {
+                l.data.front()
+            };
+            if let Some(n) = next {
+                prefetch(n);
+            }
             let start = self.busy_until;
             let ser = self.clock.time_ps(e.wire_bytes as u64);
             l.queued_ps -= ser;
