@@ -99,24 +99,39 @@ fn new_bytes<'py>(py: Python<'py>, len: usize) -> PyResult<(Bound<'py, PyBytes>,
 /// the 22 columns take their values from them (our choice: 512 flows are about 90 KB).
 const FLOW_BLOCK: usize = 512;
 
+/// The flow columns the spec's flows came in that come back unchanged: the same name, values and bytes (flows read
+/// from columns keep each value, and a transport its code).
+const GIVEN_COLUMNS: [&str; 6] = ["id", "src", "dst", "size_bytes", "start_ps", "transport"];
+
 /// The per-flow results (the spec's flows and their result rows, in the same order) as columns, written in one
-/// pass over the flows, a block at a time, rather than one pass per column.
-pub(crate) fn flow_columns(
-    py: Python<'_>,
+/// pass over the flows, a block at a time, rather than one pass per column. `given` are the column buffers the
+/// flows were read from (empty if none): those of `GIVEN_COLUMNS` are handed back as they are, not copied.
+pub(crate) fn flow_columns<'py>(
+    py: Python<'py>,
     specs: &[FlowSpec],
     rows: &[FlowRow],
+    given: &[(String, Py<PyBytes>)],
 ) -> PyResult<Py<PyList>> {
     let n = specs.len().min(rows.len());
-    let mut objects = Vec::with_capacity(FLOW_COLUMNS.len());
-    let mut bufs = Vec::with_capacity(FLOW_COLUMNS.len());
-    for (_, _, width, _) in FLOW_COLUMNS {
-        let (obj, buf) = new_bytes(py, width * n)?;
-        objects.push(obj);
-        bufs.push(buf);
+    let mut objects: Vec<Bound<'py, PyBytes>> = Vec::with_capacity(FLOW_COLUMNS.len());
+    let mut bufs: Vec<Option<&mut [u8]>> = Vec::with_capacity(FLOW_COLUMNS.len());
+    for (name, _, width, _) in FLOW_COLUMNS {
+        let same = given.iter().find(|(g, b)| {
+            g == name && GIVEN_COLUMNS.contains(&name) && b.bind(py).as_bytes().len() == width * n
+        });
+        if let Some((_, b)) = same {
+            objects.push(b.bind(py).clone());
+            bufs.push(None);
+        } else {
+            let (obj, buf) = new_bytes(py, width * n)?;
+            objects.push(obj);
+            bufs.push(Some(buf));
+        }
     }
     for start in (0..n).step_by(FLOW_BLOCK) {
         let end = (start + FLOW_BLOCK).min(n);
         for ((_, _, width, get), buf) in FLOW_COLUMNS.iter().zip(bufs.iter_mut()) {
+            let Some(buf) = buf else { continue };
             let out = &mut buf[width * start..width * end];
             for (o, i) in out.chunks_exact_mut(*width).zip(start..end) {
                 o.copy_from_slice(&get(&(&specs[i], &rows[i])).to_le_bytes()[..*width]);

@@ -257,7 +257,6 @@ fn run_columns(
         }
         None => None,
     };
-    drop(flows);
     let (text, specs, rows, results) = guarded(py, move |interrupted| {
         let mut watch = watcher(&progress, interrupted);
         let mut parsed = greendcn_engine::parse_spec(&spec)?;
@@ -277,7 +276,9 @@ fn run_columns(
     })?;
     let (links, nodes, series) = results;
     let tables = PyDict::new(py);
-    tables.set_item("flows", columns::flow_columns(py, &specs, &rows)?)?;
+    let given = flows.as_deref().unwrap_or_default();
+    tables.set_item("flows", columns::flow_columns(py, &specs, &rows, given)?)?;
+    drop(flows);
     drop((specs, rows));
     tables.set_item("links", columns::link_columns(py, &links)?)?;
     tables.set_item("nodes", columns::node_columns(py, &nodes)?)?;
