@@ -145,7 +145,12 @@ pub fn check(spec: &SimSpec) -> Result<(), EngineError> {
 
 /// DCTCP's and NDP's settings, checked only when a flow uses them (so TCP runs never see these errors).
 fn check_transports(spec: &SimSpec) -> Result<(), EngineError> {
-    let uses = |t: Transport| spec.flows.iter().any(|f| f.transport == t);
+    // Which transports the flows use, from one pass over them (a million flows are 64 MB to walk).
+    let used = spec
+        .flows
+        .iter()
+        .fold(0u8, |m, f| m | 1 << (f.transport as u8));
+    let uses = |t: Transport| used & 1 << (t as u8) != 0;
     let full = (spec.tcp.mss + spec.tcp.header_bytes + spec.frame_overhead_bytes) as u64;
     let switch_queues = || {
         spec.links.iter().enumerate().flat_map(move |(i, l)| {
