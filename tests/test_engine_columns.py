@@ -1,6 +1,7 @@
 """The engine's result tables as column buffers (`run_spec_columns`) hold what its JSON results hold (`run_spec`):
 every flow, link direction, node and per-window count, with EEE's counters only on the directions that have it."""
 
+import json
 import math
 
 import numpy as np
@@ -93,3 +94,31 @@ def test_runs_without_windows_or_eee_give_no_series_and_no_eee_columns():
     assert got["series"] is None
     assert "sleep_ps" not in got["links"].table.columns and "eee" not in got["links"].table.columns
     assert got["links"] == run_spec(spec)["links"]
+
+
+def test_flows_given_as_columns_come_back_as_the_same_buffers_and_the_same_results():
+    """Flows handed over as column buffers: their own six columns come back as those very bytes objects, and
+    every column holds what the same flows given in the spec's JSON give."""
+    from greendcn import _native
+    from greendcn.sim.engine import TRANSPORTS
+
+    spec = star(stats_window_ps=None)
+    flows = spec.pop("flows")
+
+    def u64(key):
+        return np.array([f.get(key, 0) for f in flows], "<u8").tobytes()
+
+    given = [(k, u64(k)) for k in ("id", "src", "dst", "size_bytes", "start_ps", "rate_bps", "handshake_ps")]
+    codes = [TRANSPORTS.index(f.get("transport", "tcp")) for f in flows]
+    given.append(("transport", np.array(codes, "u1").tobytes()))
+    _, by_columns = _native.run_columns(json.dumps({**spec, "flows": []}), None, given)
+    _, by_json = _native.run_columns(json.dumps({**spec, "flows": flows}))
+    want = {name: b for name, _, b in by_json["flows"]}
+    own = dict(given)
+    for name, _, b in by_columns["flows"]:
+        assert b == want[name], name
+        if name in ("id", "src", "dst", "size_bytes", "start_ps", "transport"):
+            assert b is own[name], name
+        else:
+            assert all(b is not g for g in own.values()), name
+    assert [n for n, _, _ in by_columns["flows"]] == list(want)

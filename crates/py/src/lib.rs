@@ -153,12 +153,12 @@ fn run(py: Python<'_>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult
     })
 }
 
-/// Column `name` of `cols` (name, little-endian bytes) as `n` u64 values.
-pub(crate) fn u64_column(
-    cols: &[(String, &[u8])],
+/// Column `name` of `cols` (name, little-endian bytes) as the bytes of `n` u64 values.
+fn u64_bytes<'a>(
+    cols: &[(String, &'a [u8])],
     name: &str,
     n: usize,
-) -> Result<Vec<u64>, EngineError> {
+) -> Result<&'a [u8], EngineError> {
     let b = cols
         .iter()
         .find(|(c, _)| c == name)
@@ -170,18 +170,32 @@ pub(crate) fn u64_column(
             format!("column {name} has {} bytes, not {}", b.len(), 8 * n),
         ));
     }
-    Ok(b.chunks_exact(8)
+    Ok(b)
+}
+
+/// Column `name` of `cols` (name, little-endian bytes) as `n` u64 values.
+pub(crate) fn u64_column(
+    cols: &[(String, &[u8])],
+    name: &str,
+    n: usize,
+) -> Result<Vec<u64>, EngineError> {
+    Ok(u64_bytes(cols, name, n)?
+        .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
         .collect())
 }
 
 /// The spec's flows from columns: (name, little-endian bytes) for `id`, `src`, `dst`, `size_bytes`, `start_ps`,
 /// `rate_bps` and `handshake_ps` (u64 each) and `transport` (one byte, a code into `TRANSPORTS`); `rate_bps`
-/// counts for UDP flows only.
+/// counts for UDP flows only. Each flow is read straight from the buffers, with no copy of a column between.
 fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineError> {
     let find = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, b)| *b);
     let n = find("id").map_or(0, |b| b.len() / 8);
-    let u64s = |name: &str| u64_column(cols, name, n);
+    let u64s = |name: &str| {
+        u64_bytes(cols, name, n).map(|b| {
+            move |i: usize| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+        })
+    };
     let (id, src, dst, size, start, rate, hs) = (
         u64s("id")?,
         u64s("src")?,
@@ -205,14 +219,14 @@ fn flows_from_columns(cols: &[(String, &[u8])]) -> Result<Vec<FlowSpec>, EngineE
             })?;
             let udp = transport == Transport::Udp;
             Ok(FlowSpec {
-                id: id[i],
-                src: node(src[i], i, "src")?,
-                dst: node(dst[i], i, "dst")?,
-                size_bytes: size[i],
-                start_ps: start[i],
+                id: id(i),
+                src: node(src(i), i, "src")?,
+                dst: node(dst(i), i, "dst")?,
+                size_bytes: size(i),
+                start_ps: start(i),
                 transport,
-                rate_bps: udp.then_some(rate[i]),
-                handshake_ps: hs[i],
+                rate_bps: udp.then_some(rate(i)),
+                handshake_ps: hs(i),
             })
         })
         .collect()
@@ -243,7 +257,6 @@ fn run_columns(
         }
         None => None,
     };
-    drop(flows);
     let (text, specs, rows, results) = guarded(py, move |interrupted| {
         let mut watch = watcher(&progress, interrupted);
         let mut parsed = greendcn_engine::parse_spec(&spec)?;
@@ -263,7 +276,9 @@ fn run_columns(
     })?;
     let (links, nodes, series) = results;
     let tables = PyDict::new(py);
-    tables.set_item("flows", columns::flow_columns(py, &specs, &rows)?)?;
+    let given = flows.as_deref().unwrap_or_default();
+    tables.set_item("flows", columns::flow_columns(py, &specs, &rows, given)?)?;
+    drop(flows);
     drop((specs, rows));
     tables.set_item("links", columns::link_columns(py, &links)?)?;
     tables.set_item("nodes", columns::node_columns(py, &nodes)?)?;
