@@ -121,30 +121,25 @@ class FlowColumns:
         u64 = np.dtype("<u8")
         codes = self.own_transport_codes() if transport_codes is None else transport_codes
         hs = np.zeros(len(self), dtype=u64) if handshake_ps is None else np.where(self.udp, 0, handshake_ps)
-        return [
-            ("id", self.id.astype(u64).tobytes()),
-            ("src", self.src.astype(u64).tobytes()),
-            ("dst", self.dst.astype(u64).tobytes()),
-            ("size_bytes", self.size_bytes.astype(u64).tobytes()),
-            ("start_ps", self.start_ps.astype(u64).tobytes()),
+        return self._endpoint_buffers() + [
             ("rate_bps", self.rate_bps.astype(u64).tobytes()),
             ("handshake_ps", np.asarray(hs).astype(u64).tobytes()),
             ("transport", np.asarray(codes).astype(np.uint8).tobytes()),
+        ]
+
+    def _endpoint_buffers(self) -> list[tuple[str, bytes]]:
+        """The columns both engines take alike: id, src, dst, size_bytes, start_ps as little-endian u64."""
+        u64 = np.dtype("<u8")
+        return [
+            (name, getattr(self, name).astype(u64).tobytes())
+            for name in ("id", "src", "dst", "size_bytes", "start_ps")
         ]
 
     def circuit_buffers(self, codes: np.ndarray) -> list[tuple[str, bytes]]:
         """The flows as the circuit engine's column buffers (`_native.run_circuit_columns`'s `flows`,
         docs/circuit-engine.md "Flows as columns"): `codes` is each flow's engine transport, a code into
         `sim.engine.CIRCUIT_TRANSPORTS`."""
-        u64 = np.dtype("<u8")
-        return [
-            ("id", self.id.astype(u64).tobytes()),
-            ("src", self.src.astype(u64).tobytes()),
-            ("dst", self.dst.astype(u64).tobytes()),
-            ("size_bytes", self.size_bytes.astype(u64).tobytes()),
-            ("start_ps", self.start_ps.astype(u64).tobytes()),
-            ("transport", np.asarray(codes).astype(np.uint8).tobytes()),
-        ]
+        return self._endpoint_buffers() + [("transport", np.asarray(codes).astype(np.uint8).tobytes())]
 
     def engine_flows_json(
         self, handshake_ps: np.ndarray | None = None, transport_codes: np.ndarray | None = None
