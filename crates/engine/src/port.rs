@@ -460,16 +460,6 @@ impl Port {
         a
     }
 
-    /// Offer a data packet whose admission its transport already decided (NDP data a switch did not trim:
-    /// NDP's own queue rule, on data packets only, is the limit): the drop-tail limit, which counts the
-    /// waiting headers too, does not apply.
-    pub fn offer_admitted(&mut self, now: u64, entry: InFlight, window_ps: u64) -> Admission {
-        let limit = self.limit.take();
-        let a = self.offer_to(now, entry, window_ps, false);
-        self.limit = limit;
-        a
-    }
-
     /// Take every lane packet in turn as if no other packet came, and bring `window_bytes` up to date (the end
     /// of a run: the per-window byte counts then hold every accepted packet, as they do on ports without lanes).
     pub fn drain_lanes(&mut self) {
@@ -485,12 +475,54 @@ impl Port {
         self.offer_to(now, entry, window_ps, false)
     }
 
+    /// Offer NDP data at a switch (crate::sim, `forward_special`): None, and nothing offered, when the port's
+    /// data queue is full by `queue` (the packets it holds but waiting headers and control, or the bytes it
+    /// holds): the switch trims the packet then. Else the packet is accepted, NDP's own queue rule on data being
+    /// the limit: the drop-tail limit, which counts the waiting headers too, does not apply. One pass over the
+    /// port's books for both the test and the offer.
     #[inline]
-    fn offer_to(&mut self, now: u64, mut entry: InFlight, window_ps: u64, prio: bool) -> Admission {
+    pub fn offer_unless_full(
+        &mut self,
+        now: u64,
+        entry: InFlight,
+        queue: QueueLimit,
+        window_ps: u64,
+    ) -> Option<Admission> {
+        if self.laned {
+            self.lanes.window_ps = window_ps;
+        }
+        let (held, prio) = self.occupancy(now);
+        let full = match queue {
+            QueueLimit::Packets(n) => held - prio >= n,
+            QueueLimit::Bytes(b) => self.held_bytes + entry.wire_bytes as u64 > b,
+        };
+        if full {
+            return None;
+        }
+        let limit = self.limit.take();
+        let a = self.offer_advanced(now, entry, window_ps, false);
+        self.limit = limit;
+        Some(a)
+    }
+
+    #[inline]
+    fn offer_to(&mut self, now: u64, entry: InFlight, window_ps: u64, prio: bool) -> Admission {
         if self.laned {
             self.lanes.window_ps = window_ps;
         }
         self.advance(now);
+        self.offer_advanced(now, entry, window_ps, prio)
+    }
+
+    /// `offer_to` once the port's books are brought up to `now` (`advance`).
+    #[inline(always)]
+    fn offer_advanced(
+        &mut self,
+        now: u64,
+        mut entry: InFlight,
+        window_ps: u64,
+        prio: bool,
+    ) -> Admission {
         let wire_bytes = entry.wire_bytes;
         let fits = match self.limit {
             None => true,
