@@ -410,6 +410,12 @@ impl Port {
             if let Some(n) = next {
                 prefetch(n);
             }
+            if !from_prio {
+                // A data lane is drained a transmission at a time: the entry after the next too.
+                if let Some(n) = l.data.get(1) {
+                    prefetch(n);
+                }
+            }
             let start = self.busy_until;
             let ser = self.clock.time_ps(e.wire_bytes as u64);
             l.queued_ps -= ser;
@@ -424,6 +430,17 @@ impl Port {
             let window_ps = l.window_ps;
             self.count_window(start, window_ps, e.wire_bytes as u64);
             self.pipe_push(e);
+            self.prefetch_pipe_tail();
+        }
+    }
+
+    /// Ask for the ring slot the pipe's next entry will be written to (a hint).
+    #[inline(always)]
+    fn prefetch_pipe_tail(&self) {
+        if self.ring_len < self.ring_cap {
+            let i =
+                (self.ring_start as usize + self.ring_len as usize) & (self.ring_cap as usize - 1);
+            prefetch(self.ring.wrapping_add(i));
         }
     }
 
@@ -624,6 +641,7 @@ impl Port {
         self.count_window(start, window_ps, wire_bytes as u64);
         entry.arrival = self.busy_until + self.delay_ps;
         self.pipe_push(entry);
+        self.prefetch_pipe_tail();
         let held = self.held() as u64;
         let c = &mut self.counters;
         c.peak_queue_packets = c.peak_queue_packets.max(held);
