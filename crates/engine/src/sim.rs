@@ -101,7 +101,12 @@ impl FlowState {
                     spec.tcp.min_rto_ps,
                 ))
             }),
-            receiver: TcpReceiver::new(f.size_bytes),
+            // NDP's packets are whole segments of `mss` bytes (crate::ndp): its receiver keeps one bit each.
+            receiver: if f.transport == Transport::Ndp {
+                TcpReceiver::for_packets(f.size_bytes, spec.tcp.mss)
+            } else {
+                TcpReceiver::new(f.size_bytes)
+            },
             trims: 0,
             udp_sent: 0,
             udp_packets: 0,

@@ -363,8 +363,11 @@ pub struct TcpReceiver {
     size: u64,
     /// Next byte expected: everything below it has arrived.
     pub rcv_nxt: u64,
-    /// Received byte ranges above rcv_nxt, sorted and disjoint.
+    /// Received byte ranges above rcv_nxt, sorted and disjoint. A receiver of whole packets (`unit` > 0) keeps
+    /// one bit per packet of the flow here instead, 128 to an element (`packet_held`).
     ooo: Vec<(u64, u64)>,
+    /// 0, or the packet size of a receiver of whole packets (`for_packets`).
+    unit: u32,
     /// Highest sequence number received so far, if any.
     highest_seq: Option<u64>,
     unacked_segments: u32,
@@ -391,7 +394,55 @@ impl TcpReceiver {
             finish: None,
             stats: ReceiverStats::default(),
             ece: false,
+            unit: 0,
         }
+    }
+
+    /// A receiver whose every segment is one whole packet (NDP's): packet i holds bytes [i x `unit`, min((i + 1)
+    /// x `unit`, size)). It counts and acknowledges as `new`'s, but keeps the packets held above the first hole
+    /// as one bit each, so a packet filling a hole costs one read instead of a search through the ranges
+    /// (NDP's trims leave hundreds of holes).
+    pub fn for_packets(size: u64, unit: u32) -> Self {
+        TcpReceiver {
+            unit,
+            ..Self::new(size)
+        }
+    }
+
+    /// Whether packet `i` arrived (receivers of whole packets; meaningful at or above rcv_nxt only).
+    #[inline]
+    fn packet_held(&self, i: u64) -> bool {
+        self.ooo.get((i / 128) as usize).is_some_and(|&(lo, hi)| {
+            let b = i % 128;
+            (if b < 64 { lo >> b } else { hi >> (b - 64) }) & 1 == 1
+        })
+    }
+
+    fn hold_packet(&mut self, i: u64) {
+        if self.ooo.is_empty() {
+            let packets = self.size.div_ceil(self.unit as u64);
+            self.ooo = vec![(0, 0); packets.div_ceil(128) as usize];
+        }
+        let (lo, hi) = &mut self.ooo[(i / 128) as usize];
+        let b = i % 128;
+        if b < 64 {
+            *lo |= 1 << b;
+        } else {
+            *hi |= 1 << (b - 64);
+        }
+    }
+
+    /// The first packet from `i` on that has not arrived (receivers of whole packets).
+    fn first_missing(&self, mut i: u64) -> u64 {
+        while let Some(&(lo, hi)) = self.ooo.get((i / 128) as usize) {
+            let b = i % 128;
+            let run = (((hi as u128) << 64 | lo as u128) >> b).trailing_ones() as u64;
+            i += run;
+            if b + run < 128 {
+                break;
+            }
+        }
+        i
     }
 
     fn holds(&self, seq: u64, end: u64) -> bool {
@@ -462,17 +513,36 @@ impl TcpReceiver {
         if !retx && self.highest_seq.is_some_and(|h| seq < h) {
             self.stats.ooo_packets += 1;
         }
+        let unit = self.unit as u64;
+        // Bytes held above the first hole: for whole packets, the highest packet seen is above it exactly then.
+        let had_gap = if unit > 0 {
+            self.highest_seq.is_some_and(|h| h >= self.rcv_nxt)
+        } else {
+            !self.ooo.is_empty()
+        };
         self.highest_seq = Some(self.highest_seq.map_or(seq, |h| h.max(seq)));
-        let duplicate = self.holds(seq, end);
+        let duplicate = if unit > 0 {
+            debug_assert!(seq.is_multiple_of(unit) && len as u64 == unit.min(self.size - seq));
+            end <= self.rcv_nxt || self.packet_held(seq / unit)
+        } else {
+            self.holds(seq, end)
+        };
         // A segment that arrives when its bytes are already held was sent twice: one of the copies is a
         // retransmission the receiver did not need. Counted whichever copy comes second, so an early
         // retransmission that overtakes its late original counts as well as a late retransmission.
         if duplicate {
             self.stats.spurious_retransmits += 1;
         }
-        let had_gap = !self.ooo.is_empty();
         let in_order = seq <= self.rcv_nxt;
-        if !duplicate {
+        if !duplicate && unit > 0 {
+            if in_order {
+                // The packets that arrived above it join it.
+                let next = self.first_missing(seq / unit + 1);
+                self.rcv_nxt = (next * unit).min(self.size);
+            } else {
+                self.hold_packet(seq / unit);
+            }
+        } else if !duplicate {
             if in_order {
                 self.rcv_nxt = self.rcv_nxt.max(end);
                 // The ranges the new in-order bytes reach join them, removed at once.
@@ -524,6 +594,14 @@ impl TcpReceiver {
 
     /// Distinct payload bytes received (in order and above the first hole).
     pub fn bytes_received(&self) -> u64 {
+        let unit = self.unit as u64;
+        if unit > 0 {
+            let above = (self.rcv_nxt.div_ceil(unit)..self.size.div_ceil(unit))
+                .filter(|&i| self.packet_held(i))
+                .map(|i| unit.min(self.size - i * unit))
+                .sum::<u64>();
+            return self.rcv_nxt + above;
+        }
         self.rcv_nxt + self.ooo.iter().map(|&(s, e)| e - s).sum::<u64>()
     }
 
@@ -720,6 +798,47 @@ mod tests {
                 held[q as usize..q_end as usize].iter().all(|&b| b),
                 "[{q}, {q_end})"
             );
+        }
+    }
+
+    #[test]
+    fn a_receiver_of_whole_packets_counts_as_one_of_byte_ranges() {
+        // Packets of 100 bytes (the last 37) arriving in random order, with copies, retransmissions and runs
+        // that fill several holes at once: after each, the packet receiver's books, ACK and answer must be the
+        // byte-range receiver's.
+        for (seed, delayed_ack) in [(1u64, false), (2, true), (3, false)] {
+            let c = TcpSpec {
+                delayed_ack,
+                ..cfg()
+            };
+            let size = 100 * 299 + 37;
+            let mut bytes = TcpReceiver::new(size);
+            let mut packets = TcpReceiver::for_packets(size, 100);
+            let mut x = seed;
+            let mut t = 0;
+            while packets.finish.is_none() {
+                x = crate::rng::mix64(x);
+                // Mostly near the first hole, sometimes anywhere: holes open and close.
+                let first = packets.rcv_nxt / 100;
+                let i = if x % 4 == 0 {
+                    (x >> 8) % 300
+                } else {
+                    (first + (x >> 8) % 20).min(299)
+                };
+                let (seq, len) = (i * 100, 100.min(size - i * 100) as u32);
+                let retx = (x >> 40) % 5 == 0;
+                t += 1;
+                let a = bytes.on_data(t, seq, len, retx, t, &c);
+                assert_eq!(packets.on_data(t, seq, len, retx, t, &c), a, "packet {i}");
+                assert_eq!(packets.rcv_nxt, bytes.rcv_nxt, "packet {i}");
+                assert_eq!(packets.bytes_received(), bytes.bytes_received());
+                assert_eq!(packets.row(), bytes.row());
+                if a == AckAction::Now {
+                    assert_eq!(packets.take_ack(), bytes.take_ack());
+                }
+            }
+            assert_eq!(bytes.finish, packets.finish);
+            assert!(packets.stats.spurious_retransmits > 0 && packets.stats.ooo_packets > 0);
         }
     }
 
