@@ -133,3 +133,34 @@ def test_flow_columns_are_the_per_flow_objects_flows():
         assert not got.own_transport_codes().any()  # every flow tcp, the fabric's transport
     plain = flow_columns(tuples)
     assert flow_columns(plain) is plain  # built once, shared by every fabric
+
+
+def test_opera_is_searched_once_per_parameters(monkeypatch):
+    # a load sweep runs the same Opera at every load: the schedule search runs once for the same parameters
+    from greendcn.sim.optical import opera_fabric
+    from greendcn.sim.scenario import scenario_from_dict
+
+    calls = []
+    real = opera_fabric.build_opera
+
+    def counted(params, *a, **k):
+        calls.append(params)
+        return real(params, *a, **k)
+
+    def topo(seed):
+        return scenario_from_dict(
+            {"topology": {"kind": "opera", "racks": 12, "circuit_switches": 4, "schedule_seed": seed}}
+        ).topology
+
+    monkeypatch.setattr(opera_fabric, "build_opera", counted)
+    opera_fabric._schedule.cache_clear()
+    fab_a, a = opera_fabric.opera_from_topology(topo(3))
+    fab_b, b = opera_fabric.opera_from_topology(topo(3))
+    _, c = opera_fabric.opera_from_topology(topo(4))
+    opera_fabric._schedule.cache_clear()
+    assert len(calls) == 2 and a is b and fab_a == fab_b
+    assert not (np.array_equal(a.partners, c.partners) and np.array_equal(a.layout, c.layout))
+    fresh = real(calls[0])  # the cached schedule is the one a new search finds
+    assert np.array_equal(fresh.partners, a.partners) and np.array_equal(fresh.layout, a.layout)
+    assert fresh.epsilon_s == a.epsilon_s
+    assert not a.partners.flags.writeable and not a.layout.flags.writeable  # shared, so read-only

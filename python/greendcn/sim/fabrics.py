@@ -469,12 +469,16 @@ class FlowRows(Records):
 
 
 def _text(table: Any, name: str) -> Any:
-    """A text column of a result table as it is stored: a `Text` of codes (packet runs), else its strings."""
-    from .tables import Columns
+    """A text column of a result table as a `Text` of codes: as stored (packet runs), else its strings coded
+    (a circuit run's DataFrame), so writing it encodes each name once."""
+    import pandas as pd
+
+    from .tables import Columns, Text
 
     if isinstance(table, Columns):
         return table.raw(name)
-    return np.asarray(table[name].astype(str), dtype=object)
+    codes, names = pd.factorize(table[name].astype(str))
+    return Text(codes, names)
 
 
 def _bulk(circuit: bool) -> dict[str, str]:
