@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError
-from .tables import Records
+from .tables import Columns, Records, Text, column, raw_table
 
 __all__ = [
     "TRANSPORTS",
@@ -347,15 +347,14 @@ def run_one(
     transport: str | None = None,
 ) -> dict[str, Any]:
     """Simulate the workload on one fabric; the row of the comparison (units in the keys). `flows`: a
-    `FlowColumns` or (src host, dst host, bytes[, start ps, class]) each (`flow_columns`). `hosts`: price the first `hosts` hosts (S0..) beside the network's
-    devices; None: the network alone. `run`: the scenario's [run] table (run.window adds the energy over
-    that window, `window_*` keys). `transport`: the scenario's transport.default; the row's `transport` is
-    then what the flows ran, from the result's per-flow column. The flows reach the engine as columns
-    (`flow_columns`; a list of `Flow` runs as it is, one object per flow) and the per-flow results are read
-    as the result's columns."""
+    `FlowColumns` or (src host, dst host, bytes[, start ps, class]) each (`flow_columns`). `hosts`: price the
+    first `hosts` hosts (S0..) beside the network's devices; None: the network alone. `run`: the scenario's
+    [run] table (run.window adds the energy over that window, `window_*` keys). `transport`: the scenario's
+    transport.default; the row's `transport` is then what the flows ran, from the result's per-flow column.
+    The flows reach the engine as columns (`run_flows`) and the per-flow results are read as the result's
+    columns."""
     from .run import simulate
     from .scenario import scenario_from_dict
-    from .tables import Columns, column, raw_table
 
     topo = entry["topology"]
     per = entry["hosts_per_endpoint"]
@@ -473,8 +472,6 @@ def _text(table: Any, name: str) -> Any:
     (a circuit run's DataFrame), so writing it encodes each name once."""
     import pandas as pd
 
-    from .tables import Columns, Text
-
     if isinstance(table, Columns):
         return table.raw(name)
     codes, names = pd.factorize(table[name].astype(str))
@@ -489,8 +486,6 @@ def _bulk(circuit: bool) -> dict[str, str]:
 def _ran(flows: Any) -> str:
     """The transports the flows ran, from the result's per-flow `transport`: one name, or each with its count."""
     import pandas as pd
-
-    from .tables import column
 
     counts = pd.Series(column(flows, "transport")).astype(str).value_counts()
     if len(counts) == 1:
@@ -577,8 +572,6 @@ def _finite(v: Any) -> float | None:
 
 def _delivered_bits(fl: Any, circuit: bool) -> int:
     """Delivered payload bits from the result's per-flow table (its columns, or a DataFrame)."""
-    from .tables import column
-
     if circuit:
         # distinct bytes: a TCP flow's duplicate deliveries (Opera's low-latency class) count once
         return int(column(fl, "bytes_received").sum()) * 8
