@@ -49,12 +49,14 @@ from .tables import Columns, Records, Text, column, raw_table
 __all__ = [
     "TRANSPORTS",
     "FabricsConfig",
+    "FlowRows",
     "compare_fabrics",
     "fabric_plan",
     "fattree_size",
     "fabrics_workload",
     "flow_columns",
     "run_fabric",
+    "run_flows",
 ]
 
 TRANSPORTS = ("tcp", "dctcp", "ndp")  # what --transport takes (docs/transports.md)
