@@ -103,9 +103,8 @@ def flows_of_file(path: Path, hosts: int) -> Any:
 
 def flows_of_scenario(path: Path, seed: int) -> tuple[Any, int, dict[str, Any] | None, str, int]:
     """A scenario's workload built on its own topology: flows (`fabrics.flow_columns`), host count, the energy
-    window ([run] keys: the
-    scenario's run.window, else a generated workload's [start, start + duration)), a label, and the
-    topology's link rate (the fabrics' link rate, so the load means the same)."""
+    window ([run] keys: the scenario's run.window, else a generated workload's [start, start + duration)), a
+    label, and the topology's link rate (the fabrics' link rate, so the load means the same)."""
     from .scenario import load_scenario
     from .workload import build_workload, is_generated
     from .workload.columns import FlowColumns
