@@ -25,7 +25,7 @@ def main() -> None:
     quick = is_quick()
     n = 10_000 if quick else 100_000
     loads = "0.3" if quick else "0.15,0.3"
-    duration = "0.02ms" if quick else "0.2ms"
+    duration = "0.05ms" if quick else "0.2ms"
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         flows = t / "flows.csv"
