@@ -269,15 +269,13 @@ def _hop_score(partners: np.ndarray, matchings: list[int]) -> tuple[float, float
     mean, the sum of level x racks reached over the N (N - 1) pairs, is the same float as the matrix's mean (a
     sum of whole numbers far below 2^53 is exact in any order); inf for both when a rack is unreachable."""
     n = partners.shape[1]
-    nbrs = [partners[m] for m in matchings]
+    nbrs = partners[list(matchings)]  # one row of partners per matching
     frontier = np.packbits(np.eye(n, dtype=bool), axis=1)
     seen = frontier.copy()
     reached, total, k = n, 0, 0
     while True:
         k += 1
-        step = np.zeros_like(frontier)
-        for p in nbrs:
-            step |= frontier[p]
+        step = np.bitwise_or.reduce(frontier[nbrs], axis=0)  # reached through any matching
         frontier = step & ~seen
         count = int(_BITS[frontier].sum(dtype=np.int64))
         if not count:
