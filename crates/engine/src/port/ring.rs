@@ -259,9 +259,10 @@ mod tests {
         assert_eq!(PipeArena::next_slot(&ports, 1), RING as u32);
         assert_eq!(PipeArena::next_slot(&ports, 2), NO_SLOT);
         let mut rng = crate::rng::Rng::new(3, 0);
-        for p in ports.iter_mut() {
+        for k in 0..ports.len() {
             let (mut next_in, mut next_out) = (0u32, 0u32);
             for _ in 0..5_000 {
+                let p = &mut ports[k];
                 if rng.below(100) < 52 || next_in == next_out {
                     p.pipe_push(entry(next_in));
                     next_in += 1;
@@ -275,6 +276,15 @@ mod tests {
                     .map(|i| p.pipe_get(i).unwrap().pkt)
                     .collect();
                 assert_eq!(all, (next_out..next_in).collect::<Vec<_>>());
+                if k < 2 {
+                    // The slot says whether the ring is full; the spill's next entry is the pipe's after the ring.
+                    let full = p.ring_len as usize == RING;
+                    let spilled = (p.pipe_len() > RING + 1).then_some(next_out + 1 + RING as u32);
+                    let slot = PipeArena::next_slot(&ports, k as u32);
+                    assert_eq!(slot & SLOT_SPILL != 0, full);
+                    let p = &ports[k];
+                    assert_eq!(p.spill_next().map(|e| e.pkt), spilled.filter(|_| full));
+                }
             }
         }
         drop(ports);
