@@ -14,7 +14,8 @@
 //! packet reads the entry it just popped instead of the packet in the pool.
 //!
 //! A port may also have lanes (`Lanes`, runs with NDP): a high-priority lane for headers and control packets
-//! and a data lane behind it. There a packet's departure is fixed only when the serializer takes it, and the
+//! and a data lane behind it. There a data packet's departure is fixed only when the serializer takes it (a
+//! priority packet's is fixed when it is accepted, so it goes straight into the pipe: `commit_priority`), and the
 //! lanes are drained lazily: whenever the port is touched (a packet offered, the pipe's head popped), every
 //! lane packet whose start (the end of the previous transmission) is not after `now` enters the pipe, headers
 //! first. The pipe's head is therefore always a packet whose arrival is fixed: when the pipe empties, the
@@ -136,9 +137,50 @@ struct Lanes {
     bytes: u64,
     on_wire: u32,
     /// The port had its lanes before its first packet, and no EEE: every packet then enters the pipe as it
-    /// starts, so only the pipe's newest entry can still be on the wire, and `advance` knows what the port
-    /// holds without reading the pipe.
+    /// starts, or, for priority packets, when it is accepted (`commit_priority`), so only the pipe's newest
+    /// entries can still be held, and `advance` knows what the port holds without reading the pipe.
     exact: bool,
+    /// Exact ports: the priority packets put straight into the pipe since the serializer last took a packet
+    /// itself (`tail`, all of `tail_bytes` bytes and `tail_ps` on the wire), sent back to back after it.
+    tail: u32,
+    tail_bytes: u32,
+    tail_ps: u64,
+}
+
+impl Lanes {
+    /// A priority packet of `wire_bytes` may go straight into the pipe (`Port::commit_priority`): the port is
+    /// exact, no priority packet waits in the lane (it would have to go first), and the tail's packets are all
+    /// the same size (NDP's headers and control packets are), so `unfinished` can count them.
+    #[inline]
+    fn takes_straight(&self, wire_bytes: u32) -> bool {
+        self.exact && self.prio.is_empty() && (self.tail == 0 || self.tail_bytes == wire_bytes)
+    }
+
+    /// With the serializer busy for `busy_ps` more: how many of the tail's packets have not finished, and
+    /// whether the packet before them has not either. The tail's packets end every `tail_ps`, the last at the
+    /// end of the busy time.
+    #[inline]
+    fn unfinished(&self, busy_ps: u64) -> (u32, bool) {
+        if self.tail == 0 {
+            return (0, true);
+        }
+        let tail = self.tail as u64;
+        if busy_ps > tail * self.tail_ps {
+            return (self.tail, true);
+        }
+        (busy_ps.div_ceil(self.tail_ps) as u32, false)
+    }
+
+    /// With the serializer busy for `busy_ps` more: how many of the tail's packets have not started.
+    #[inline]
+    fn waiting(&self, busy_ps: u64) -> u32 {
+        let (tail, before) = self.unfinished(busy_ps);
+        if before {
+            tail
+        } else {
+            tail - 1
+        }
+    }
 }
 
 /// What happened to a packet offered to a port.
@@ -313,11 +355,18 @@ impl Port {
     #[inline]
     fn advance(&mut self, now: u64) {
         if self.laned {
-            self.start_lanes(now);
+            if self.busy_until <= now {
+                self.start_lanes(now);
+            }
             if self.lanes.exact && self.busy_until > now {
-                // The packet on the wire is the pipe's newest entry; the others have left the port.
-                self.finished_in_pipe = self.pipe_len() as u32 - 1;
-                self.held_bytes = self.lanes.bytes + self.lanes.on_wire as u64;
+                // The port holds the pipe's newest entries still on the wire or waiting for it: the tail's
+                // priority packets not finished by now, and the packet the serializer took before them if
+                // it has not finished either; the others have left the port.
+                let (tail, before) = self.lanes.unfinished(self.busy_until - now);
+                self.finished_in_pipe = self.pipe_len() as u32 - tail - before as u32;
+                self.held_bytes = self.lanes.bytes
+                    + tail as u64 * self.lanes.tail_bytes as u64
+                    + if before { self.lanes.on_wire as u64 } else { 0 };
                 return;
             }
         }
@@ -364,6 +413,12 @@ impl Port {
             if let Some(n) = next {
                 prefetch(n);
             }
+            if !from_prio {
+                // A data lane is drained a transmission at a time: the entry after the next too.
+                if let Some(n) = l.data.get(1) {
+                    prefetch(n);
+                }
+            }
             let start = self.busy_until;
             let ser = self.clock.time_ps(e.wire_bytes as u64);
             l.queued_ps -= ser;
@@ -372,11 +427,23 @@ impl Port {
             }
             l.bytes -= e.wire_bytes as u64;
             l.on_wire = e.wire_bytes;
+            l.tail = 0;
             self.busy_until = start + ser;
             e.arrival = self.busy_until + self.delay_ps;
             let window_ps = l.window_ps;
             self.count_window(start, window_ps, e.wire_bytes as u64);
             self.pipe_push(e);
+            self.prefetch_pipe_tail();
+        }
+    }
+
+    /// Ask for the ring slot the pipe's next entry will be written to (a hint).
+    #[inline(always)]
+    fn prefetch_pipe_tail(&self) {
+        if self.ring_len < self.ring_cap {
+            let i =
+                (self.ring_start as usize + self.ring_len as usize) & (self.ring_cap as usize - 1);
+            prefetch(self.ring.wrapping_add(i));
         }
     }
 
@@ -385,9 +452,14 @@ impl Port {
     pub fn occupancy(&mut self, now: u64) -> (u64, u64) {
         self.advance(now);
         let coalesced = self.eee.as_deref().map_or(0, |e| e.held.queue.len());
+        let committed = if self.lanes.exact && self.busy_until > now {
+            self.lanes.waiting(self.busy_until - now)
+        } else {
+            0
+        };
         (
             (self.held() + coalesced) as u64,
-            self.lanes.prio.len() as u64,
+            self.lanes.prio.len() as u64 + committed as u64,
         )
     }
 
@@ -408,16 +480,6 @@ impl Port {
         a
     }
 
-    /// Offer a data packet whose admission its transport already decided (NDP data a switch did not trim:
-    /// NDP's own queue rule, on data packets only, is the limit): the drop-tail limit, which counts the
-    /// waiting headers too, does not apply.
-    pub fn offer_admitted(&mut self, now: u64, entry: InFlight, window_ps: u64) -> Admission {
-        let limit = self.limit.take();
-        let a = self.offer_to(now, entry, window_ps, false);
-        self.limit = limit;
-        a
-    }
-
     /// Take every lane packet in turn as if no other packet came, and bring `window_bytes` up to date (the end
     /// of a run: the per-window byte counts then hold every accepted packet, as they do on ports without lanes).
     pub fn drain_lanes(&mut self) {
@@ -433,12 +495,54 @@ impl Port {
         self.offer_to(now, entry, window_ps, false)
     }
 
+    /// Offer NDP data at a switch (crate::sim, `forward_special`): None, and nothing offered, when the port's
+    /// data queue is full by `queue` (the packets it holds but waiting headers and control, or the bytes it
+    /// holds): the switch trims the packet then. Else the packet is accepted, NDP's own queue rule on data being
+    /// the limit: the drop-tail limit, which counts the waiting headers too, does not apply. One pass over the
+    /// port's books for both the test and the offer.
     #[inline]
-    fn offer_to(&mut self, now: u64, mut entry: InFlight, window_ps: u64, prio: bool) -> Admission {
+    pub fn offer_unless_full(
+        &mut self,
+        now: u64,
+        entry: InFlight,
+        queue: QueueLimit,
+        window_ps: u64,
+    ) -> Option<Admission> {
+        if self.laned {
+            self.lanes.window_ps = window_ps;
+        }
+        let (held, prio) = self.occupancy(now);
+        let full = match queue {
+            QueueLimit::Packets(n) => held - prio >= n,
+            QueueLimit::Bytes(b) => self.held_bytes + entry.wire_bytes as u64 > b,
+        };
+        if full {
+            return None;
+        }
+        let limit = self.limit.take();
+        let a = self.offer_advanced(now, entry, window_ps, false);
+        self.limit = limit;
+        Some(a)
+    }
+
+    #[inline]
+    fn offer_to(&mut self, now: u64, entry: InFlight, window_ps: u64, prio: bool) -> Admission {
         if self.laned {
             self.lanes.window_ps = window_ps;
         }
         self.advance(now);
+        self.offer_advanced(now, entry, window_ps, prio)
+    }
+
+    /// `offer_to` once the port's books are brought up to `now` (`advance`).
+    #[inline(always)]
+    fn offer_advanced(
+        &mut self,
+        now: u64,
+        mut entry: InFlight,
+        window_ps: u64,
+        prio: bool,
+    ) -> Admission {
         let wire_bytes = entry.wire_bytes;
         let fits = match self.limit {
             None => true,
@@ -452,6 +556,9 @@ impl Port {
         }
         let ser = self.clock.time_ps(wire_bytes as u64);
         if self.busy_until > now && self.laned {
+            if prio && self.lanes.takes_straight(wire_bytes) {
+                return self.commit_priority(entry, ser, window_ps);
+            }
             let l = &mut self.lanes;
             // The serializer is busy: wait in a lane; the departure is fixed when the packet starts.
             if prio {
@@ -496,6 +603,7 @@ impl Port {
         self.held_bytes += wire_bytes as u64;
         if self.laned {
             self.lanes.on_wire = wire_bytes;
+            self.lanes.tail = 0;
         }
         let c = &mut self.counters;
         c.bytes_sent += wire_bytes as u64;
@@ -515,6 +623,37 @@ impl Port {
         }
     }
 
+    /// A priority packet offered to a busy exact port whose priority lane is empty: its departure is already
+    /// fixed (after the packet on the wire and the priority packets before it; later priority packets go after
+    /// it, waiting data after all of them), so it enters the pipe at once instead of waiting in its lane, and
+    /// the serializer never has to take it (`start_lanes`): one write of its entry instead of three.
+    fn commit_priority(&mut self, mut entry: InFlight, ser: u64, window_ps: u64) -> Admission {
+        let wire_bytes = entry.wire_bytes;
+        let start = self.busy_until;
+        self.busy_until = start + ser;
+        let l = &mut self.lanes;
+        l.tail += 1;
+        l.tail_bytes = wire_bytes;
+        l.tail_ps = ser;
+        self.held_bytes += wire_bytes as u64;
+        let c = &mut self.counters;
+        c.bytes_sent += wire_bytes as u64;
+        c.packets_sent += 1;
+        c.busy_ps += ser;
+        c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
+        self.count_window(start, window_ps, wire_bytes as u64);
+        entry.arrival = self.busy_until + self.delay_ps;
+        self.pipe_push(entry);
+        self.prefetch_pipe_tail();
+        let held = self.held() as u64;
+        let c = &mut self.counters;
+        c.peak_queue_packets = c.peak_queue_packets.max(held);
+        Admission::Accepted {
+            arrival: entry.arrival,
+            pipe_was_empty: false,
+        }
+    }
+
     /// When the serializer is free again (the lanes' packets sent too).
     #[inline]
     pub fn free_at(&self) -> u64 {
@@ -530,6 +669,7 @@ impl Port {
         debug_assert!(finish >= self.busy_until + ser);
         self.busy_until = finish;
         self.lanes.exact = false; // a packet on the wire that is not in the pipe
+        self.lanes.tail = 0;
         let c = &mut self.counters;
         c.bytes_sent += wire_bytes as u64;
         c.packets_sent += 1;
@@ -705,18 +845,35 @@ mod tests {
 
     #[test]
     fn lanes_follow_a_tick_by_tick_serializer_and_keep_the_pipe_in_order() {
-        // 1 Gbps: a byte takes one tick of 8 ns. Random offers, one header in three; the port is driven like
-        // the engine drives it (the pipe's head popped by its one pending event, before offers at that time).
+        // Headers of one size (NDP's): each goes straight into the pipe when it is accepted.
+        drive_lanes_against_a_reference(7, false);
+    }
+
+    #[test]
+    fn lanes_with_headers_of_two_sizes_follow_the_reference_too() {
+        // A header of another size than those sent back to back before it waits in the priority lane.
+        drive_lanes_against_a_reference(8, true);
+    }
+
+    /// 1 Gbps: a byte takes one tick of 8 ns. Random offers, one header in three (64 bytes, or with `mixed`
+    /// 64 or 100); the port is driven like the engine drives it (the pipe's head popped by its one pending
+    /// event, before offers at that time). Each packet's arrival, and what the port holds before each offer
+    /// (packets, waiting headers, bytes), must be a tick-by-tick serializer's.
+    fn drive_lanes_against_a_reference(seed: u64, mixed: bool) {
         let tick = 8_000;
         let delay = 300 * tick;
-        let mut rng = crate::rng::Rng::new(7, 0);
+        let mut rng = crate::rng::Rng::new(seed, 0);
         let mut offers = Vec::new();
         let mut t = 0u64;
         for _ in 0..2_000 {
             t += rng.below(700) as u64;
             let prio = rng.below(3) == 0;
             let bytes = if prio {
-                64
+                if mixed && rng.below(4) == 0 {
+                    100
+                } else {
+                    64
+                }
             } else {
                 64 + rng.below(1437) as u64
             };
@@ -768,6 +925,18 @@ mod tests {
         };
         for (i, &(t, prio, bytes)) in offers.iter().enumerate() {
             pop_due(&mut p, &mut next, t * tick, &mut got);
+            // The reference's books at t: packets accepted before and not finished, headers not started.
+            let (mut held, mut waiting, mut held_bytes) = (0, 0, 0);
+            for (j, &(_, prio_j, bytes_j)) in offers[..i].iter().enumerate() {
+                let finish = (expected[j] - delay) / tick;
+                if finish > t {
+                    held += 1;
+                    held_bytes += bytes_j;
+                    waiting += u64::from(prio_j && finish - bytes_j > t);
+                }
+            }
+            assert_eq!(p.occupancy(t * tick), (held, waiting), "offer {i}");
+            assert_eq!(p.held_bytes(), held_bytes, "offer {i}");
             let e = entry(i as u32, bytes as u32);
             let a = if prio {
                 p.offer_priority(t * tick, e, 0)

@@ -12,7 +12,7 @@ use crate::port::{Admission, InFlight, PipeArena, Port};
 use crate::results::{FlowRow, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
 use crate::routing::{Hops, Routes};
-use crate::spec::{FlowSpec, NodeKind, QueueLimit, Routing, SimSpec, SinglePath, Transport};
+use crate::spec::{FlowSpec, NodeKind, Routing, SimSpec, SinglePath, Transport};
 use crate::tcp::{on_held_data, AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
 use crate::validate;
@@ -776,24 +776,21 @@ impl<'a> Sim<'a> {
         let a = match tag {
             TAG_PRIO => p.offer_priority(now, entry, self.window_ps),
             TAG_NDP_DATA if at_switch => {
-                let (held, prio) = p.occupancy(now);
-                let full = match self.spec.ndp.queue {
-                    QueueLimit::Packets(n) => held - prio >= n,
-                    QueueLimit::Bytes(b) => p.held_bytes() + entry.wire_bytes as u64 > b,
-                };
-                if full {
-                    // Trimmed: the pipe entry alone says so (NDP data tagged TAG_PRIO), and the packet in the
-                    // pool becomes a header when it is delivered (`trimmed_on_arrival`): reading it here was a
-                    // cache miss per trim.
-                    entry.wire_bytes = self.spec.ndp.header_bytes + self.spec.frame_overhead_bytes;
-                    entry.dst_host = (entry.dst_host & !TAG_KIND) | TAG_PRIO; // TAG_VIA kept
-                    p.offer_priority(now, entry, self.window_ps)
-                } else {
-                    // Not trimmed: admitted. The port's drop-tail limit would count the waiting headers too
-                    // and drop data NDP's rule admits, a loss only a timeout repairs; the public Opera
-                    // simulator's switch queues trim or keep every data packet (src/clos/compositequeue.cpp,
-                    // CompositeQueue::receivePacket, lines 115-216: the data queue's size alone decides).
-                    p.offer_admitted(now, entry, self.window_ps)
+                // Not trimmed: admitted. The port's drop-tail limit would count the waiting headers too and
+                // drop data NDP's rule admits, a loss only a timeout repairs; the public Opera simulator's
+                // switch queues trim or keep every data packet (src/clos/compositequeue.cpp,
+                // CompositeQueue::receivePacket, lines 115-216: the data queue's size alone decides).
+                match p.offer_unless_full(now, entry, self.spec.ndp.queue, self.window_ps) {
+                    Some(a) => a,
+                    None => {
+                        // Trimmed: the pipe entry alone says so (NDP data tagged TAG_PRIO), and the packet in
+                        // the pool becomes a header when it is delivered (`trimmed_on_arrival`): reading it
+                        // here was a cache miss per trim.
+                        entry.wire_bytes =
+                            self.spec.ndp.header_bytes + self.spec.frame_overhead_bytes;
+                        entry.dst_host = (entry.dst_host & !TAG_KIND) | TAG_PRIO; // TAG_VIA kept
+                        p.offer_priority(now, entry, self.window_ps)
+                    }
                 }
             }
             TAG_ECT if at_switch => {
