@@ -13,8 +13,10 @@ from greendcn.core.errors import InputError
 from greendcn.sim.topology.opera import (
     OperaParams,
     OperaSchedule,
+    _hop_score,
     _hops,
     _hops_reference,
+    _slice_score,
     build_opera,
     cyclic_matchings,
     epsilon_s,
@@ -114,6 +116,8 @@ def test_hop_counts_match_scipy_shortest_paths_including_disconnected_slices(n, 
         ms = [int(m) for m in rng.choice(n, size=used, replace=False)]
         fast, ref = _hops(partners, ms), _hops_reference(partners, ms)
         assert fast.dtype == ref.dtype and np.array_equal(fast, ref)
+        # the search's score of a slice without the matrix: the matrix's worst and mean, the same floats
+        assert _hop_score(partners, ms) == _slice_score(ref)
     if used <= 2:
         assert np.isinf(_hops(partners, [0])).any()
 

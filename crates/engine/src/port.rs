@@ -25,7 +25,7 @@
 mod coalesce;
 mod ring;
 
-pub use ring::{PipeArena, NO_SLOT, RING};
+pub use ring::{PipeArena, NO_SLOT, RING, SLOT_SPILL};
 
 use std::collections::VecDeque;
 
@@ -254,6 +254,9 @@ impl Port {
     #[inline(always)]
     pub fn prefetch_refill(&self) {
         if let Some(e) = self.pipe_next() {
+            prefetch(e);
+        }
+        if let Some(e) = self.spill_next() {
             prefetch(e);
         }
     }

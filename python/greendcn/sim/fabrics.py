@@ -44,15 +44,19 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError
+from .tables import Columns, Records, Text, column, raw_table
 
 __all__ = [
     "TRANSPORTS",
     "FabricsConfig",
+    "FlowRows",
     "compare_fabrics",
     "fabric_plan",
     "fattree_size",
     "fabrics_workload",
+    "flow_columns",
     "run_fabric",
+    "run_flows",
 ]
 
 TRANSPORTS = ("tcp", "dctcp", "ndp")  # what --transport takes (docs/transports.md)
@@ -266,27 +270,93 @@ def fabrics_workload(cfg: FabricsConfig, plan: list[dict[str, Any]]) -> list[tup
     return out
 
 
+def flow_columns(flows: Any) -> Any:
+    """The comparison's flows as columns (sim/workload/columns.py), built once and handed to every fabric's
+    engine as column buffers, with no Python object per flow: from (src host, dst host, bytes[, start ps,
+    class]) tuples or from a `FlowColumns` (a flow file's, a generated workload's). Ids are 0..n-1 in row
+    order, classes are numbered in order of first appearance, and every flow is asked to run the fabric's own
+    transport (or --transport's): a flow's own transport and rate are not taken (as with one `Flow(i, src, dst,
+    bytes, start, class)` per row, which these columns replace). Columns already in that form come back as
+    they are."""
+    from .workload.columns import FlowColumns
+
+    if isinstance(flows, FlowColumns):
+        n = len(flows)
+        cls = np.asarray(flows.cls, dtype=np.int64)
+        seen, first = np.unique(cls, return_index=True)
+        order = seen[np.argsort(first, kind="stable")]  # the class codes by first appearance
+        plain = (
+            flows.transport is None
+            and not flows.udp.any()
+            and not flows.rate_bps.any()
+            and np.array_equal(flows.id, np.arange(n))
+            and np.array_equal(order, np.arange(len(flows.classes)))
+        )
+        if plain:
+            return flows
+        recode = np.zeros(len(flows.classes), dtype=np.int64)
+        recode[order] = np.arange(len(order))
+        ints = [
+            np.asarray(getattr(flows, k), dtype=np.int64) for k in ("src", "dst", "size_bytes", "start_ps")
+        ]
+        codes = recode[cls]
+        classes = tuple(flows.classes[int(c)] for c in order)
+        where = flows.where
+    else:
+        rows = list(flows)
+        n = len(rows)
+        ints = [np.fromiter((r[k] if len(r) > k else 0 for r in rows), np.int64, n) for k in range(4)]
+        names = [r[4] if len(r) > 4 else "flow" for r in rows]
+        classes = tuple(dict.fromkeys(names))
+        code = {c: i for i, c in enumerate(classes)}
+        codes = np.fromiter((code[c] for c in names), np.int64, n)
+        where = None
+    return FlowColumns(
+        id=np.arange(n, dtype=np.int64),
+        src=ints[0],
+        dst=ints[1],
+        size_bytes=ints[2],
+        start_ps=ints[3],
+        cls=codes,
+        classes=classes,
+        udp=np.zeros(n, dtype=bool),
+        rate_bps=np.zeros(n, dtype=np.int64),
+        where=where,
+    )
+
+
+def run_flows(flows: Any) -> Any:
+    """The flows as the fabrics run them: `flow_columns(flows)`, except that a list of `Flow` runs as it is (the
+    per-flow path, one object per flow, which the tests compare the columns with)."""
+    from .workload import Flow
+
+    if isinstance(flows, list) and flows and isinstance(flows[0], Flow):
+        return flows
+    return flow_columns(flows)
+
+
 def _percentile(values: np.ndarray, q: float) -> float | None:
     return float(np.percentile(values, q)) if len(values) else None
 
 
 def run_one(
     entry: dict[str, Any],
-    flows: list[tuple],
+    flows: Any,
     seed: int,
     progress: bool = False,
     hosts: int | None = None,
     run: dict[str, Any] | None = None,
     transport: str | None = None,
 ) -> dict[str, Any]:
-    """Simulate the workload on one fabric; the row of the comparison (units in the keys). `flows`: (src host,
-    dst host, bytes[, start ps, class]) each. `hosts`: price the first `hosts` hosts (S0..) beside the network's
-    devices; None: the network alone. `run`: the scenario's [run] table (run.window adds the energy over
-    that window, `window_*` keys). `transport`: the scenario's transport.default; the row's `transport` is
-    then what the flows ran, from the result's per-flow column."""
+    """Simulate the workload on one fabric; the row of the comparison (units in the keys). `flows`: a
+    `FlowColumns` or (src host, dst host, bytes[, start ps, class]) each (`flow_columns`). `hosts`: price the
+    first `hosts` hosts (S0..) beside the network's devices; None: the network alone. `run`: the scenario's
+    [run] table (run.window adds the energy over that window, `window_*` keys). `transport`: the scenario's
+    transport.default; the row's `transport` is then what the flows ran, from the result's per-flow column.
+    The flows reach the engine as columns (`run_flows`) and the per-flow results are read as the result's
+    columns."""
     from .run import simulate
     from .scenario import scenario_from_dict
-    from .workload import Flow
 
     topo = entry["topology"]
     per = entry["hosts_per_endpoint"]
@@ -299,8 +369,9 @@ def run_one(
         | entry.get("scenario", {})  # further scenario tables, e.g. [elastictree]
     )
     # hosts are the endpoints on every fabric (circuit fabrics: topology.hosts_per_rack)
-    fl = [Flow(i, *f) for i, f in enumerate(flows)]
+    fl = run_flows(flows)
     res = simulate(sc, seed=seed, flows=fl, progress=progress)
+    table = raw_table(res, "flows")  # the result's columns (a DataFrame on circuit fabrics)
     e = res.energy
     assert e is not None
     priced = {f"S{i}" for i in range(hosts or 0)}
@@ -313,15 +384,17 @@ def run_one(
     sim_s = float(res.summary["sim_time_s"])
     energy_j = float(sum(d["energy_j"] for d in devices))
     hosts_j = float(sum(d["energy_j"] for d in devices if d.get("host")))
-    delivered_bits = _delivered_bits(res, circuit)
-    fct = res.flows["fct_s"].to_numpy(dtype=float)
+    delivered_bits = _delivered_bits(table, circuit)
+    fct = np.asarray(column(table, "fct_s"), dtype=float)
     done = fct[np.isfinite(fct)]
-    endpoints = sc.topology.racks if circuit else len([n for n in res.nodes.itertuples() if n.kind == "host"])
+    endpoints = (
+        sc.topology.racks if circuit else int((column(raw_table(res, "nodes"), "kind") == "host").sum())
+    )
     row: dict[str, Any] = {
         "fabric": entry["fabric"],
         # Opera's flows below its cutoff run TCP on the circuit engine; other circuit traffic is datagrams
         # unless a transport is asked for (then bulk runs it too, `_bulk`)
-        "transport": _ran(res.flows)
+        "transport": _ran(table)
         if transport
         else ("tcp" if entry["routing"] == "opera" else "datagram")
         if circuit
@@ -362,14 +435,49 @@ def run_one(
         row["note"] = res.summary["opera_routing"]
     if run is not None:
         row.update(_short_and_window(res, priced))
-        fl_out = res.flows
-        row["_flows"] = [
-            {"src": str(a), "dst": str(b), "size_bytes": int(c), "start_s": float(d), "fct_s": _finite(e)}
-            for a, b, c, d, e in zip(
-                fl_out["src"], fl_out["dst"], fl_out["size_bytes"], fl_out["start_s"], fl_out["fct_s"]
+        row["_flows"] = FlowRows(
+            Columns(
+                {
+                    "src": _text(table, "src"),
+                    "dst": _text(table, "dst"),
+                    "size_bytes": np.asarray(column(table, "size_bytes"), dtype=np.int64),
+                    "start_s": np.asarray(column(table, "start_s"), dtype=np.float64),
+                    "fct_s": fct,
+                }
             )
-        ]
+        )
     return row
+
+
+class FlowRows(Records):
+    """A fabric's flows as run: per flow its src, dst, size_bytes, start_s and fct_s (None: never finished),
+    the JSON's list of records, held as the result's columns until a row is read (sim/tables.py `Records`);
+    `columns` and `to_dict` let the JSON writers take it as the table it is (sim/fabrics_json.py)."""
+
+    @property
+    def columns(self) -> list[str]:
+        return self.table.columns
+
+    def rows(self) -> list[dict[str, Any]]:
+        if self._rows is None:
+            rows = super().rows()
+            for i in np.flatnonzero(~np.isfinite(self.table["fct_s"])).tolist():
+                rows[i]["fct_s"] = None
+        return self._rows
+
+    def to_dict(self, orient: str = "records") -> list[dict[str, Any]]:
+        return self.rows()
+
+
+def _text(table: Any, name: str) -> Any:
+    """A text column of a result table as a `Text` of codes: as stored (packet runs), else its strings coded
+    (a circuit run's DataFrame), so writing it encodes each name once."""
+    import pandas as pd
+
+    if isinstance(table, Columns):
+        return table.raw(name)
+    codes, names = pd.factorize(table[name].astype(str))
+    return Text(codes, names)
 
 
 def _bulk(circuit: bool) -> dict[str, str]:
@@ -379,7 +487,9 @@ def _bulk(circuit: bool) -> dict[str, str]:
 
 def _ran(flows: Any) -> str:
     """The transports the flows ran, from the result's per-flow `transport`: one name, or each with its count."""
-    counts = flows["transport"].astype(str).value_counts()
+    import pandas as pd
+
+    counts = pd.Series(column(flows, "transport")).astype(str).value_counts()
     if len(counts) == 1:
         return str(counts.index[0])
     return " + ".join(f"{name} {n}" for name, n in counts.items())
@@ -392,7 +502,7 @@ def _refuses_transport(e: InputError) -> bool:
 
 
 def run_fabric(
-    entry: dict[str, Any], flows: list[tuple], cfg: FabricsConfig, left_out: list[dict[str, str]], **kw: Any
+    entry: dict[str, Any], flows: Any, cfg: FabricsConfig, left_out: list[dict[str, str]], **kw: Any
 ) -> dict[str, Any] | None:
     """`run_one` with the configuration's transport; None when the fabric cannot run it for every flow, with
     the reason added to `left_out` ({"fabric", "reason"})."""
@@ -462,16 +572,16 @@ def _finite(v: Any) -> float | None:
     return float(v) if v is not None and np.isfinite(v) else None
 
 
-def _delivered_bits(res: Any, circuit: bool) -> int:
+def _delivered_bits(fl: Any, circuit: bool) -> int:
+    """Delivered payload bits from the result's per-flow table (its columns, or a DataFrame)."""
     if circuit:
         # distinct bytes: a TCP flow's duplicate deliveries (Opera's low-latency class) count once
-        return int(res.flows["bytes_received"].sum()) * 8
+        return int(column(fl, "bytes_received").sum()) * 8
     # the packet engine: a completed TCP flow delivered its size; an unfinished one what its receiver got
-    fl = res.flows
-    col = "bytes_received" if "bytes_received" in fl.columns else None
-    if col is not None:
-        return int(fl[col].sum()) * 8
-    return int(fl.loc[fl["fct_s"].notna(), "size_bytes"].sum()) * 8
+    if "bytes_received" in fl.columns:
+        return int(column(fl, "bytes_received").sum()) * 8
+    done = ~np.isnan(np.asarray(column(fl, "fct_s"), dtype=float))
+    return int(column(fl, "size_bytes")[done].sum()) * 8
 
 
 _OPTION_OF = {("topology", "racks"): "--racks", ("topology", "circuit_switches"): "--switches"}
@@ -481,7 +591,7 @@ def compare_fabrics(cfg: FabricsConfig, progress: Callable[[str], None] | None =
     """Run the workload on every fabric of the plan; rows in plan order plus the method's notes."""
     cfg.check()
     plan = fabric_plan(cfg)
-    flows = fabrics_workload(cfg, plan)
+    flows = flow_columns(fabrics_workload(cfg, plan))  # one set of columns for every fabric
     rows = []
     left_out: list[dict[str, str]] = []
     for entry in plan:

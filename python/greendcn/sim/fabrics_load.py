@@ -20,7 +20,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import InputError
-from .fabrics import FabricsConfig, comparison_notes, fabric_plan, outcome_notes, run_fabric
+from .fabrics import (
+    FabricsConfig,
+    comparison_notes,
+    fabric_plan,
+    flow_columns,
+    outcome_notes,
+    run_fabric,
+    run_flows,
+)
 
 __all__ = [
     "compare_on_flows",
@@ -75,8 +83,8 @@ def _host_names(hosts: int) -> Any:
     return Network([Node(f"S{i}", "host") for i in range(hosts)], [])
 
 
-def flows_of_file(path: Path, hosts: int) -> list[tuple]:
-    """A CSV flow list's flows on `hosts` hosts: (src, dst, bytes, start ps, class) each."""
+def flows_of_file(path: Path, hosts: int) -> Any:
+    """A CSV flow list's flows on `hosts` hosts, as the comparison's columns (`fabrics.flow_columns`)."""
     from .workload import read_flows_csv
 
     try:
@@ -90,15 +98,16 @@ def flows_of_file(path: Path, hosts: int) -> list[tuple]:
                 loc=("workload",),
             ) from None
         raise
-    return [(f.src, f.dst, f.size_bytes, f.start_ps, f.cls) for f in flows]
+    return flow_columns(flows)
 
 
-def flows_of_scenario(path: Path, seed: int) -> tuple[list[tuple], int, dict[str, Any] | None, str, int]:
-    """A scenario's workload built on its own topology: flows, host count, the energy window ([run] keys: the
-    scenario's run.window, else a generated workload's [start, start + duration)), a label, and the
-    topology's link rate (the fabrics' link rate, so the load means the same)."""
+def flows_of_scenario(path: Path, seed: int) -> tuple[Any, int, dict[str, Any] | None, str, int]:
+    """A scenario's workload built on its own topology: flows (`fabrics.flow_columns`), host count, the energy
+    window ([run] keys: the scenario's run.window, else a generated workload's [start, start + duration)), a
+    label, and the topology's link rate (the fabrics' link rate, so the load means the same)."""
     from .scenario import load_scenario
     from .workload import build_workload, is_generated
+    from .workload.columns import FlowColumns
 
     sc = load_scenario(path)
     if sc.topology.kind in ("rotornet", "selectornet", "opera"):
@@ -117,23 +126,32 @@ def flows_of_scenario(path: Path, seed: int) -> tuple[list[tuple], int, dict[str
     elif is_generated(sc.workload) and getattr(sc.workload, "duration", None):
         start = int(getattr(sc.workload, "start", 0) or 0)
         window = [f"{start}ps", f"{start + int(sc.workload.duration)}ps"]
-    rows = [(f.src, f.dst, f.size_bytes, f.start_ps, f.cls) for f in flows]
+    if not isinstance(flows, FlowColumns):  # a list of `Flow` (static, random, permutation, listed flows)
+        flows = [(f.src, f.dst, f.size_bytes, f.start_ps, f.cls) for f in flows]
     label = f"{path.name}'s workload ({sc.workload.kind})"
-    return rows, hosts, ({"window": window} if window else None), label, int(sc.topology.link_rate)
+    return (
+        flow_columns(flows),
+        hosts,
+        ({"window": window} if window else None),
+        label,
+        int(sc.topology.link_rate),
+    )
 
 
 def compare_on_flows(
     cfg: FabricsConfig,
-    flows: list[tuple],
+    flows: Any,
     label: str,
     run: dict[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
     keep_flows: bool = True,
 ) -> dict[str, Any]:
     """The comparison (sim/fabrics.py) on given flows; rows carry the short flows' slowdown and, with a
-    window, its energy; `keep_flows` adds each fabric's flows as run (src, dst, size, start, FCT)."""
+    window, its energy; `keep_flows` adds each fabric's flows as run (src, dst, size, start, FCT: a
+    `fabrics.FlowRows`). `flows` become one set of columns that every fabric's engine takes."""
     cfg.check()
     plan = fabric_plan(cfg)
+    flows = run_flows(flows)
     rows = []
     left_out: list[dict[str, str]] = []
     for entry in plan:
@@ -168,9 +186,10 @@ def compare_on_flows(
 
 def generated_flows(
     cfg: FabricsConfig, load: float, sizes: str, duration_ps: int, pattern: str = "uniform"
-) -> list[tuple]:
+) -> Any:
     """A Poisson workload at `load` on the circuit fabrics' hosts (racks of `circuit_switches` hosts), from
-    the run's seed: the same seed at every load."""
+    the run's seed: the same seed at every load; as the comparison's columns (`fabrics.flow_columns`), no
+    Python object per flow."""
     from .scenario import scenario_from_dict
     from .workload import GenContext, generate_table
 
@@ -196,8 +215,7 @@ def generated_flows(
         }
     )
     ctx = GenContext.of(sc.topology, cfg.hosts, None)
-    flows = generate_table(sc.workload, ctx, cfg.seed).to_flows()
-    return [(f.src, f.dst, f.size_bytes, f.start_ps, f.cls) for f in flows]
+    return flow_columns(generate_table(sc.workload, ctx, cfg.seed).to_columns())
 
 
 def check_sizes(sizes: str) -> None:

@@ -30,6 +30,11 @@ const LANED_ARENA_BYTES: usize = 64 << 20;
 /// No ring slot (a port without a ring).
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// Set in a slot `next_slot` names when the port's ring was full then: its next arrival will likely move the
+/// oldest spilled entry into the ring, so the loop asks for the spill's cache lines too (`Port::prefetch_spill`).
+/// A hint: whether the ring is still full when the arrival comes is checked then.
+pub const SLOT_SPILL: u32 = 1 << 31;
+
 const EMPTY: InFlight = InFlight {
     arrival: 0,
     pkt: 0,
@@ -68,7 +73,7 @@ impl PipeArena {
         let n = ports
             .len()
             .checked_mul(ring)
-            .filter(|&n| n < NO_SLOT as usize)?;
+            .filter(|&n| n < SLOT_SPILL as usize)?;
         let mut slots = HugeVec::with_capacity(n);
         for _ in 0..n {
             slots.push(EMPTY);
@@ -83,21 +88,27 @@ impl PipeArena {
         Some(PipeArena { slots })
     }
 
-    /// The slot the next arrival of port `port` moves up to the pipe's head (NO_SLOT: none).
+    /// The slot the next arrival of port `port` moves up to the pipe's head (NO_SLOT: none), with SLOT_SPILL
+    /// set when the port's ring is full.
     #[inline]
     pub fn next_slot(ports: &[Port], port: u32) -> u32 {
         let p = &ports[port as usize];
         if p.ring_cap == 0 {
             NO_SLOT
         } else {
-            port * p.ring_cap as u32 + p.ring_start as u32
+            let full = if p.ring_len == p.ring_cap {
+                SLOT_SPILL
+            } else {
+                0
+            };
+            (port * p.ring_cap as u32 + p.ring_start as u32) | full
         }
     }
 
-    /// Ask for the cache line of slot `slot` (a hint: NO_SLOT or out of range does nothing).
+    /// Ask for the cache line of slot `slot` (a hint: NO_SLOT or out of range does nothing; SLOT_SPILL ignored).
     #[inline(always)]
     pub fn prefetch(&self, slot: u32) {
-        if let Some(e) = self.slots.get(slot as usize) {
+        if let Some(e) = self.slots.get((slot & !SLOT_SPILL) as usize) {
             super::prefetch(e);
         }
     }
@@ -192,6 +203,30 @@ impl Port {
         }
     }
 
+    /// Bring in the cache lines of the port's spill (`rest`'s header), which an arrival at a port whose ring is
+    /// full reads to move the oldest spilled entry into the ring (`slot`: the arrival event's, `next_slot`).
+    #[inline(always)]
+    pub fn prefetch_spill(ports: &[Port], port: u32, slot: u32) {
+        if slot & SLOT_SPILL != 0 && slot != NO_SLOT {
+            if let Some(p) = ports.get(port as usize) {
+                let rest = &p.rest as *const _ as *const u8;
+                super::prefetch(rest);
+                super::prefetch(rest.wrapping_add(size_of_val(&p.rest) - 1));
+            }
+        }
+    }
+
+    /// The spilled entry the next arrival moves into the ring, if the ring is full (call it once
+    /// `prefetch_spill`'s lines have had time to come in).
+    #[inline(always)]
+    pub(super) fn spill_next(&self) -> Option<&InFlight> {
+        if self.ring_len == self.ring_cap {
+            self.rest.front()
+        } else {
+            None
+        }
+    }
+
     /// The entry that becomes the pipe's head at the next arrival, if the pipe has one.
     #[inline]
     pub(super) fn pipe_next(&self) -> Option<&InFlight> {
@@ -224,9 +259,10 @@ mod tests {
         assert_eq!(PipeArena::next_slot(&ports, 1), RING as u32);
         assert_eq!(PipeArena::next_slot(&ports, 2), NO_SLOT);
         let mut rng = crate::rng::Rng::new(3, 0);
-        for p in ports.iter_mut() {
+        for k in 0..ports.len() {
             let (mut next_in, mut next_out) = (0u32, 0u32);
             for _ in 0..5_000 {
+                let p = &mut ports[k];
                 if rng.below(100) < 52 || next_in == next_out {
                     p.pipe_push(entry(next_in));
                     next_in += 1;
@@ -240,6 +276,15 @@ mod tests {
                     .map(|i| p.pipe_get(i).unwrap().pkt)
                     .collect();
                 assert_eq!(all, (next_out..next_in).collect::<Vec<_>>());
+                if k < 2 {
+                    // The slot says whether the ring is full; the spill's next entry is the pipe's after the ring.
+                    let full = p.ring_len as usize == RING;
+                    let spilled = (p.pipe_len() > RING + 1).then_some(next_out + 1 + RING as u32);
+                    let slot = PipeArena::next_slot(&ports, k as u32);
+                    assert_eq!(slot & SLOT_SPILL != 0, full);
+                    let p = &ports[k];
+                    assert_eq!(p.spill_next().map(|e| e.pkt), spilled.filter(|_| full));
+                }
             }
         }
         drop(ports);
@@ -261,7 +306,7 @@ mod tests {
         }
         for i in 0..300u32 {
             // The slot named is where the entry that becomes the head at the next pop sits (the ring's front).
-            let slot = PipeArena::next_slot(&ports, 1) as usize;
+            let slot = (PipeArena::next_slot(&ports, 1) & !SLOT_SPILL) as usize;
             let p = &mut ports[1];
             let next = p.pipe_get(1).map(|e| e as *const InFlight);
             if p.pipe_len() > 1 {

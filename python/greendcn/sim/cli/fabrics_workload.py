@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ...core.clitools import echo_table, fail, info, write_json
+from ...core.clitools import echo_table, fail, info
 from ...core.errors import InputError
 
 __all__ = ["run_workload"]
@@ -43,6 +43,7 @@ def run_workload(
     from ...core.units import parse_rate_bps, parse_time_ps
     from .. import fabrics_load as fl
     from ..fabrics import FabricsConfig, fabric_plan
+    from ..fabrics_json import write_fabrics_json
 
     if workload is not None and load is not None:
         raise InputError(
@@ -53,7 +54,7 @@ def run_workload(
     loads = fl.parse_loads(load) if load is not None else None
     rate = parse_rate_bps(link_rate, "link_rate")
     run: dict[str, Any] | None = {}
-    flows: list[tuple] = []
+    flows: Any = []
     label = ""
     if workload is not None:
         if not workload.is_file():
@@ -110,7 +111,7 @@ def run_workload(
 
             _write(figure, "--figure", lambda p: plot_fabrics(out["fabrics"], p))
             info(f"figure: {figure}")
-    write_json(json_out, out)
+    write_fabrics_json(json_out, out)
 
 
 def _write(path: Path, option: str, write: Any) -> None:

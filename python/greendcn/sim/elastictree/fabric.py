@@ -81,4 +81,4 @@ class FatTreeView:
         ac_on = (
             aggs_on[:, None] & cores_on[(np.arange(len(aggs_on)) % half)[:, None] * half + np.arange(half)]
         )
-        return sorted(int(x) for x in np.concatenate([off.ravel(), self.agg_core[~ac_on].ravel()]))
+        return np.sort(np.concatenate([off.ravel(), self.agg_core[~ac_on].ravel()])).tolist()

@@ -30,45 +30,112 @@ __all__ = ["apply_sleep", "off_periods"]
 
 def off_periods(plan: Plan, results: dict[str, Any], end_ps: int) -> dict[str, list[tuple[int, int]]]:
     """Per device name (switch nodes and `link{l}:A-B` as the ledger names them), its off periods [from, to)
-    in picoseconds, up to `end_ps`."""
+    in picoseconds, up to `end_ps`. Interval e's off links are off from when they drained until the interval's
+    end, less the wake time when they are on in the next one; an off switch from when its last link drained
+    (at the earliest the interval's start), likewise; periods of consecutive intervals that meet are one.
+    Computed on arrays of every (interval, device) pair at once; names in the order of their first period
+    (interval, then links before aggregation before core switches, each in index order)."""
     sched = plan.link_schedule()
-    times = sched["times_ps"]
+    times = np.asarray(sched["times_ps"], dtype=np.int64)
+    n = len(times)
+    ends = np.append(times[1:], np.int64(end_ps))  # interval e ends where e + 1 starts; the last at end_ps
+    off = sched["off_links"]
+    counts = np.array([len(o) for o in off], dtype=np.int64)
+    e_link = np.repeat(np.arange(n), counts)
+    link = np.array([x for o in off for x in o], dtype=np.int64)
     drained = (results.get("schedule") or {}).get("drained_ps")
     if drained is None:  # no engine report: off from the interval's start
-        drained = [[t] * len(o) for t, o in zip(times, sched["off_links"])]
-    names = node_columns(results["nodes"]).names
-    link_name = _link_names(results)
-    view = plan.view
+        at_link = times[e_link]
+    else:
+        at_link = np.array([x for d in drained for x in d], dtype=np.int64)
     wake = plan.config.wake_time
-    out: dict[str, list[tuple[int, int]]] = {}
+    n_links = int(max(link.max(initial=-1), dir_columns(results["links"]).link.max(initial=-1))) + 1
+    # a link wakes when it is on in the next interval (off links are sorted within an interval, so are keys)
+    keys = e_link * n_links + link
+    nxt = keys + n_links
+    in_next = np.zeros(len(keys), dtype=bool)
+    if len(keys):
+        in_next = keys[np.minimum(np.searchsorted(keys, nxt), len(keys) - 1)] == nxt
+    waking = (e_link + 1 < n) & ~in_next
+    stop_link = np.where(waking, ends[e_link] - wake, ends[e_link])
 
-    def add(name: str, start: int, stop: int) -> None:
-        stop = min(stop, end_ps)
-        if stop > start:
-            spans = out.setdefault(name, [])
-            if spans and spans[-1][1] == start:  # off in consecutive intervals: one period
-                spans[-1] = (spans[-1][0], stop)
-            else:
-                spans.append((start, stop))
-
-    n = len(times)
+    view = plan.view
+    node_names = node_columns(results["nodes"]).names
+    # per (interval, device): interval, category (0 link, 1 aggregation, 2 core), index, key, from, to
+    rows_e, rows_cat, rows_pos, rows_key = [e_link], [np.zeros(len(link), np.int64)], [link], [link]
+    rows_at, rows_stop = [at_link], [stop_link]
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    drained_now = np.empty(n_links, dtype=np.int64)
+    layers = (("agg", view.aggs, _agg_links(view)), ("core", view.cores, _core_links(view)))
     for e in range(n):
-        end = times[e + 1] if e + 1 < n else end_ps
-        drained_at = dict(zip(sched["off_links"][e], drained[e]))
-        off_next = set(sched["off_links"][e + 1]) if e + 1 < n else None
-        for link, at in drained_at.items():
-            waking = off_next is not None and link not in off_next
-            add(link_name[link], at, end - wake if waking else end)
+        # each link's drained time in interval e (the interval's start for links left on)
+        drained_now.fill(times[e])
+        lo, hi = offsets[e], offsets[e + 1]
+        drained_now[link[lo:hi]] = at_link[lo:hi]
         s = plan.subsets[e]
-        nxt = plan.subsets[e + 1] if e + 1 < n else None
-        for layer, on, ids in (("agg", s.aggs_on, view.aggs), ("core", s.cores_on, view.cores)):
-            for i in np.flatnonzero(~on):
-                node = int(ids[i])
-                links = _switch_links(view, layer, int(i))
-                at = max([times[e]] + [drained_at.get(li, times[e]) for li in links])
-                waking = nxt is not None and bool((nxt.aggs_on if layer == "agg" else nxt.cores_on)[i])
-                add(names[node], at, end - wake if waking else end)
+        nxt_s = plan.subsets[e + 1] if e + 1 < n else None
+        for cat, (layer, ids, links_of) in enumerate(layers, start=1):
+            on = s.aggs_on if layer == "agg" else s.cores_on
+            idx = np.flatnonzero(~on)
+            if not len(idx):
+                continue
+            at = np.maximum(times[e], drained_now[links_of[idx]].max(axis=1))
+            if nxt_s is None:
+                stop = np.full(len(idx), ends[e])
+            else:
+                woken = (nxt_s.aggs_on if layer == "agg" else nxt_s.cores_on)[idx]
+                stop = np.where(woken, ends[e] - wake, ends[e])
+            rows_e.append(np.full(len(idx), e))
+            rows_cat.append(np.full(len(idx), cat))
+            rows_pos.append(idx)
+            rows_key.append(n_links + np.asarray(ids, dtype=np.int64)[idx])  # switches after every link
+            rows_at.append(at)
+            rows_stop.append(stop)
+    e_all, cat, pos, key, start = (np.concatenate(x) for x in (rows_e, rows_cat, rows_pos, rows_key, rows_at))
+    stop = np.minimum(np.concatenate(rows_stop), end_ps)
+    keep = stop > start
+    order = np.flatnonzero(keep)[np.lexsort((e_all[keep], key[keep]))]  # kept, by device, then interval
+    e_all, cat, pos, key, start, stop = (x[order] for x in (e_all, cat, pos, key, start, stop))
+    if not len(key):
+        return {}  # nothing off
+    # a period that starts where the device's previous one stopped continues it
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = (key[1:] != key[:-1]) | (start[1:] != stop[:-1])
+    first = np.flatnonzero(new)
+    last = np.append(first[1:], len(key)) - 1
+    span_key, span_from, span_to = key[first], start[first], stop[last]
+    # devices in the order of their first period: interval, then category, then index
+    device_first = np.flatnonzero(np.append(True, span_key[1:] != span_key[:-1]))
+    dev_key = span_key[device_first]
+    at_first = first[device_first]
+    rank = np.lexsort((pos[at_first], cat[at_first], e_all[at_first]))
+    link_name = _link_names(results)
+    bounds = np.append(device_first, len(span_key))
+    froms, tos = span_from.tolist(), span_to.tolist()
+    out: dict[str, list[tuple[int, int]]] = {}
+    for d in rank.tolist():
+        k = int(dev_key[d])
+        name = link_name[k] if k < n_links else node_names[k - n_links]
+        out[name] = list(zip(froms[bounds[d] : bounds[d + 1]], tos[bounds[d] : bounds[d + 1]]))
     return out
+
+
+def _agg_links(view: Any) -> np.ndarray:
+    """Per aggregation switch, its links, one row each: the edge links of its pod at its position, then its core
+    links."""
+    half = view.half
+    i = np.arange(len(view.aggs))
+    edges = (i // half * half)[:, None] + np.arange(half)[None, :]
+    return np.concatenate([view.edge_agg[edges, (i % half)[:, None]], view.agg_core], axis=1)
+
+
+def _core_links(view: Any) -> np.ndarray:
+    """Per core switch, its links, one row each: one to each aggregation switch at its position (core c hangs off
+    aggregation position c // (k/2))."""
+    half = view.half
+    j, c = np.divmod(np.arange(len(view.cores)), half)
+    aggs = j[:, None] + half * np.arange(len(view.aggs) // half)[None, :]
+    return view.agg_core[aggs, c[:, None]]
 
 
 def _link_names(results: dict[str, Any]) -> dict[int, str]:
@@ -99,18 +166,6 @@ def _outside(spans: list[tuple[int, int]], cut: list[tuple[int, int]]) -> int:
     """Picoseconds of `spans` not covered by `cut` (each a list of disjoint [from, to) periods)."""
     inter = sum(max(0, min(h1, h2) - max(l1, l2)) for l1, h1 in spans for l2, h2 in cut)
     return _length(spans) - inter
-
-
-def _switch_links(view: Any, layer: str, i: int) -> list[int]:
-    if layer == "agg":
-        half = view.half
-        pod = i // half
-        return [int(x) for x in view.edge_agg[pod * half : pod * half + half, i % half]] + [
-            int(x) for x in view.agg_core[i]
-        ]
-    half = view.half
-    j, c = divmod(i, half)
-    return [int(view.agg_core[a, c]) for a in range(j, len(view.aggs), half)]
 
 
 def apply_sleep(

@@ -10,6 +10,7 @@ slice s + 1 - u (mod N); a matching's self-pairs are idle ports, as in RotorNet.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -58,6 +59,23 @@ def opera_fabric(
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _schedule(params: OperaParams, lifted: bool, runs: int) -> OperaSchedule:
+    """The schedule of these parameters, searched (or drawn, `lifted`) once per process: the search is
+    deterministic for given parameters and takes seconds at 108 racks, and a load sweep or a comparison runs the
+    same Opera again and again (our choice: the last few kept). The schedule is shared, so its arrays are made
+    read-only."""
+    if lifted:
+        from ..topology.opera_lifted import build_opera_lifted
+
+        sched = build_opera_lifted(params, runs=runs)
+    else:
+        sched = build_opera(params)
+    sched.partners.flags.writeable = False
+    sched.layout.flags.writeable = False
+    return sched
+
+
 def opera_from_topology(topo: Any) -> tuple[CircuitFabric, OperaSchedule]:
     """The fabric and schedule of a scenario's `[topology]` with kind = "opera" (validated by the model)."""
     params = OperaParams(
@@ -69,12 +87,8 @@ def opera_from_topology(topo: Any) -> tuple[CircuitFabric, OperaSchedule]:
         seed=topo.schedule_seed,
         search_moves=topo.search_moves,
     )
-    if getattr(topo, "opera_schedule", "search") == "lifted":
-        from ..topology.opera_lifted import build_opera_lifted
-
-        sched = build_opera_lifted(params, runs=topo.schedule_runs)
-    else:
-        sched = build_opera(params)
+    lifted = getattr(topo, "opera_schedule", "search") == "lifted"
+    sched = _schedule(params, lifted, topo.schedule_runs if lifted else 1)
     if topo.epsilon is None and not math.isfinite(sched.search["max_hops"]):
         # epsilon comes from the worst path; with no path there is no epsilon (and no Opera)
         raise InputError(

@@ -1,0 +1,71 @@
+"""`--json` of the fabric comparison on a workload (`greendcn fabrics --workload`): the document `write_json`
+writes, with each fabric's `flow_list` (a `fabrics.FlowRows`) streamed from its columns a row per line
+(sim/output.py's encoder), so a 100,000-flow comparison needs no dict per flow and no indented encoding of
+them. The values are the same as `json.dumps(to_jsonable(doc))`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["write_fabrics_json"]
+
+_MARK = "\0greendcn-rows-{}\0"  # a string no result holds: where a table's rows go
+_MARKED = re.compile(r'"\\u0000greendcn-rows-(\d+)\\u0000"')
+
+
+def _write_doc(out: IO[str], doc: Any) -> None:
+    from ..core.clitools import to_jsonable
+    from .fabrics import FlowRows
+    from .output import _row_blocks
+
+    tables: list[Any] = []
+
+    def mark(v: Any) -> Any:
+        if isinstance(v, FlowRows):
+            tables.append(v.table)
+            return _MARK.format(len(tables) - 1)
+        if isinstance(v, dict):
+            return {k: mark(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [mark(x) for x in v]
+        return v
+
+    text = json.dumps(to_jsonable(mark(doc)), indent=2, allow_nan=False)
+    parts = _MARKED.split(text)
+    out.write(parts[0])
+    for i in range(1, len(parts), 2):
+        line = parts[i - 1].rsplit("\n", 1)[-1]  # the line that names the table, e.g. `"flow_list": `
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        out.write("[")
+        sep = f"\n{indent}  "
+        for rows in _row_blocks(tables[int(parts[i])]):
+            out.write(sep + f",\n{indent}  ".join(rows))
+            sep = f",\n{indent}  "
+        out.write("]" if sep == f"\n{indent}  " else f"\n{indent}]")
+        out.write(parts[i + 1])
+    out.write("\n")
+
+
+def write_fabrics_json(path: str | os.PathLike[str] | None, doc: Any) -> None:
+    """Write `doc` to `path` (`-`: standard output; None: nothing), as `core.clitools.write_json` does."""
+    from ..core import clitools
+
+    if path is None:
+        return
+    if str(path) == clitools.STDOUT:
+        out = clitools._json_stream or sys.stdout
+        _write_doc(out, doc)
+        out.flush()
+        return
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with open(p, "w", buffering=1 << 20) as f:
+            _write_doc(f, doc)
+    except OSError as e:
+        clitools.fail(f"cannot write JSON to {p}: {e.strerror}", hint="choose a writable path for --json")
