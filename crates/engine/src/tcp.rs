@@ -366,8 +366,8 @@ pub struct TcpReceiver {
     /// Received byte ranges above rcv_nxt, sorted and disjoint. A receiver of whole packets (`unit` > 0) keeps
     /// one bit per packet of the flow here instead, 128 to an element (`packet_held`).
     ooo: Vec<(u64, u64)>,
-    /// 0, or the packet size of a receiver of whole packets (`for_packets`).
-    unit: u32,
+    /// 0, or the packet size of a receiver of whole packets (`for_packets`; 16 bits keep the receiver's size).
+    unit: u16,
     /// Highest sequence number received so far, if any.
     highest_seq: Option<u64>,
     unacked_segments: u32,
@@ -402,9 +402,10 @@ impl TcpReceiver {
     /// x `unit`, size)). It counts and acknowledges as `new`'s, but keeps the packets held above the first hole
     /// as one bit each, so a packet filling a hole costs one read instead of a search through the ranges
     /// (NDP's trims leave hundreds of holes).
+    /// Packets larger than 65,535 bytes keep byte ranges.
     pub fn for_packets(size: u64, unit: u32) -> Self {
         TcpReceiver {
-            unit,
+            unit: u16::try_from(unit).unwrap_or(0),
             ..Self::new(size)
         }
     }
