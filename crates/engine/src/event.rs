@@ -1,16 +1,18 @@
 //! The event queue, ordered by (time, sequence number), so simultaneous events run in the order they were
 //! scheduled, identically on every run.
 //!
-//! It is a radix heap on the 128-bit key (time << 64 | seq): the simulation never schedules an event before
-//! the one it is running, so keys only grow, and a key goes to bucket b = the highest bit in which it differs
-//! from the last key popped. Push is O(1); each key moves down at most 128 buckets over its life, and in
-//! practice a few. Profiles of k=24 fat-trees had the binary heap's pop at 27 % of the run: its log2(n)
+//! It is a radix heap on the time: the simulation never schedules an event before the one it is running, so
+//! times only grow, and an event goes to bucket b = the highest bit in which its time differs from the last
+//! time popped; the events at that time wait in scheduling order (`at_last`), put in order by sequence number
+//! when a refill brings them there. Push is O(1); each event moves down at most 64 buckets over its life, and
+//! in practice a few. Profiles of k=24 fat-trees had the binary heap's pop at 27 % of the run: its log2(n)
 //! levels of cache misses per event grew with the number of busy ports. The binary heap remains as the
 //! reference the tests compare against.
 
 use std::cmp::Ordering;
 #[cfg(test)]
 use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
@@ -74,7 +76,8 @@ impl Ord for Event {
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    key: u128,
+    time: u64,
+    seq: u64,
     kind: EventKind,
     arg: u32,
     hint: u32,
@@ -83,17 +86,29 @@ struct Entry {
     slot: u32,
 }
 
+impl Entry {
+    #[inline]
+    fn key(&self) -> (u64, u64) {
+        (self.time, self.seq)
+    }
+}
+
 #[derive(Debug)]
 pub struct EventQueue {
+    /// The entries whose time is `last`, in scheduling order: the next to pop is at the front.
+    at_last: VecDeque<Entry>,
+    /// Bucket b (1..=64) holds the entries whose time first differs from `last` in bit b - 1. The buckets go by
+    /// time alone (64-bit operations, and events at one time never cascade through buckets by their sequence
+    /// numbers); ties are put in order when they reach `at_last` (our choice: a radix heap on the 128-bit key
+    /// (time, seq) spent about a fifth of a k = 32 run's loop on 128-bit shifts and bucket moves).
     buckets: Vec<Vec<Entry>>,
-    /// Bit b - 1 is set when bucket b (1..=128) is not empty: finding the next bucket to refill from is one
-    /// instruction, not a walk over up to 128 vector headers (keys differ from `last` in their time, bits
-    /// 64-127, so the walk passed 65 empty buckets on almost every pop).
-    occupied: u128,
-    /// The smallest entry of each bucket (key u128::MAX when none): a refill takes it without a pass over the
-    /// bucket, and `peek` names the next event in O(1), so the loop can prefetch what that event will read.
+    /// Bit b - 1 is set when bucket b is not empty: finding the next bucket to refill from is one instruction.
+    occupied: u64,
+    /// The smallest entry of each bucket by (time, seq) (time u64::MAX when none): a refill takes its time
+    /// without a pass over the bucket, and `peek` names the next event in O(1), so the loop can prefetch what
+    /// that event will read.
     mins: Vec<Entry>,
-    last: u128,
+    last: u64,
     len: usize,
     next_seq: u64,
 }
@@ -101,9 +116,10 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            buckets: (0..=128).map(|_| Vec::new()).collect(),
+            at_last: VecDeque::new(),
+            buckets: (0..=64).map(|_| Vec::new()).collect(),
             occupied: 0,
-            mins: vec![NO_ENTRY; 129],
+            mins: vec![NO_ENTRY; 65],
             last: 0,
             len: 0,
             next_seq: 0,
@@ -112,7 +128,8 @@ impl Default for EventQueue {
 }
 
 const NO_ENTRY: Entry = Entry {
-    key: u128::MAX,
+    time: u64::MAX,
+    seq: u64::MAX,
     kind: EventKind::PortArrival,
     arg: 0,
     hint: NO_HINT,
@@ -120,13 +137,11 @@ const NO_ENTRY: Entry = Entry {
 };
 
 #[inline]
-fn bucket_of(key: u128, last: u128) -> usize {
-    // An event scheduled before the last one popped (none is, by construction) would be the minimum: it
-    // joins bucket 0 and runs next, as it would from a binary heap.
-    if key <= last {
+fn bucket_of(time: u64, last: u64) -> usize {
+    if time <= last {
         0
     } else {
-        128 - (key ^ last).leading_zeros() as usize
+        64 - (time ^ last).leading_zeros() as usize
     }
 }
 
@@ -150,9 +165,9 @@ impl EventQueue {
     pub fn push_hinted_slot(&mut self, time: u64, kind: EventKind, arg: u32, hint: u32, slot: u32) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let key = (time as u128) << 64 | seq as u128;
         self.put(Entry {
-            key,
+            time,
+            seq,
             kind,
             arg,
             hint,
@@ -163,14 +178,21 @@ impl EventQueue {
 
     #[inline]
     fn put(&mut self, e: Entry) {
-        let b = bucket_of(e.key, self.last);
+        let b = bucket_of(e.time, self.last);
         if b > 0 {
-            self.occupied |= 1u128 << (b - 1);
-            if e.key < self.mins[b].key {
+            self.occupied |= 1u64 << (b - 1);
+            if e.key() < self.mins[b].key() {
                 self.mins[b] = e;
             }
+            self.buckets[b].push(e);
+        } else if e.time == self.last {
+            // Scheduled after every entry already queued: the last of its time.
+            self.at_last.push_back(e);
+        } else {
+            // Before the last one popped (none is, by construction): the minimum, it runs next, as it would
+            // from a binary heap.
+            self.at_last.push_front(e);
         }
-        self.buckets[b].push(e);
     }
 
     #[inline]
@@ -178,39 +200,46 @@ impl EventQueue {
         if self.len == 0 {
             return None;
         }
-        if self.buckets[0].is_empty() {
+        if self.at_last.is_empty() {
             debug_assert!(self.occupied != 0, "len > 0 with every bucket empty");
             // `occupied` is kept in a local while the bucket's entries move down: updating the field itself
-            // (a 4-byte write into it, then an 8-byte read of it) stalled each refill on store forwarding.
+            // (a write into it, then a read of it) stalled each refill on store forwarding.
             let mut occupied = self.occupied;
             let b = occupied.trailing_zeros() as usize + 1;
-            occupied &= !(1u128 << (b - 1));
+            occupied &= !(1u64 << (b - 1));
             let items = std::mem::take(&mut self.buckets[b]);
-            let last = std::mem::replace(&mut self.mins[b], NO_ENTRY).key;
+            let last = std::mem::replace(&mut self.mins[b], NO_ENTRY).time;
             self.last = last;
             for e in &items {
-                // The minimum goes to bucket 0 (its key is `last`), the others to buckets below b.
-                let nb = bucket_of(e.key, last);
+                // Those of the bucket's smallest time go to `at_last`, the others to buckets below b.
+                let nb = bucket_of(e.time, last);
                 if nb > 0 {
-                    occupied |= 1u128 << (nb - 1);
-                    if e.key < self.mins[nb].key {
+                    occupied |= 1u64 << (nb - 1);
+                    if e.key() < self.mins[nb].key() {
                         self.mins[nb] = *e;
                     }
+                    self.buckets[nb].push(*e);
+                } else {
+                    self.at_last.push_back(*e);
                 }
-                self.buckets[nb].push(*e);
             }
             self.occupied = occupied;
+            if self.at_last.len() > 1 {
+                // A bucket gathers entries from pushes and from refills of higher buckets: not in seq order.
+                self.at_last
+                    .make_contiguous()
+                    .sort_unstable_by_key(|e| e.seq);
+            }
             // keep the bucket's allocation for later pushes
             let mut emptied = items;
             emptied.clear();
             self.buckets[b] = emptied;
         }
-        // Bucket 0 holds only keys equal to `last`; keys are unique, so at most one (or a late-scheduled one).
-        let e = self.buckets[0].pop().expect("bucket 0 filled");
+        let e = self.at_last.pop_front().expect("at_last filled");
         self.len -= 1;
         Some(Event {
-            time: (e.key >> 64) as u64,
-            seq: e.key as u64,
+            time: e.time,
+            seq: e.seq,
             kind: e.kind,
             arg: e.arg,
             hint: e.hint,
@@ -231,7 +260,7 @@ impl EventQueue {
 
     #[inline]
     fn next_entry(&self) -> Option<&Entry> {
-        match self.buckets[0].last() {
+        match self.at_last.front() {
             Some(e) => Some(e),
             None if self.occupied != 0 => {
                 Some(&self.mins[self.occupied.trailing_zeros() as usize + 1])
@@ -241,10 +270,10 @@ impl EventQueue {
     }
 
     pub fn peek_time(&self) -> Option<u64> {
-        self.buckets
+        self.at_last
             .iter()
-            .flatten()
-            .map(|e| (e.key >> 64) as u64)
+            .chain(self.buckets.iter().flatten())
+            .map(|e| e.time)
             .min()
     }
 

@@ -192,14 +192,6 @@ impl Routes {
         Hops::Listed(self.next_hops(node, dst_host))
     }
 
-    /// The address of `node`'s line, to prefetch ahead of a lookup (None: no line).
-    #[inline(always)]
-    pub fn line_addr(&self, node: u32) -> Option<*const u8> {
-        self.lines
-            .get(node as usize)
-            .map(|l| l as *const RouteLine as *const u8)
-    }
-
     /// Nodes whose lookups go through their line.
     pub fn lined_nodes(&self) -> usize {
         self.lines
