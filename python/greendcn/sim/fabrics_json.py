@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
-from pathlib import Path
 from typing import IO, Any
 
 __all__ = ["write_fabrics_json"]
@@ -21,7 +19,7 @@ _MARKED = re.compile(r'"\\u0000greendcn-rows-(\d+)\\u0000"')
 def _write_doc(out: IO[str], doc: Any) -> None:
     from ..core.clitools import to_jsonable
     from .fabrics import FlowRows
-    from .output import _row_blocks
+    from .output import write_rows
 
     tables: list[Any] = []
 
@@ -41,31 +39,13 @@ def _write_doc(out: IO[str], doc: Any) -> None:
     for i in range(1, len(parts), 2):
         line = parts[i - 1].rsplit("\n", 1)[-1]  # the line that names the table, e.g. `"flow_list": `
         indent = line[: len(line) - len(line.lstrip(" "))]
-        out.write("[")
-        sep = f"\n{indent}  "
-        for rows in _row_blocks(tables[int(parts[i])]):
-            out.write(sep + f",\n{indent}  ".join(rows))
-            sep = f",\n{indent}  "
-        out.write("]" if sep == f"\n{indent}  " else f"\n{indent}]")
+        write_rows(out, tables[int(parts[i])], indent)
         out.write(parts[i + 1])
     out.write("\n")
 
 
 def write_fabrics_json(path: str | os.PathLike[str] | None, doc: Any) -> None:
     """Write `doc` to `path` (`-`: standard output; None: nothing), as `core.clitools.write_json` does."""
-    from ..core import clitools
+    from .output import write_json_with
 
-    if path is None:
-        return
-    if str(path) == clitools.STDOUT:
-        out = clitools._json_stream or sys.stdout
-        _write_doc(out, doc)
-        out.flush()
-        return
-    p = Path(path)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        with open(p, "w", buffering=1 << 20) as f:
-            _write_doc(f, doc)
-    except OSError as e:
-        clitools.fail(f"cannot write JSON to {p}: {e.strerror}", hint="choose a writable path for --json")
+    write_json_with(path, lambda out: _write_doc(out, doc))

@@ -7,13 +7,21 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["PARQUET_TABLES", "check_parquet_dir", "json_lines", "write_parquet", "write_result_json"]
+__all__ = [
+    "PARQUET_TABLES",
+    "check_parquet_dir",
+    "json_lines",
+    "write_json_with",
+    "write_parquet",
+    "write_result_json",
+    "write_rows",
+]
 
 PARQUET_TABLES = ("flows", "links", "nodes", "summary")
 _TABLES = ("flows", "links", "nodes")
@@ -127,6 +135,18 @@ def _encoded(col: Any) -> list[str]:
     return np.asarray(table, dtype=object)[codes].tolist()
 
 
+def write_rows(out: IO[str], table: Any, indent: str) -> None:
+    """A table as a JSON list, one row per line at `indent` plus two spaces, the closing bracket at `indent`
+    (`[]` when empty): the layout `json.dumps(..., indent=2)` gives a list of flat objects, written block by block
+    from the table's columns."""
+    out.write("[")
+    first = sep = f"\n{indent}  "
+    for rows in _row_blocks(table):
+        out.write(sep + f",\n{indent}  ".join(rows))
+        sep = f",\n{indent}  "
+    out.write("]" if sep == first else f"\n{indent}]")
+
+
 def _write_doc(out: IO[str], res: Any) -> None:
     """`res.to_json()`'s document, its keys in its order: the tables (flows, links, nodes) streamed a row per
     line, everything else as `to_json` makes it (asked without the tables)."""
@@ -137,36 +157,39 @@ def _write_doc(out: IO[str], res: Any) -> None:
     for i, (key, value) in enumerate(doc.items()):
         comma = "," if i < len(doc) - 1 else ""
         if key in _TABLES:
-            out.write(f"  {json.dumps(key)}: [")
-            sep = "\n    "
-            for rows in _row_blocks(raw_table(res, key)):
-                out.write(sep + ",\n    ".join(rows))
-                sep = ",\n    "
-            out.write(("]" if sep == "\n    " else "\n  ]") + comma + "\n")
+            out.write(f"  {json.dumps(key)}: ")
+            write_rows(out, raw_table(res, key), "  ")
+            out.write(comma + "\n")
         else:
             text = json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
             out.write(f"  {json.dumps(key)}: {text}{comma}\n")
     out.write("}\n")
 
 
-def write_result_json(path: str | os.PathLike[str] | None, res: Any) -> None:
-    """Write `res.to_json()`'s document to `path` (`-`: standard output; None: nothing)."""
+def write_json_with(path: str | os.PathLike[str] | None, write: Callable[[IO[str]], None]) -> None:
+    """Call `write` on `path` opened for writing (`-`: standard output; None: nothing), as
+    `core.clitools.write_json` does; a path that cannot be written is one `error:` line."""
     from ..core import clitools
 
     if path is None:
         return
     if str(path) == clitools.STDOUT:
         out = clitools._json_stream or sys.stdout
-        _write_doc(out, res)
+        write(out)
         out.flush()
         return
     p = Path(path)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         with open(p, "w", buffering=1 << 20) as f:
-            _write_doc(f, res)
+            write(f)
     except OSError as e:
         clitools.fail(f"cannot write JSON to {p}: {e.strerror}", hint="choose a writable path for --json")
+
+
+def write_result_json(path: str | os.PathLike[str] | None, res: Any) -> None:
+    """Write `res.to_json()`'s document to `path` (`-`: standard output; None: nothing)."""
+    write_json_with(path, lambda out: _write_doc(out, res))
 
 
 def check_parquet_dir(path: str | os.PathLike[str] | None) -> None:
