@@ -572,13 +572,9 @@ impl Port {
             // Exact for a priority packet (nothing overtakes it); for data, if nothing overtakes it.
             let arrival =
                 self.busy_until + if prio { l.prio_ps } else { l.queued_ps } + self.delay_ps;
-            self.held_bytes += wire_bytes as u64;
+            self.charge_sent(wire_bytes, ser);
             let held = self.held() as u64;
             let c = &mut self.counters;
-            c.bytes_sent += wire_bytes as u64;
-            c.packets_sent += 1;
-            c.busy_ps += ser;
-            c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
             c.peak_queue_packets = c.peak_queue_packets.max(held);
             return Admission::Accepted {
                 arrival,
@@ -600,16 +596,11 @@ impl Port {
         }
         let finish = start + ser;
         self.busy_until = finish;
-        self.held_bytes += wire_bytes as u64;
         if self.laned {
             self.lanes.on_wire = wire_bytes;
             self.lanes.tail = 0;
         }
-        let c = &mut self.counters;
-        c.bytes_sent += wire_bytes as u64;
-        c.packets_sent += 1;
-        c.busy_ps += ser;
-        c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
+        self.charge_sent(wire_bytes, ser);
         self.count_window(start, window_ps, wire_bytes as u64);
         entry.arrival = finish + self.delay_ps;
         let pipe_was_empty = !self.has_head;
@@ -635,12 +626,7 @@ impl Port {
         l.tail += 1;
         l.tail_bytes = wire_bytes;
         l.tail_ps = ser;
-        self.held_bytes += wire_bytes as u64;
-        let c = &mut self.counters;
-        c.bytes_sent += wire_bytes as u64;
-        c.packets_sent += 1;
-        c.busy_ps += ser;
-        c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
+        self.charge_sent(wire_bytes, ser);
         self.count_window(start, window_ps, wire_bytes as u64);
         entry.arrival = self.busy_until + self.delay_ps;
         self.pipe_push(entry);
@@ -652,6 +638,18 @@ impl Port {
             arrival: entry.arrival,
             pipe_was_empty: false,
         }
+    }
+
+    /// Count a packet of `wire_bytes` whose transmission (`ser` ps) is fixed: the bytes the port holds and its
+    /// sent, busy and peak-bytes counters.
+    #[inline(always)]
+    fn charge_sent(&mut self, wire_bytes: u32, ser: u64) {
+        self.held_bytes += wire_bytes as u64;
+        let c = &mut self.counters;
+        c.bytes_sent += wire_bytes as u64;
+        c.packets_sent += 1;
+        c.busy_ps += ser;
+        c.peak_queue_bytes = c.peak_queue_bytes.max(self.held_bytes);
     }
 
     /// When the serializer is free again (the lanes' packets sent too).
