@@ -50,13 +50,56 @@ impl Routes {
         let n = kinds.len();
         let attach = attachments(kinds, out_ports, hosts);
         let mut groups = GroupStore::default();
-        // Per attachment switch: group id of every node towards it (NO_ROUTE: unreachable or itself).
+        let mut host_index = vec![u32::MAX; n];
+        for (h, &node) in hosts.iter().enumerate() {
+            host_index[node as usize] = h as u32;
+        }
+        // A single-homed host's entry towards an attachment switch t is its uplink when its own switch reaches
+        // t, and none otherwise: it is not kept in the rows below but read off its switch's entry (`entry`).
+        // The rows keep the other nodes (switches, and hosts with several links or none), by `slot`.
+        let mut slot = vec![u32::MAX; n];
+        let mut kept: Vec<u32> = Vec::new();
+        for node in 0..n {
+            let hi = host_index[node] as usize;
+            if kinds[node] == NodeKind::Host && attach[hi].is_some() {
+                continue;
+            }
+            slot[node] = kept.len() as u32;
+            kept.push(node as u32);
+        }
+        // Each switch's links to other switches, in port order (the groups list their ports in that order):
+        // the searches from attachment switches never pass through a host, so they walk these alone.
+        let switches: Vec<u32> = (0..n as u32)
+            .filter(|&v| kinds[v as usize] == NodeKind::Switch)
+            .collect();
+        let mut links_at = vec![0u32; n + 1];
+        let mut links: Vec<(u32, u32)> = Vec::new();
+        for node in 0..n {
+            if kinds[node] == NodeKind::Switch {
+                links.extend(
+                    out_ports[node]
+                        .iter()
+                        .filter(|&&(_, v)| kinds[v as usize] == NodeKind::Switch),
+                );
+            }
+            links_at[node + 1] = links.len() as u32;
+        }
+        let switch_links = |v: usize| &links[links_at[v] as usize..links_at[v + 1] as usize];
+        // The search's queue (each node enters it once, plus one slot written past its end) and one switch's
+        // group before it is copied.
+        let mut queue = vec![0u32; n + 1];
+        let widest = (0..n).map(|v| switch_links(v).len()).max().unwrap_or(0);
+        let mut buf = vec![0u32; widest + 1];
+        // Per attachment switch: group id of every kept node towards it (NO_ROUTE: unreachable or itself).
         // Per node: its row in `toward_tor` (usize::MAX: not an attachment switch), and the switch of each row.
         let mut tor_index = vec![usize::MAX; n];
         let mut tors: Vec<u32> = Vec::new();
         let mut toward_tor: Vec<Vec<u32>> = Vec::new();
         let mut dist = vec![u32::MAX; n];
         let (mut frontier, mut next, mut group) = (Vec::new(), Vec::new(), Vec::new());
+        // Each switch's group in the search before: a switch's group is mostly the same from one attachment
+        // switch to the next (all its up-links, in a fat-tree), and comparing it costs less than hashing it.
+        let mut last_group = vec![NO_ROUTE; n];
         let uplink: Vec<u32> = hosts
             .iter()
             .zip(&attach)
@@ -66,29 +109,55 @@ impl Routes {
             if tor_index[t as usize] != usize::MAX {
                 continue;
             }
-            bfs(kinds, out_ports, t, &mut dist, &mut frontier, &mut next);
-            let mut row = vec![NO_ROUTE; n];
-            for node in 0..n {
-                if node == t as usize || dist[node] == u32::MAX || kinds[node] != NodeKind::Switch {
+            // Hop counts from t over switches only (hosts never carry transit traffic).
+            // Written without branches on the hop counts (which way they go is a coin flip per link):
+            // every link's far end is written to the next frontier, and kept by counting it when first seen.
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[t as usize] = 0;
+            let (mut at, mut len) = (0usize, 1usize);
+            queue[0] = t;
+            let mut level = 0;
+            while at < len {
+                level += 1;
+                let end = len;
+                for i in at..end {
+                    for &(_, v) in switch_links(queue[i] as usize) {
+                        let d = &mut dist[v as usize];
+                        let unseen = *d == u32::MAX;
+                        *d = if unseen { level } else { *d };
+                        queue[len] = v;
+                        len += unseen as usize;
+                    }
+                }
+                at = end;
+            }
+            let mut row = vec![NO_ROUTE; kept.len()];
+            for &node in &switches {
+                let node = node as usize;
+                if node == t as usize || dist[node] == u32::MAX {
                     continue;
                 }
-                group.clear();
-                for &(port, v) in &out_ports[node] {
-                    if kinds[v as usize] == NodeKind::Switch && dist[v as usize] + 1 == dist[node] {
-                        group.push(port);
-                    }
+                let (below, mut len) = (dist[node] - 1, 0);
+                for &(port, v) in switch_links(node) {
+                    buf[len] = port;
+                    len += (dist[v as usize] == below) as usize;
                 }
+                group.clear();
+                group.extend_from_slice(&buf[..len]);
                 if !group.is_empty() {
-                    row[node] = groups.id(&group);
+                    let last = last_group[node];
+                    let g = if last != NO_ROUTE && groups.ports_of(last) == group.as_slice() {
+                        last
+                    } else {
+                        groups.id(&group)
+                    };
+                    last_group[node] = g;
+                    row[slot[node] as usize] = g;
                 }
             }
-            // A host (as a source) goes up the links to its nearest switches towards t.
+            // A host with several links (as a source) goes up the links to its nearest switches towards t.
             for (hi, &hn) in hosts.iter().enumerate() {
-                if let Some(s) = attach[hi] {
-                    // Its one link, to s (`uplink`: read once here, not from its port list per search).
-                    if dist[s as usize] != u32::MAX {
-                        row[hn as usize] = groups.id(&[uplink[hi]]);
-                    }
+                if attach[hi].is_some() {
                     continue;
                 }
                 let best = out_ports[hn as usize]
@@ -106,12 +175,38 @@ impl Routes {
                         group.push(port);
                     }
                 }
-                row[hn as usize] = groups.id(&group);
+                row[slot[hn as usize] as usize] = groups.id(&group);
             }
             tor_index[t as usize] = toward_tor.len();
             tors.push(t);
             toward_tor.push(row);
         }
+        // Node `node`'s group towards the attachment switch of row `row` (see `slot` above).
+        let single_uplink: Vec<u32> = uplink
+            .iter()
+            .map(|&p| {
+                if p == NO_ROUTE {
+                    NO_ROUTE
+                } else {
+                    groups.id(&[p])
+                }
+            })
+            .collect();
+        let entry = |row: usize, node: usize| -> u32 {
+            let hi = host_index[node] as usize;
+            match attach.get(hi).copied().flatten() {
+                Some(s) => {
+                    let reaches =
+                        s == tors[row] || toward_tor[row][slot[s as usize] as usize] != NO_ROUTE;
+                    if reaches {
+                        single_uplink[hi]
+                    } else {
+                        NO_ROUTE
+                    }
+                }
+                None => toward_tor[row][slot[node] as usize],
+            }
+        };
         // Multi-homed (or unattached) destination hosts: a search of their own, as the reference does.
         let mut own: HashMap<usize, Vec<u32>> = HashMap::new();
         for (h, &dst) in hosts.iter().enumerate() {
@@ -134,10 +229,6 @@ impl Routes {
                 _ => blocks.push((h as u32, h as u32 + 1, *a)),
             }
         }
-        let mut host_index = vec![u32::MAX; n];
-        for (h, &node) in hosts.iter().enumerate() {
-            host_index[node as usize] = h as u32;
-        }
         // Each block's row in `toward_tor`, found once, not hashed again for every node.
         let block_rows: Vec<usize> = blocks
             .iter()
@@ -149,7 +240,7 @@ impl Routes {
         let reaches_all = |s: u32| {
             tors.iter()
                 .zip(&toward_tor)
-                .all(|(&t, row)| t == s || row[s as usize] != NO_ROUTE)
+                .all(|(&t, row)| t == s || row[slot[s as usize] as usize] != NO_ROUTE)
         };
         let mut reach_memo: Vec<Option<bool>> = vec![None; n];
         let mut run_offsets = Vec::with_capacity(n + 1);
@@ -165,14 +256,14 @@ impl Routes {
             let hi = host_index[node] as usize;
             let up_everywhere = match attach.get(hi).copied().flatten() {
                 Some(s) if *reach_memo[s as usize].get_or_insert_with(|| reaches_all(s)) => {
-                    Some(groups.id(&[uplink[hi]]))
+                    Some(single_uplink[hi])
                 }
                 _ => None,
             };
             for (&(first, end, a), &row) in blocks.iter().zip(&block_rows) {
                 match a {
                     Some(t) if node != t as usize && !(first..end).contains(&host_index[node]) => {
-                        let g = up_everywhere.unwrap_or_else(|| toward_tor[row][node]);
+                        let g = up_everywhere.unwrap_or_else(|| entry(row, node));
                         push(&mut runs, start, first, g);
                     }
                     Some(t) => {
@@ -188,7 +279,7 @@ impl Routes {
                                     .map(|&(p, _)| p);
                                 port.map_or(NO_ROUTE, |p| groups.id(&[p]))
                             } else {
-                                toward_tor[row][node]
+                                entry(row, node)
                             };
                             push(&mut runs, start, h, g);
                         }
@@ -386,6 +477,11 @@ impl GroupStore {
         g
     }
 
+    /// The ports of group `g`.
+    fn ports_of(&self, g: u32) -> &[u32] {
+        &self.ports[self.offsets[g as usize] as usize..self.offsets[g as usize + 1] as usize]
+    }
+
     fn into_parts(mut self) -> (Vec<u32>, Vec<u32>) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
@@ -580,6 +676,51 @@ mod tests {
             let other = (h + 1) % n_hosts;
             assert_eq!(routes.next_hops(h, other), &[2 * h]);
             assert!(routes.next_hops(h, h).is_empty());
+        }
+    }
+
+    #[test]
+    fn per_switch_searches_give_the_reference_groups_on_random_graphs() {
+        // Random networks with what a fat-tree lacks: switches in several components, hosts hanging from the
+        // same switch out of index order, hosts with two links (to switches, or to a switch and a host),
+        // hosts with none, and parallel links. The fast builder must name the reference's ports everywhere.
+        for seed in 0..40u64 {
+            let mut rng = crate::rng::Rng::new(seed, 7);
+            let mut draw = |n: u32| (rng.next_u64() % n as u64) as u32;
+            let (switches, hosts_n) = (2 + draw(10), 1 + draw(20));
+            let n = (hosts_n + switches) as usize;
+            let mut kinds = vec![NodeKind::Host; hosts_n as usize];
+            kinds.extend(std::iter::repeat_n(NodeKind::Switch, switches as usize));
+            let mut links: Vec<(u32, u32)> = Vec::new();
+            for _ in 0..switches + draw(2 * switches) {
+                links.push((hosts_n + draw(switches), hosts_n + draw(switches)));
+            }
+            links.retain(|&(a, b)| a != b);
+            for h in 0..hosts_n {
+                match draw(10) {
+                    0 => {} // no link
+                    1 => links.push((h, hosts_n + draw(switches))),
+                    2 => {
+                        links.push((h, hosts_n + draw(switches)));
+                        links.push((h, hosts_n + draw(switches)));
+                    }
+                    3 if h > 0 => {
+                        links.push((h, hosts_n + draw(switches)));
+                        links.push((h, draw(h)));
+                    }
+                    _ => links.push((hosts_n + draw(switches), h)),
+                }
+            }
+            let mut out_ports = vec![Vec::new(); n];
+            for (i, &(a, b)) in links.iter().enumerate() {
+                out_ports[a as usize].push((2 * i as u32, b));
+                out_ports[b as usize].push((2 * i as u32 + 1, a));
+            }
+            let hosts: Vec<u32> = (0..hosts_n).collect();
+            let fast = Routes::build(&kinds, &out_ports, &hosts);
+            let reference = Routes::build_per_host(&kinds, &out_ports, &hosts);
+            same(&fast, &reference, n, hosts.len());
+            lines_agree(&fast, n, hosts.len());
         }
     }
 
