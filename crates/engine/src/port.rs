@@ -59,10 +59,12 @@ pub struct InFlight {
 }
 
 /// The port's fields in the order the hot loop reads them (`repr(C)`, aligned to a cache line): the first line
-/// holds what an arrival needs (the pipe's head inline, not in the pipe's buffer, so an arrival costs one
-/// cache miss instead of two), the second the rest of the pipe and the serializer, the third the counters an
-/// offer updates. Profiles of k = 24 and 32 fat-trees had the arriving port and its pipe's head as the two
-/// largest cache misses of the run; `prefetch` brings in the first two lines ahead of a port's next event.
+/// holds everything an arrival reads on a port without lanes (the pipe's head inline, not in the pipe's buffer,
+/// and where the pipe's next entries are), so an arrival costs one cache miss; the second line holds the
+/// serializer and what an offer adds (delay, clock, queue limit), the third the counters an offer updates.
+/// Profiles of k = 24 and 32 fat-trees had the arriving port and its pipe's head as the two largest cache
+/// misses of the run; `prefetch_arrival` brings in the first line (both first lines with lanes) ahead of a
+/// port's next event.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Port {
@@ -70,23 +72,23 @@ pub struct Port {
     head: InFlight,
     /// When the serializer is free again.
     busy_until: u64,
-    pub delay_ps: u64,
     held_bytes: u64,
+    /// The pipe's entries after `head`, in arrival order, in the port's block of a `PipeArena` (null and
+    /// `ring_cap` 0: none; port/ring.rs): `ring_len` entries from `ring_start`, then those in `rest`.
+    ring: *mut InFlight,
     /// How many of the pipe's entries, counted from its front (`head` included), have finished transmission.
     finished_in_pipe: u32,
     pub to: u32,
+    ring_start: u16,
+    ring_len: u16,
+    ring_cap: u16,
     has_head: bool,
     laned: bool,
+    pub delay_ps: u64,
     /// The per-window byte counts' current window (u32::MAX: none) and its bytes so far, kept in the port's
     /// hot lines and added to `window_bytes` when the window changes (starts at a port never go back in time, so
     /// that is once per window) or the run ends: a count in `window_bytes` itself was one more cache miss per hop.
     win_cur: u32,
-    /// The pipe's entries after `head`, in arrival order, in the port's block of a `PipeArena` (null and
-    /// `ring_cap` 0: none; port/ring.rs): `ring_len` entries from `ring_start`, then those in `rest`.
-    ring: *mut InFlight,
-    ring_start: u16,
-    ring_len: u16,
-    ring_cap: u16,
     clock: SerClock,
     limit: Option<QueueLimit>,
     pub counters: PortCounters,
@@ -320,14 +322,16 @@ impl Port {
         self.win_acc = 0;
     }
 
-    /// Bring in the cache lines an arrival at this port reads (the port's first two lines, lanes or not): call it
-    /// for the next event's port while the current event runs.
+    /// Bring in the cache lines an arrival at this port reads (the port's first line; with `lanes`, a run whose
+    /// ports have lanes, the second too: an arrival there may start lane packets): call it for the next event's
+    /// port while the current event runs.
     #[inline(always)]
-    pub fn prefetch_arrival(ports: &[Port], port: u32) {
+    pub fn prefetch_arrival(ports: &[Port], port: u32, lanes: bool) {
         if let Some(p) = ports.get(port as usize) {
             let line = p as *const Port as *const u8;
-            for i in 0..2 {
-                prefetch(line.wrapping_add(64 * i));
+            prefetch(line);
+            if lanes {
+                prefetch(line.wrapping_add(64));
             }
         }
     }
@@ -967,11 +971,13 @@ mod tests {
 
     #[test]
     fn the_hot_fields_keep_their_cache_lines() {
-        // An arrival reads line 0 only (head inline); an offer lines 0-2. Reordering the fields undoes that.
+        // An arrival reads line 0 only (head inline, the ring's fields); an offer lines 0-2. Reordering the
+        // fields undoes that.
         assert_eq!(std::mem::align_of::<Port>(), 64);
-        assert!(std::mem::offset_of!(Port, win_cur) + 4 <= 64);
-        assert_eq!(std::mem::offset_of!(Port, ring), 64);
-        assert!(std::mem::offset_of!(Port, ring_cap) + 2 <= 128);
+        assert!(std::mem::offset_of!(Port, laned) < 64);
+        assert!(std::mem::offset_of!(Port, ring_cap) + 2 <= 64);
+        assert!(std::mem::offset_of!(Port, ring) + 8 <= 64);
+        assert!(std::mem::offset_of!(Port, win_cur) + 4 <= 128);
         assert!(
             std::mem::offset_of!(Port, limit) + std::mem::size_of::<Option<QueueLimit>>() <= 128
         );

@@ -524,7 +524,13 @@ impl<'a> Sim<'a> {
                 let p = &self.ports[port as usize];
                 p.prefetch_refill();
                 prefetch_all(self.node_counters.as_ptr().wrapping_add(p.to as usize));
-                if hint & HINT_PKT != 0 && hint != NO_HINT {
+                if hint & HINT_PKT == 0 {
+                    // A forwarding: the port it leaves by was asked for during the previous event too; ask for
+                    // the ring slots the offer to it reads and writes.
+                    if let Some(q) = self.ports.get(hint as usize) {
+                        q.prefetch_offer_slots();
+                    }
+                } else if hint != NO_HINT {
                     // A delivery: its packet was asked for during the previous event too; ask for its flow's
                     // state and the host's window counts.
                     self.flows
@@ -557,7 +563,7 @@ impl<'a> Sim<'a> {
                 // The next event (unless this one schedules an earlier one) reads this port, the pipe slot it
                 // moves up to the head, and what its hint names (the packet at a host, the port it leaves by at
                 // a switch): start the loads now.
-                Port::prefetch_arrival(&self.ports, port);
+                Port::prefetch_arrival(&self.ports, port, self.lanes);
                 if let Some(pipes) = &self.pipes {
                     pipes.prefetch(slot);
                     Port::prefetch_spill(&self.ports, port, slot);
