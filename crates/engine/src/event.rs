@@ -258,6 +258,30 @@ impl EventQueue {
         self.next_entry().map(|e| (e.kind, e.arg, e.hint, e.slot))
     }
 
+    /// The event `pop` would return after the next one, if nothing else were pushed before them, when the queue
+    /// knows it without a search: the second of the current time's events, or the smallest entry of the lowest
+    /// bucket holding the one after the next one. Else None. A hint for prefetching two events ahead.
+    #[inline]
+    pub fn peek_second_slot(&self) -> Option<(EventKind, u32, u32, u32)> {
+        let lowest = |occupied: u64| {
+            (occupied != 0).then(|| &self.mins[occupied.trailing_zeros() as usize + 1])
+        };
+        let e = match self.at_last.len() {
+            0 => {
+                // The next one is the lowest bucket's smallest: if it is alone there, the second is the
+                // smallest of the bucket above it (a bucket's entries all come before those of higher ones).
+                let b = self.occupied.trailing_zeros() as usize + 1;
+                if self.occupied == 0 || self.buckets[b].len() != 1 {
+                    return None;
+                }
+                lowest(self.occupied & (self.occupied - 1))
+            }
+            1 => lowest(self.occupied),
+            _ => self.at_last.get(1),
+        };
+        e.map(|e| (e.kind, e.arg, e.hint, e.slot))
+    }
+
     #[inline]
     fn next_entry(&self) -> Option<&Entry> {
         match self.at_last.front() {

@@ -510,6 +510,46 @@ impl<'a> Sim<'a> {
 
     /// `run`, with the results' `flows` empty and the flows' result rows beside them, in flow order (what a
     /// caller that wants columns reads, without a `FlowResult` per flow).
+    /// Start the loads an arrival event at `port` makes that need nothing read first: the port's first line,
+    /// the pipe slot the event moves up to the head, the spill's header when the ring was full (`slot`), and
+    /// what the hint names (the packet at a host, the port it leaves by at a switch).
+    #[inline(always)]
+    fn prefetch_first_stage(&self, port: u32, hint: u32, slot: u32) {
+        Port::prefetch_arrival(&self.ports, port, self.lanes);
+        if let Some(pipes) = &self.pipes {
+            pipes.prefetch(slot);
+            Port::prefetch_spill(&self.ports, port, slot);
+        }
+        if hint & HINT_PKT != 0 {
+            self.pool.prefetch(hint & !HINT_PKT);
+        } else {
+            Port::prefetch_offer(&self.ports, hint, self.lanes);
+        }
+    }
+
+    /// Start the loads of an arrival event at `port` that depend on the first stage's lines (call it once they
+    /// have had time to come in): the pipe's next entry after the slot moved up and the spilled entry, the far
+    /// node's counters, and for a forwarding the ring slots the offer reads and writes, for a delivery the
+    /// flow's state and the host's window counts.
+    #[inline(always)]
+    fn prefetch_second_stage(&self, port: u32, hint: u32) {
+        let p = &self.ports[port as usize];
+        p.prefetch_refill();
+        prefetch_all(self.node_counters.as_ptr().wrapping_add(p.to as usize));
+        if hint & HINT_PKT == 0 {
+            if let Some(q) = self.ports.get(hint as usize) {
+                q.prefetch_offer_slots();
+            }
+        } else if hint != NO_HINT {
+            self.flows
+                .prefetch(self.pool.get(hint & !HINT_PKT).flow as usize);
+            if self.window_ps > 0 {
+                let h = self.host_index[p.to as usize] as usize;
+                prefetch_all(self.host_cur.as_ptr().wrapping_add(h));
+            }
+        }
+    }
+
     pub fn run_rows(
         mut self,
         watch: &mut dyn FnMut(&crate::Progress) -> bool,
@@ -517,30 +557,18 @@ impl<'a> Sim<'a> {
         let started = Instant::now();
         let stop = self.spec.stop_ps.unwrap_or(u64::MAX);
         let mut stopped_by = "completion";
+        // The arrival events whose lines were asked for two events ahead (`staged_ahead`: the event after the
+        // next one, when the queue could name it) and whose dependent loads were then started one event
+        // ahead (`staged_early`). The port names the event: a port has one pending arrival at a time.
+        const NO_PORT: u32 = u32::MAX;
+        let (mut staged_ahead, mut staged_early) = (NO_PORT, NO_PORT);
         loop {
             if let Some((EventKind::PortArrival, port, hint)) = self.events.peek() {
-                // This port's lines were asked for during the previous event: ask for the pipe's next entry,
-                // which becomes its head when this arrival pops the current one, and for the far node's counters.
-                let p = &self.ports[port as usize];
-                p.prefetch_refill();
-                prefetch_all(self.node_counters.as_ptr().wrapping_add(p.to as usize));
-                if hint & HINT_PKT == 0 {
-                    // A forwarding: the port it leaves by was asked for during the previous event too; ask for
-                    // the ring slots the offer to it reads and writes.
-                    if let Some(q) = self.ports.get(hint as usize) {
-                        q.prefetch_offer_slots();
-                    }
-                } else if hint != NO_HINT {
-                    // A delivery: its packet was asked for during the previous event too; ask for its flow's
-                    // state and the host's window counts.
-                    self.flows
-                        .prefetch(self.pool.get(hint & !HINT_PKT).flow as usize);
-                    if self.window_ps > 0 {
-                        let h = self.host_index[p.to as usize] as usize;
-                        prefetch_all(self.host_cur.as_ptr().wrapping_add(h));
-                    }
+                if port != staged_early {
+                    self.prefetch_second_stage(port, hint);
                 }
             }
+            staged_early = NO_PORT;
             let Some(ev) = self.events.pop() else { break };
             if self.is_stale(ev.kind, ev.arg, ev.time) {
                 continue; // a timer that was cancelled or moved: not an event of the run
@@ -562,17 +590,21 @@ impl<'a> Sim<'a> {
             if let Some((EventKind::PortArrival, port, hint, slot)) = self.events.peek_slot() {
                 // The next event (unless this one schedules an earlier one) reads this port, the pipe slot it
                 // moves up to the head, and what its hint names (the packet at a host, the port it leaves by at
-                // a switch): start the loads now.
-                Port::prefetch_arrival(&self.ports, port, self.lanes);
-                if let Some(pipes) = &self.pipes {
-                    pipes.prefetch(slot);
-                    Port::prefetch_spill(&self.ports, port, slot);
-                }
-                if hint & HINT_PKT != 0 {
-                    self.pool.prefetch(hint & !HINT_PKT);
+                // a switch). When those loads were started one event ago (the event was then the one after the
+                // next), the loads that depend on them start now, a whole event before they are needed;
+                // otherwise the first loads start now and the others at the top of the next turn.
+                if port == staged_ahead {
+                    self.prefetch_second_stage(port, hint);
+                    staged_early = port;
                 } else {
-                    Port::prefetch_offer(&self.ports, hint, self.lanes);
+                    self.prefetch_first_stage(port, hint, slot);
                 }
+            }
+            staged_ahead = NO_PORT;
+            if let Some((EventKind::PortArrival, port, hint, slot)) = self.events.peek_second_slot()
+            {
+                self.prefetch_first_stage(port, hint, slot);
+                staged_ahead = port;
             }
             let flows = &self.flows;
             let done = || (0..flows.len()).filter(|&f| flows.finished(f)).count() as u64;
