@@ -391,6 +391,27 @@ impl Routes {
         &self.groups[at + 1..at + 1 + len]
     }
 
+    /// The one port `node` takes towards every host but host index `except`, when its row names the same
+    /// one-port group for all of them (`hosts`: the number of hosts); None otherwise. A single-homed host's
+    /// row is its uplink everywhere but towards itself: the engine sends from hosts by it without a lookup.
+    pub fn one_port_except(&self, node: u32, except: u32, hosts: u32) -> Option<u32> {
+        let row = &self.runs[self.run_offsets[node as usize] as usize
+            ..self.run_offsets[node as usize + 1] as usize];
+        let mut port = None;
+        for (i, &(first, at)) in row.iter().enumerate() {
+            let end = row.get(i + 1).map_or(hosts, |r| r.0);
+            if first >= end || (first == except && end == except + 1) {
+                continue; // no host, or `except` alone
+            }
+            let at = at as usize;
+            if self.groups[at] != 1 || port.is_some_and(|p| p != self.groups[at + 1]) {
+                return None;
+            }
+            port = Some(self.groups[at + 1]);
+        }
+        port
+    }
+
     pub fn group_count(&self) -> usize {
         self.group_count
     }
@@ -651,6 +672,9 @@ mod tests {
             let reference = Routes::build_per_host(&kinds, &out_ports, &hosts);
             same(&fast, &reference, kinds.len(), hosts.len());
             assert_eq!(fast.group_count(), reference.group_count(), "k={k}");
+            one_port_rows_agree(&fast, &hosts);
+            let n = hosts.len() as u32;
+            assert!((0..n).all(|h| fast.one_port_except(hosts[h as usize], h, n).is_some()));
         }
     }
 
@@ -721,6 +745,27 @@ mod tests {
             let reference = Routes::build_per_host(&kinds, &out_ports, &hosts);
             same(&fast, &reference, n, hosts.len());
             lines_agree(&fast, n, hosts.len());
+            one_port_rows_agree(&fast, &hosts);
+        }
+    }
+
+    /// Where `one_port_except` names a host's port, every lookup from the host towards another host names it
+    /// alone; where it names none, some lookup names no port or another one.
+    fn one_port_rows_agree(r: &Routes, hosts: &[u32]) {
+        let n = hosts.len() as u32;
+        for (h, &node) in hosts.iter().enumerate() {
+            let h = h as u32;
+            let others: Vec<&[u32]> = (0..n)
+                .filter(|&d| d != h)
+                .map(|d| r.next_hops(node, d))
+                .collect();
+            match r.one_port_except(node, h, n) {
+                Some(p) => assert!(others.iter().all(|g| *g == [p]), "host {h}"),
+                None => assert!(
+                    others.is_empty() || others.iter().any(|g| g.len() != 1 || *g != others[0]),
+                    "host {h}"
+                ),
+            }
         }
     }
 

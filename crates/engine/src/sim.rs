@@ -11,7 +11,7 @@ use crate::packet::{Packet, PacketKind, PacketPool};
 use crate::port::{Admission, InFlight, PipeArena, Port};
 use crate::results::{FlowRow, LinkDirResult, NodeResult, Series, SimResults, Summary};
 use crate::rng::{mix64, Rng};
-use crate::routing::{Hops, Routes};
+use crate::routing::{Hops, Routes, NO_ROUTE};
 use crate::spec::{FlowSpec, NodeKind, Routing, SimSpec, SinglePath, Transport};
 use crate::tcp::{on_held_data, AckAction, Segment, SenderStats, TcpReceiver, TcpSender};
 use crate::units::ser_time_ps;
@@ -282,6 +282,9 @@ pub struct Sim<'a> {
     /// `host_windows` when the window changes (time never goes back, so once per window) and when the run ends:
     /// one flat entry per packet sent or received instead of a row header and a row in `host_windows`.
     host_cur: Vec<(u32, [u64; 4])>,
+    /// Per host index: the port it sends by towards every other host (NO_ROUTE: none such, or a link schedule
+    /// changes routes), taken without a route lookup: a host's line was a cache miss per packet sent.
+    host_port: Vec<u32>,
     host_windows_overflowed: bool,
     flows: Flows,
     /// Flows whose receiver holds every byte.
@@ -380,6 +383,18 @@ impl<'a> Sim<'a> {
             }
         };
         let next_change = linkstate.as_ref().map_or(u64::MAX, |l| l.next_change());
+        let host_port: Vec<u32> = if linkstate.is_some() {
+            Vec::new()
+        } else {
+            let n = hosts.len() as u32;
+            (0..n)
+                .map(|h| {
+                    routes
+                        .one_port_except(hosts[h as usize], h, n)
+                        .unwrap_or(NO_ROUTE)
+                })
+                .collect()
+        };
         for (i, f) in spec.flows.iter().enumerate() {
             let (sh, dh) = (host_index[f.src as usize], host_index[f.dst as usize]);
             if routes.next_hops(f.src, dh).is_empty() || routes.next_hops(f.dst, sh).is_empty() {
@@ -467,6 +482,7 @@ impl<'a> Sim<'a> {
             node_counters: vec![NodeCounters::default(); kinds.len()],
             host_windows: vec![Vec::new(); hosts.len()],
             host_cur: vec![(u32::MAX, [0; 4]); hosts.len()],
+            host_port,
             host_windows_overflowed: false,
             kinds,
             host_index,
@@ -951,7 +967,15 @@ impl<'a> Sim<'a> {
         if self.window_ps > 0 {
             self.count_host_window(host, 0, entry.wire_bytes);
         }
-        self.forward(host, entry, None);
+        // The port `pick_port` would find (one port, so no draw): the host's uplink, unless the packet is for
+        // the host itself.
+        let h = self.host_index[host as usize];
+        let via = self
+            .host_port
+            .get(h as usize)
+            .copied()
+            .filter(|&p| p != NO_ROUTE && dst & !TAG_MASK != h);
+        self.forward(host, entry, via);
     }
 
     /// Count one packet of `wire_bytes` in the host's current window: `at` 0 for sent, 2 for received.
