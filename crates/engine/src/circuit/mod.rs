@@ -3,6 +3,7 @@
 //! (`CircuitSpec`, `CircuitResults`), sharing the packet engine's event queue, units, RNG and error type.
 
 mod hostlink;
+mod pairlists;
 pub mod results;
 pub mod rotorlb;
 pub mod schedule;

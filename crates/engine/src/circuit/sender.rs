@@ -155,26 +155,26 @@ impl CircuitSim<'_> {
                 }
                 ((e * n + d) as usize, d, true)
             };
-            let flows = if routing == CircuitRouting::Selector {
-                self.first_hop.get(list)
-            } else {
-                self.local.get(list)
-            };
             // Round robin over the list's flows (selector lists mix destinations), first come otherwise.
-            let len_list = flows.len();
-            let start = if routing == CircuitRouting::Selector {
-                self.ports[port as usize].rr as usize
+            let pick = if routing == CircuitRouting::Selector {
+                let flows = self.first_hop.get(list);
+                let len_list = flows.len();
+                let start = self.ports[port as usize].rr as usize;
+                (0..len_list)
+                    .map(|i| flows[(start + i) % len_list])
+                    .find(|&f| self.ready(f))
+                    .ok_or_else(|| self.earliest_available(flows))
             } else {
-                0
+                self.first_ready(list, self.ports[port as usize].win_end)
             };
-            let Some(f) = (0..len_list)
-                .map(|i| flows[(start + i) % len_list])
-                .find(|&f| self.ready(f))
-            else {
-                if let Some(t) = self.earliest_available(flows) {
-                    wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+            let f = match pick {
+                Ok(f) => f,
+                Err(t) => {
+                    if let Some(t) = t {
+                        wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+                    }
+                    continue;
                 }
-                continue;
             };
             let d = if routing == CircuitRouting::Selector {
                 self.ends[f as usize].1
@@ -211,6 +211,12 @@ impl CircuitSim<'_> {
                 }
             }
             let seq = self.hand_out(f, len);
+            let h = &self.hot[f as usize];
+            if h.sent >= h.size && self.fast {
+                // its last byte is out: no uplink need look at it again
+                let (src, dst) = self.ends[f as usize];
+                self.local.unlink((src * n + dst) as usize, f);
+            }
             self.pull_from_host(f, wire);
             if self.hot[f as usize].rate == 0 && !self.low_latency[f as usize] {
                 self.backlog[(e * n + d) as usize] -= len;

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use super::hostlink::HostLinks;
+use super::pairlists::PairLists;
 use super::results::CircuitResults;
 use super::rotorlb::Offer;
 use super::schedule::Schedule;
@@ -335,8 +336,9 @@ pub struct CircuitSim<'a> {
     path_rng: Rng,
     flows: Vec<FlowState>,
     hot: Vec<FlowHot>,
-    /// Flow indices per (source, destination), in flow order.
-    local: Lists,
+    /// Flow indices per (source, destination), in flow order; a datagram flow leaves its list once it has
+    /// handed out its last byte.
+    local: PairLists,
     /// Opera: which flows are low-latency, and the low-latency flows of each source.
     low_latency: Vec<bool>,
     /// Bulk flows that run TCP, DCTCP or NDP over the bulk path (RotorLB, direct, selector), and whether any does:
@@ -399,8 +401,9 @@ pub struct CircuitSim<'a> {
     started: usize,
     /// Packets on a circuit to a relay or an endpoint that will act on them (in some uplink's pipe).
     in_pipes: u64,
-    /// Deliver datagrams at hand-over (see `deliver`) and skip slots nothing can use (see `useful_slot`); off,
-    /// every arrival is an event and every slot opens (the reference path).
+    /// Deliver datagrams at hand-over (see `deliver`), skip slots nothing can use (see `useful_slot`) and
+    /// flows that cannot send (see `first_ready`); off, every arrival is an event, every slot opens and every
+    /// listed flow is asked (the reference path).
     fast: bool,
 }
 
@@ -584,7 +587,9 @@ impl<'a> CircuitSim<'a> {
                     packets_sent: 0,
                 })
                 .collect(),
-            local: Lists::new(local),
+            local: PairLists::new(&local, spec.flows.len(), |f| {
+                spec.flows[f as usize].start_ps
+            }),
             low_latency,
             bulk_tcp,
             any_bulk_tcp,

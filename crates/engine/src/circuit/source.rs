@@ -46,10 +46,9 @@ impl CircuitSim<'_> {
         if self.capped[at] {
             sum += self
                 .local
-                .get(at)
-                .iter()
-                .filter(|&&f| self.hot[f as usize].rate > 0)
-                .map(|&f| self.available(f))
+                .iter(at)
+                .filter(|&f| self.hot[f as usize].rate > 0)
+                .map(|f| self.available(f))
                 .sum::<u64>();
         }
         sum
@@ -74,27 +73,58 @@ impl CircuitSim<'_> {
 
     /// When the first of flows `fs` will have a whole packet (or its last bytes) to send, if ever.
     pub(super) fn earliest_available(&self, fs: &[u32]) -> Option<u64> {
+        fs.iter().filter_map(|&f| self.earliest_of(f)).min()
+    }
+
+    /// When flow `f` will have a whole packet (or its last bytes) to send, if ever.
+    #[inline]
+    fn earliest_of(&self, f: u32) -> Option<u64> {
+        if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
+            let head = self.flows[f as usize].queued.front()?;
+            return Some(self.nic_ready_at(f, head.seg.len as u64));
+        }
         let pay = self.spec.packet.payload_bytes as u64;
-        fs.iter()
-            .filter_map(|&f| {
-                if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
-                    let head = self.flows[f as usize].queued.front()?;
-                    return Some(self.nic_ready_at(f, head.seg.len as u64));
-                }
-                let h = &self.hot[f as usize];
-                if h.sent >= h.size {
-                    return None;
-                }
-                let need = (h.sent + pay).min(h.size);
-                let earned = match h.rate {
-                    0 => h.start,
-                    r => {
-                        let dt = (need as u128 * 8_000_000_000_000u128).div_ceil(r as u128) as u64;
-                        h.start + dt
-                    }
-                };
-                Some(earned.max(self.nic_ready_at(f, need - h.sent)))
-            })
-            .min()
+        let h = &self.hot[f as usize];
+        if h.sent >= h.size {
+            return None;
+        }
+        let need = (h.sent + pay).min(h.size);
+        let earned = match h.rate {
+            0 => h.start,
+            r => {
+                let dt = (need as u128 * 8_000_000_000_000u128).div_ceil(r as u128) as u64;
+                h.start + dt
+            }
+        };
+        Some(earned.max(self.nic_ready_at(f, need - h.sent)))
+    }
+
+    /// The first flow of pair list `list` (in flow order) that is `ready`, or else when the first of them will
+    /// have a packet if that is before `until` (None: not before). Equal to searching the whole list with
+    /// `ready` and then `earliest_available`, for a caller that ignores times at or after `until`: flows that
+    /// have handed out every byte are no longer listed, and on a list whose flows start in order the walk
+    /// stops at the first flow that starts after now and at or after both `until` and the earliest time found
+    /// (it and all after it cannot be ready, and cannot have a packet before their start). The reference path
+    /// walks every flow still listed and keeps finished datagram flows listed (tests compare the two).
+    pub(super) fn first_ready(&self, list: usize, until: u64) -> Result<u32, Option<u64>> {
+        let in_order = self.local.in_order(list);
+        let mut best: Option<u64> = None;
+        let mut f = self.local.first(list);
+        while f != crate::circuit::pairlists::NONE {
+            let start = self.hot[f as usize].start;
+            let not_started = start > self.now;
+            if self.fast && in_order && not_started && start >= best.map_or(until, |b| b.min(until))
+            {
+                break;
+            }
+            if self.ready(f) {
+                return Ok(f);
+            }
+            if let Some(t) = self.earliest_of(f) {
+                best = Some(best.map_or(t, |b| b.min(t)));
+            }
+            f = self.local.next(f);
+        }
+        Err(best.filter(|&t| t < until || !self.fast))
     }
 }
