@@ -6,6 +6,7 @@ mod hostlink;
 mod pairlists;
 pub mod results;
 pub mod rotorlb;
+mod roundlists;
 pub mod schedule;
 pub mod sim;
 pub mod spec;

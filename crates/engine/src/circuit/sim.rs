@@ -18,6 +18,7 @@ use super::hostlink::HostLinks;
 use super::pairlists::PairLists;
 use super::results::CircuitResults;
 use super::rotorlb::Offer;
+use super::roundlists::RoundLists;
 use super::schedule::Schedule;
 use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport};
 use crate::error::EngineError;
@@ -257,32 +258,6 @@ impl FlowState {
     }
 }
 
-/// Lists of flow indices by key (source x destination, or source x first offset), stored flat: one lookup
-/// per hand-over reads two neighbouring offsets instead of a vector header and its separate allocation.
-#[derive(Debug, Default)]
-struct Lists {
-    start: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Lists {
-    fn new(lists: Vec<Vec<u32>>) -> Self {
-        let mut start = Vec::with_capacity(lists.len() + 1);
-        start.push(0);
-        let mut items = Vec::new();
-        for l in lists {
-            items.extend(l);
-            start.push(items.len() as u32);
-        }
-        Lists { start, items }
-    }
-
-    #[inline]
-    fn get(&self, key: usize) -> &[u32] {
-        &self.items[self.start[key] as usize..self.start[key + 1] as usize]
-    }
-}
-
 /// Ask the CPU to bring `p`'s cache line closer. A relay's queue is read one packet per hand-over, thousands
 /// of events apart, and its packets were written long before: without the hint every read waits for memory.
 #[inline(always)]
@@ -356,9 +331,10 @@ pub struct CircuitSim<'a> {
     /// Per (source, destination): remaining bytes of started backlogged flows; whether rate-capped flows exist.
     backlog: Vec<u64>,
     capped: Vec<bool>,
-    /// Selector routing: each flow's hops as offsets, and flow indices per (source, first offset).
+    /// Selector routing: each flow's hops as offsets, and flow indices per (source, first offset) (a datagram
+    /// flow skipped once it has handed out its last byte).
     routes: Vec<Vec<u32>>,
-    first_hop: Lists,
+    first_hop: RoundLists,
     /// Relayed packets held per (endpoint, next hop), and their payload bytes.
     /// Held by value, not as pool slots: a relay may hold hundreds of thousands of packets, and a queue walked
     /// in order is far kinder to the cache than pool slots scattered by reuse (a profile of a 108-rack Opera
@@ -480,7 +456,8 @@ impl<'a> CircuitSim<'a> {
         }
         let mut routes = Vec::new();
         let mut first_hop = Vec::new();
-        if spec.routing == CircuitRouting::Selector {
+        let selector = spec.routing == CircuitRouting::Selector;
+        if selector {
             first_hop = vec![Vec::new(); (n * n) as usize];
             for (i, f) in spec.flows.iter().enumerate() {
                 let (src, dst) = ends[i];
@@ -609,7 +586,12 @@ impl<'a> CircuitSim<'a> {
             backlog,
             capped,
             routes,
-            first_hop: Lists::new(first_hop),
+            // (only selector runs have lists; the others need no per-flow positions)
+            first_hop: RoundLists::new(
+                first_hop,
+                if selector { spec.flows.len() } else { 0 },
+                |f| spec.flows[f as usize].start_ps,
+            ),
             relay: vec![VecDeque::new(); (n * n) as usize],
             relay_len: vec![0; (n * n) as usize],
             held: vec![0; (n * n) as usize],

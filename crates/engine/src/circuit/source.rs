@@ -127,4 +127,55 @@ impl CircuitSim<'_> {
         }
         Err(best.filter(|&t| t < until || !self.fast))
     }
+
+    /// SelectorNet: the first flow of first-hop list `list` that is `ready`, in round-robin order from position
+    /// `rr` (modulo the list's length), with its position; or else when the first of them will have a packet if
+    /// that is before `until`. Equal to asking every flow of the list in that order and then
+    /// `earliest_available`, for a caller that ignores times at or after `until`, as `first_ready` is: finished
+    /// datagram flows are skipped, and on a list whose flows start in order so are the flows not yet started
+    /// (found by a binary search), and the search for the earliest time stops as `first_ready`'s does.
+    pub(super) fn first_ready_in_round(
+        &self,
+        list: usize,
+        rr: u32,
+        until: u64,
+    ) -> Result<(u32, u32), Option<u64>> {
+        let fh = &self.first_hop;
+        let (s, e) = fh.span(list);
+        if s == e {
+            return Err(None);
+        }
+        let started = if self.fast {
+            fh.started_end(list, self.now, |f| self.hot[f as usize].start)
+        } else {
+            e
+        };
+        let from = s + rr % (e - s);
+        for (lo, hi) in [(from, e), (s, from)] {
+            let hi = hi.min(started);
+            let mut k = fh.listed_from(lo);
+            while k < hi {
+                let f = fh.item(k);
+                if self.ready(f) {
+                    return Ok((f, k - s));
+                }
+                k = fh.listed_from(k + 1);
+            }
+        }
+        let in_order = self.fast && fh.in_order(list);
+        let mut best: Option<u64> = None;
+        let mut k = fh.listed_from(s);
+        while k < e {
+            let f = fh.item(k);
+            let start = self.hot[f as usize].start;
+            if in_order && start > self.now && start >= best.map_or(until, |b| b.min(until)) {
+                break;
+            }
+            if let Some(t) = self.earliest_of(f) {
+                best = Some(best.map_or(t, |b| b.min(t)));
+            }
+            k = fh.listed_from(k + 1);
+        }
+        Err(best.filter(|&t| t < until || !self.fast))
+    }
 }
