@@ -1,5 +1,5 @@
 //! The circuit simulator's round-robin flow lists (SelectorNet: the flows of a source whose route starts with
-//! one hop), stored flat in flow order: a flow keeps its position for the round robin, and a datagram flow
+//! one hop; Opera: a source's low-latency datagram flows), stored flat in flow order: a flow keeps its position for the round robin, and a datagram flow
 //! that has handed out its last byte is skipped by a pointer to the next flow still listed, so an uplink looking
 //! for work walks the flows that may still send (docs/circuit-engine.md, "How it runs fast").
 

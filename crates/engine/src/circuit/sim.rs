@@ -325,7 +325,8 @@ pub struct CircuitSim<'a> {
     ack_q: Vec<VecDeque<u32>>,
     /// Bulk TCP segments waiting per (source endpoint, destination endpoint): the ToR queue DCTCP marks at K.
     voq_pkts: Vec<u32>,
-    ll_src: Vec<Vec<u32>>,
+    /// Opera's low-latency datagram flows per source, for the round robin (finished flows skipped).
+    ll_src: RoundLists,
     reroutes: u64,
     no_path: u64,
     /// Per (source, destination): remaining bytes of started backlogged flows; whether rate-capped flows exist.
@@ -580,7 +581,16 @@ impl<'a> CircuitSim<'a> {
             } else {
                 Vec::new()
             },
-            ll_src,
+            // (only Opera runs have low-latency flows; the others need no per-flow positions)
+            ll_src: RoundLists::new(
+                ll_src,
+                if spec.opera.is_some() {
+                    spec.flows.len()
+                } else {
+                    0
+                },
+                |f| spec.flows[f as usize].start_ps,
+            ),
             reroutes: 0,
             no_path: 0,
             backlog,

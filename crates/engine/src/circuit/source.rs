@@ -78,7 +78,7 @@ impl CircuitSim<'_> {
 
     /// When flow `f` will have a whole packet (or its last bytes) to send, if ever.
     #[inline]
-    fn earliest_of(&self, f: u32) -> Option<u64> {
+    pub(super) fn earliest_of(&self, f: u32) -> Option<u64> {
         if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
             let head = self.flows[f as usize].queued.front()?;
             return Some(self.nic_ready_at(f, head.seg.len as u64));
