@@ -1,6 +1,6 @@
 //! The circuit simulator's bulk flows per (source, destination) endpoint pair, in flow order, as linked lists:
 //! a datagram flow that has handed out its last byte is unlinked, so an uplink looking for work walks the
-//! flows that may still send, not every flow the pair ever had (docs/circuit-engine.md, "Cost per flow").
+//! flows that may still send, not every flow the pair ever had (docs/circuit-engine.md, "How it runs fast").
 
 /// No flow: the end of a list.
 pub(crate) const NONE: u32 = u32::MAX;
