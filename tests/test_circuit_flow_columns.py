@@ -1,6 +1,7 @@
 """Flows on circuit fabrics cross to the engine as column buffers (`_native.run_circuit_columns`): the spec's
-flows are those the per-flow JSON path writes, the engine's results are the same value for value, and a run
-from `FlowColumns` equals a run from the same flows as a list of `Flow`."""
+flows are those the per-flow JSON path writes, the engine's results (flows, uplinks, hosts and series, all
+handed back as columns) are the same value for value, and a run from `FlowColumns` equals a run from the same
+flows as a list of `Flow`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from greendcn.core.errors import EngineInputError
 from greendcn.sim import engine
 from greendcn.sim.optical import scenario_run
 from greendcn.sim.run import as_scenario, simulate
+from greendcn.sim.tables import Records
 from greendcn.sim.workload import build_workload
 from greendcn.sim.workload.columns import FlowColumns
 from greendcn.sim.workload.flow import Flow
@@ -94,9 +96,23 @@ def test_the_column_path_gives_the_json_paths_spec_and_results(monkeypatch, sets
                 assert key in times and math.isnan(got), (i, key)
             else:
                 assert got == value and (key in times or type(got) is type(value)), (i, key)
-    for key in ref:
-        if key != "flows":
-            assert cols[key] == ref[key] or key == "summary"
+    # the other tables: uplinks and hosts as Records of int64 columns, read as the JSON's records (the same
+    # keys, values and Python types); the series as int64 rows x windows arrays of the JSON's values
+    assert list(cols) == list(ref) and "hosts" in ref and ref["series"] is not None
+    for key in ("ports", "hosts"):
+        assert isinstance(cols[key], Records)
+        assert all(a.dtype == np.int64 for a in (cols[key].table[n] for n in cols[key].table.columns))
+        assert cols[key] == ref[key]
+        assert [{k: type(v) for k, v in r.items()} for r in cols[key]] == [
+            {k: type(v) for k, v in r.items()} for r in ref[key]
+        ]
+    assert list(cols["series"]) == list(ref["series"])
+    assert cols["series"]["window_ps"] == ref["series"]["window_ps"]
+    for name, rows in ref["series"].items():
+        if name != "window_ps":
+            got = cols["series"][name]
+            assert got.dtype == np.int64 and got.shape == (len(rows), len(rows[0])), name
+            assert got.tolist() == rows, name
     drop_wall = {k: v for k, v in ref["summary"].items() if k != "wall_s"}
     assert {k: v for k, v in cols["summary"].items() if k != "wall_s"} == drop_wall
 

@@ -1155,3 +1155,139 @@ fn opera_bulk_tcp_goes_by_rotorlb_and_acknowledges_on_the_low_latency_class() {
         r["summary"]
     );
 }
+
+/// SelectorNet with many small flows per first hop, starting in order or not, some rate-capped: the fast path
+/// skips finished flows and flows not yet started in the round robin (`first_ready_in_round`), the reference
+/// path asks every flow; the results must agree bit for bit.
+#[test]
+fn selector_round_robin_over_many_small_flows_matches_the_reference_path() {
+    let mut x: u64 = 0x5DEE_CE66_D1CE_4E5B;
+    let mut rand = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for (shuffled, hosts) in [(false, true), (true, true), (false, false)] {
+        let flows: Vec<Value> = (0..400u64)
+            .map(|i| {
+                let per = if hosts { 2 } else { 1 };
+                let src = rand(16 * per);
+                let dst = (src + per + rand(15 * per)) % (16 * per);
+                let start = if shuffled && rand(3) == 0 {
+                    rand(400) * 5_000_000
+                } else {
+                    i * 5_000_000
+                };
+                let mut f = json!({"id": i, "src": src, "dst": dst, "size_bytes": 1_000 + rand(19_000),
+                                   "start_ps": start});
+                if rand(10) == 0 {
+                    f["rate_bps"] = json!([1_000_000_000u64, 3_000_000_000][rand(2) as usize]);
+                }
+                f
+            })
+            .collect();
+        // two selector switches of 16 racks with 1 ms slots, the second a quarter cycle on: many flows of a
+        // list are ready at once, so the round robin's order shows in every flow's finish
+        let ms: Vec<Vec<u32>> = (0..4)
+            .map(|i| (0..16).map(|p| (p + (8 >> i)) % 16).collect())
+            .collect();
+        let switch = |first: usize| {
+            let order: Vec<Vec<u32>> = (0..4).map(|k| ms[(first + k) % 4].clone()).collect();
+            let slots: Vec<Value> = (0..4)
+                .map(|k| json!({"matching": k, "uptime_ps": 1_000_000_000u64, "reconfig_ps": 150_000_000}))
+                .collect();
+            json!({"kind": "selector", "matchings": order, "slots": slots})
+        };
+        let mut v = json!({
+            "seed": 1, "endpoints": 16, "link_rate_bps": GBPS10, "delay_ps": 500_000,
+            "switches": [switch(0), switch(1)], "routing": "selector", "flows": flows,
+            "tdma": {"guard_ps": 400_000, "prealloc_ps": 0},
+        });
+        if hosts {
+            v["hosts"] = json!({"per_endpoint": 2, "rate_bps": GBPS10, "delay_ps": 500_000,
+                                "nic_queue": {"packets": 1000}, "tor_queue": {"packets": 1000}});
+        }
+        let spec: CircuitSpec = serde_json::from_value(v).expect("spec parses");
+        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
+        let reference = CircuitSim::new(&spec)
+            .unwrap()
+            .reference_path()
+            .run(&mut |_| false)
+            .unwrap();
+        let (mut a, mut b) = (
+            serde_json::to_value(&fast).unwrap(),
+            serde_json::to_value(&reference).unwrap(),
+        );
+        conserved(&a);
+        assert_eq!(
+            u(&a, &["summary", "flows_completed"]),
+            400,
+            "shuffled {shuffled}"
+        );
+        for v in [&mut a, &mut b] {
+            for k in ["events", "wall_s", "peak_packets_alive"] {
+                v["summary"][k] = json!(0);
+            }
+        }
+        assert_eq!(a, b, "shuffled {shuffled}, hosts {hosts}");
+    }
+}
+
+/// Opera's low-latency datagrams, many small flows per source starting in order or not, beside a bulk flow, from
+/// racks and from hosts: the fast path skips finished and unstarted flows in the round robin and in the wake-up
+/// search (`low_latency_next`, `wake_for_low_latency`), the reference path asks every flow; they must agree.
+#[test]
+fn opera_low_latency_datagrams_over_many_small_flows_match_the_reference_path() {
+    let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+    let mut rand = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for (shuffled, hosts) in [(false, false), (true, false), (false, true), (true, true)] {
+        let per = if hosts { 2 } else { 1 };
+        let mut flows: Vec<Value> = (0..300u64)
+            .map(|i| {
+                let src = rand(4 * per);
+                let dst = (src + per + rand(3 * per)) % (4 * per);
+                let start = if shuffled && rand(3) == 0 {
+                    rand(300) * 400_000
+                } else {
+                    i * 400_000
+                };
+                json!({"id": i, "src": src, "dst": dst, "size_bytes": 500 + rand(12_000), "start_ps": start})
+            })
+            .collect();
+        flows.push(json!({"id": 300, "src": 0, "dst": per, "size_bytes": 20_000_000}));
+        let mut v = opera_spec(30_000_000, json!(flows));
+        if hosts {
+            v["hosts"] = json!({"per_endpoint": 2, "rate_bps": GBPS10, "delay_ps": 500_000,
+                                "nic_queue": {"packets": 1000}, "tor_queue": {"packets": 1000}});
+        }
+        v["stop_ps"] = json!(3_000_000_000u64);
+        let spec: CircuitSpec = serde_json::from_value(v).expect("spec parses");
+        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
+        let reference = CircuitSim::new(&spec)
+            .unwrap()
+            .reference_path()
+            .run(&mut |_| false)
+            .unwrap();
+        let (mut a, mut b) = (
+            serde_json::to_value(&fast).unwrap(),
+            serde_json::to_value(&reference).unwrap(),
+        );
+        assert!(
+            u(&a, &["summary", "flows_completed"]) >= 250,
+            "{shuffled} {hosts}: {}",
+            a["summary"]
+        );
+        for v in [&mut a, &mut b] {
+            for k in ["events", "wall_s", "peak_packets_alive"] {
+                v["summary"][k] = json!(0);
+            }
+        }
+        assert_eq!(a, b, "shuffled {shuffled}, hosts {hosts}");
+    }
+}

@@ -1,15 +1,19 @@
 //! Circuit-fabric runs with their flows as columns (docs/circuit-engine.md, "Flows as columns"): the spec's flows
-//! come in as column buffers and the per-flow results go out as column buffers, so a million generated flows cost
-//! their bytes, not a JSON object each way; everything else stays JSON.
+//! come in as column buffers and the results' tables (per flow, per uplink, per host, the per-window series) go
+//! out as column buffers, so a million generated flows or a run of thousands of windows cost their bytes, not a
+//! JSON value each; only the summary stays JSON.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
-use greendcn_engine::circuit::results::CircuitFlowResult;
+use greendcn_engine::circuit::results::{
+    CircuitFlowResult, CircuitHostResult, CircuitPortResult, CircuitSeries,
+};
 use greendcn_engine::circuit::spec::{CircuitFlowSpec, CircuitTransport};
 use greendcn_engine::circuit::{CircuitSim, CircuitSpec};
 use greendcn_engine::{EngineError, Loc};
 
+use crate::columns::matrix;
 use crate::{guarded, spec_error, u64_column, watcher};
 
 /// The circuit transports by their one-byte code: the packet engine's order (`TRANSPORTS`, tcp udp dctcp ndp)
@@ -125,9 +129,84 @@ fn flow_columns(py: Python<'_>, flows: &[CircuitFlowResult]) -> PyResult<Py<PyLi
     Ok(list.unbind())
 }
 
-/// `run_circuit` with the flows as columns both ways: `flows` the spec's flows as (name, little-endian bytes)
-/// (the spec's own `flows` then empty); returns (the results JSON with empty `flows`, the per-flow results as a
-/// list of (column name, numpy type code, bytes) in the JSON's field order).
+/// A table's `<u8` column: name and the value of one row.
+type U64Column<T> = (&'static str, fn(&T) -> u64);
+
+/// The uplinks' results as columns, in the order of the JSON's fields.
+const PORT_COLUMNS: [U64Column<CircuitPortResult>; 6] = [
+    ("endpoint", |p| u64::from(p.endpoint)),
+    ("switch", |p| u64::from(p.switch)),
+    ("bytes_sent", |p| p.bytes_sent),
+    ("packets_sent", |p| p.packets_sent),
+    ("busy_ps", |p| p.busy_ps),
+    ("no_circuit_drops", |p| p.no_circuit_drops),
+];
+
+/// The hosts' results as columns, in the order of the JSON's fields.
+const HOST_COLUMNS: [U64Column<CircuitHostResult>; 14] = [
+    ("host", |h| u64::from(h.host)),
+    ("endpoint", |h| u64::from(h.endpoint)),
+    ("bytes_sent", |h| h.bytes_sent),
+    ("packets_sent", |h| h.packets_sent),
+    ("busy_ps", |h| h.busy_ps),
+    ("nic_drops", |h| h.nic_drops),
+    ("peak_nic_queue_packets", |h| h.peak_nic_queue_packets),
+    ("bytes_received", |h| h.bytes_received),
+    ("packets_received", |h| h.packets_received),
+    ("payload_bytes_received", |h| h.payload_bytes_received),
+    ("rx_busy_ps", |h| h.rx_busy_ps),
+    ("tor_drops", |h| h.tor_drops),
+    ("tor_trims", |h| h.tor_trims),
+    ("peak_tor_queue_packets", |h| h.peak_tor_queue_packets),
+];
+
+/// Rows of a table as a list of (column name, "<u8", bytes).
+fn u64_table<T>(py: Python<'_>, rows: &[T], columns: &[U64Column<T>]) -> PyResult<Py<PyList>> {
+    let list = PyList::empty(py);
+    for (name, get) in columns {
+        let bytes = PyBytes::new_with(py, 8 * rows.len(), |buf| {
+            for (out, r) in buf.chunks_exact_mut(8).zip(rows) {
+                out.copy_from_slice(&get(r).to_le_bytes());
+            }
+            Ok(())
+        })?;
+        list.append((*name, "<u8", bytes))?;
+    }
+    Ok(list.unbind())
+}
+
+/// The per-window series: `window_ps` and, per series the JSON has, (rows, row-major `<u8` bytes) of a rows x
+/// windows matrix (the engine pads every row to the run's windows).
+fn series_dict(py: Python<'_>, s: &CircuitSeries) -> PyResult<Py<PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("window_ps", s.window_ps)?;
+    d.set_item(
+        "endpoint_payload_bytes_received",
+        matrix(py, &s.endpoint_payload_bytes_received)?,
+    )?;
+    d.set_item(
+        "endpoint_wire_bytes_sent",
+        matrix(py, &s.endpoint_wire_bytes_sent)?,
+    )?;
+    let hosts = [
+        ("host_packets_sent", &s.host_packets_sent),
+        ("host_bytes_sent", &s.host_bytes_sent),
+        ("host_packets_received", &s.host_packets_received),
+        ("host_bytes_received", &s.host_bytes_received),
+    ];
+    for (name, rows) in hosts {
+        if let Some(rows) = rows {
+            d.set_item(name, matrix(py, rows)?)?;
+        }
+    }
+    Ok(d.unbind())
+}
+
+/// `run_circuit` with the flows as columns both ways and the other tables as columns too: `flows` the spec's
+/// flows as (name, little-endian bytes) (the spec's own `flows` then empty); returns (the results JSON with
+/// empty `flows` and `ports` and without `hosts` and `series`, the per-flow results as a list of (column name,
+/// numpy type code, bytes) in the JSON's field order, and a dict of the other tables: `ports` and `hosts` (None
+/// without hosts) as lists of (name, "<u8", bytes), `series` None or `series_dict`'s).
 #[pyfunction]
 #[pyo3(signature = (spec_json, flows, progress=None))]
 pub(crate) fn run_circuit_columns(
@@ -135,7 +214,7 @@ pub(crate) fn run_circuit_columns(
     spec_json: &str,
     flows: Vec<(String, Py<PyBytes>)>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(String, Py<PyList>)> {
+) -> PyResult<(String, Py<PyList>, Py<PyDict>)> {
     let spec = spec_json.to_owned();
     // The flows are read from the Python buffers in place, before the run (and its release of the GIL).
     let views: Vec<(String, &[u8])> = flows
@@ -145,7 +224,7 @@ pub(crate) fn run_circuit_columns(
     let flow_specs = circuit_flows_from_columns(&views).map_err(|e| spec_error(&e))?;
     drop(views);
     drop(flows);
-    let (text, rows) = guarded(py, move |interrupted| {
+    let (text, mut results) = guarded(py, move |interrupted| {
         let mut watch = watcher(&progress, interrupted);
         let de = &mut serde_json::Deserializer::from_str(&spec);
         let mut parsed: CircuitSpec = serde_path_to_error::deserialize(de).map_err(|e| {
@@ -157,9 +236,26 @@ pub(crate) fn run_circuit_columns(
         })?;
         parsed.flows = flow_specs;
         let mut results = CircuitSim::new(&parsed)?.run(&mut watch)?;
-        let rows = std::mem::take(&mut results.flows);
+        let rest = greendcn_engine::circuit::CircuitResults {
+            flows: std::mem::take(&mut results.flows),
+            ports: std::mem::take(&mut results.ports),
+            hosts: results.hosts.take(),
+            series: results.series.take(),
+            summary: results.summary.clone(),
+        };
         let text = serde_json::to_string(&results).expect("results always serialize");
-        Ok((text, rows))
+        Ok((text, rest))
     })?;
-    Ok((text, flow_columns(py, &rows)?))
+    let tables = PyDict::new(py);
+    tables.set_item("ports", u64_table(py, &results.ports, &PORT_COLUMNS)?)?;
+    match &results.hosts {
+        Some(h) => tables.set_item("hosts", u64_table(py, h, &HOST_COLUMNS)?)?,
+        None => tables.set_item("hosts", py.None())?,
+    }
+    match &results.series {
+        Some(s) => tables.set_item("series", series_dict(py, s)?)?,
+        None => tables.set_item("series", py.None())?,
+    }
+    let flows = flow_columns(py, &std::mem::take(&mut results.flows))?;
+    Ok((text, flows, tables.unbind()))
 }

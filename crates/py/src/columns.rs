@@ -216,7 +216,10 @@ pub(crate) fn node_columns(py: Python<'_>, nodes: &[NodeResult]) -> PyResult<Py<
 }
 
 /// A series of per-row (link direction or host) and per-window counts as (rows, row-major `<u8` bytes).
-fn matrix<'py>(py: Python<'py>, rows: &[Vec<u64>]) -> PyResult<(usize, Bound<'py, PyBytes>)> {
+pub(crate) fn matrix<'py>(
+    py: Python<'py>,
+    rows: &[Vec<u64>],
+) -> PyResult<(usize, Bound<'py, PyBytes>)> {
     let width = rows.first().map_or(0, Vec::len);
     let bytes = PyBytes::new_with(py, 8 * width * rows.len(), |buf| {
         for (out, row) in buf.chunks_exact_mut(8 * width).zip(rows) {

@@ -212,9 +212,12 @@ def run_circuit_spec(
     a field of the circuit spec into the key of whatever the user wrote (the optical fabric's options).
 
     With the spec's `flows` given as `FlowBuffers` (`FlowColumns.circuit_buffers`), they cross as column
-    buffers and the results' `flows` come back as a dict of numpy arrays in the JSON's field order: whole
-    numbers as int64, `completed` bool, `transport` names (an object array), and `finish_ps`, `fct_ps`,
-    `acked_ps` and `fct_ack_ps` float64 with NaN where the JSON has null."""
+    buffers and the results' tables come back as columns, no JSON text parsed for them: `flows` a dict of numpy
+    arrays in the JSON's field order (whole numbers as int64, `completed` bool, `transport` names (an object
+    array), and `finish_ps`, `fct_ps`, `acked_ps` and `fct_ack_ps` float64 with NaN where the JSON has null);
+    `ports` and (with hosts) `hosts` `sim.tables.Records` of int64 columns (read as the JSON's list of records,
+    built on first use; `.table` their columns); `series` None or its `window_ps` and, per series, a rows x
+    windows int64 array."""
     flows = spec.get("flows")
     if not isinstance(flows, FlowBuffers):
         return _call(_native.run_circuit, spec, progress, loc_map, "docs/circuit-engine.md")
@@ -223,12 +226,28 @@ def run_circuit_spec(
     def native(text: str, progress: Any) -> Any:
         return _native.run_circuit_columns(text, buffers, progress)
 
-    text, columns = _call(
+    text, columns, tables = _call(
         native, {**spec, "flows": []}, progress, loc_map, "docs/circuit-engine.md", raw=True
     )
-    out = json.loads(text)
-    out["flows"] = _circuit_flow_columns(columns)
+    doc = json.loads(text)
+    # the JSON's keys in its order: summary, flows, ports, hosts (runs with hosts), series
+    out = {"summary": doc["summary"], "flows": _circuit_flow_columns(columns)}
+    out["ports"] = _int_records(tables["ports"])
+    if tables["hosts"] is not None:
+        out["hosts"] = _int_records(tables["hosts"])
+    out["series"] = _series(tables["series"])
     return out
+
+
+def _int_records(columns: list[tuple[str, str, bytes]]) -> Any:
+    """A table of whole numbers as `Records` of int64 columns."""
+    import numpy as np
+
+    from .tables import Columns, Records
+
+    return Records(
+        Columns({name: np.frombuffer(buf, dtype=dtype).astype(np.int64) for name, dtype, buf in columns})
+    )
 
 
 def _circuit_flow_columns(columns: list[tuple[str, str, bytes]]) -> dict[str, Any]:

@@ -287,48 +287,60 @@ class HostPricer:
         names = [n for n, kind in zip(nodes.names, nodes.kinds) if kind == "host"]
         sim_s = results["summary"]["sim_time_ps"] * 1e-12
         w_s = series["window_ps"] * 1e-12
+        hosts = len(names)
         if interval_ps is None:
             windows = max(1, math.ceil(sim_s / w_s - 1e-9)) if sim_s > 0 else 1
-            sent = fold_windows(series["host_packets_sent"], len(names), windows)
-            recv = fold_windows(series["host_packets_received"], len(names), windows)
-            rbytes = fold_windows(series["host_bytes_received"], len(names), windows)
-            bsent = fold_windows(series["host_bytes_sent"], len(names), windows)
             starts = np.arange(windows) * w_s
             dur = np.clip(sim_s - starts, 0.0, w_s)
+
+            def counts(key: str) -> np.ndarray:
+                return fold_windows(series[key], hosts, windows)
         else:
             from .ledger import in_interval, interval_weights
 
             idx, frac = interval_weights(series["window_ps"], interval_ps)
-            sent, recv, rbytes, bsent = (
-                in_interval(series[k], idx, frac)
-                for k in (
-                    "host_packets_sent",
-                    "host_packets_received",
-                    "host_bytes_received",
-                    "host_bytes_sent",
-                )
-            )
             dur = frac * w_s
-        safe = np.where(dur > 0, dur, 1.0)
-        load = (sent + recv) / 2.0 / safe  # forwarding-equivalent packets per second
-        rx_pps = recv / safe
-        pkt_bytes = np.where(recv > 0, rbytes / np.maximum(recv, 1), 1500.0)
 
+            def counts(key: str) -> np.ndarray:
+                return in_interval(series[key], idx, frac)
+
+        # Hosts x windows as few at a time as the figures allow (each is 8 bytes a cell): the counts are read one
+        # series at a time and kept only while a per-cell figure needs them.
+        safe = np.where(dur > 0, dur, 1.0)
+        sent = counts("host_packets_sent")
+        packets_sent = sent.sum(axis=1)
+        recv = counts("host_packets_received")
+        packets_received = recv.sum(axis=1)
+        load = (sent + recv) / 2.0 / safe  # forwarding-equivalent packets per second
+        del sent
+        rx_pps = recv / safe
+        rbytes = counts("host_bytes_received")
+        bytes_received = rbytes.sum(axis=1)
         settings = [self.setting_for(n) for n in names]
-        cpu = np.zeros_like(load)
-        nicw = np.zeros_like(load)
-        irq = np.zeros_like(load)
-        sat = np.zeros(len(names), dtype=np.int64)
+        pkt_bytes = None
+        if any(_sized_watermark(s.nic) for s in settings):  # the only setting that reads the packet size
+            pkt_bytes = np.where(recv > 0, rbytes / np.maximum(recv, 1), 1500.0)
+        del recv, rbytes
+        bytes_sent = counts("host_bytes_sent").sum(axis=1)
+
+        cpu = np.empty_like(load)
+        nicw = np.empty_like(load)
+        irq = np.empty_like(load)
+        sat = np.zeros(hosts, dtype=np.int64)
         plat_w = np.array([s.platform_w for s in settings])
         groups: dict[_Setting, list[int]] = {}
         for i, s in enumerate(settings):
             groups.setdefault(s, []).append(i)
         for s, rows in groups.items():
-            idx = np.array(rows)
-            c, saturated, f_rx = self._cpu_w(s, load[idx])
-            cpu[idx] = c
-            sat[idx] = saturated.sum(axis=1)
-            nicw[idx], irq[idx] = self._nic_w(s, f_rx, rx_pps[idx], pkt_bytes[idx], dur)
+            sel = slice(None) if len(rows) == hosts else np.array(rows)
+            c, saturated, f_rx = self._cpu_cells(s, load[sel])
+            cpu[sel] = c
+            sat[sel] = saturated.sum(axis=1)
+            nicw[sel], ips = self._nic_cells(
+                s, f_rx, rx_pps[sel], None if pkt_bytes is None else pkt_bytes[sel]
+            )
+            irq[sel] = ips * dur
+        del load, rx_pps, pkt_bytes
         power = cpu + nicw + plat_w[:, None]
         power[:, dur <= 0] = 0.0
         return HostEnergy(
@@ -339,10 +351,10 @@ class HostPricer:
             nic_j=nicw @ dur,
             platform_j=plat_w * float(dur.sum()),
             interrupts=irq.sum(axis=1),
-            packets_sent=sent.sum(axis=1),
-            packets_received=recv.sum(axis=1),
-            bytes_sent=bsent.sum(axis=1),
-            bytes_received=rbytes.sum(axis=1),
+            packets_sent=packets_sent,
+            packets_received=packets_received,
+            bytes_sent=bytes_sent,
+            bytes_received=bytes_received,
             saturated_windows=sat,
             window_s=w_s,
             durations_s=dur,
@@ -379,10 +391,30 @@ class HostPricer:
             idle = p.phi_idle_w[max(work, rest)]  # a platform-wide idle, at the highest frequency in use
         return idle + dynamic, saturated, fs[work]
 
-    def _nic_w(
-        self, s: _Setting, f_hz: float, rx_pps: np.ndarray, pkt_bytes: np.ndarray, dur: np.ndarray
+    def _cpu_cells(self, s: _Setting, load: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """`_cpu_w` per cell of `load` (hosts x windows), worked out once per distinct load."""
+        (values,), index = _distinct(load)
+        c, saturated, f_rx = self._cpu_w(s, values)
+        return c[index], saturated[index], f_rx
+
+    def _nic_cells(
+        self, s: _Setting, f_hz: float, rx_pps: np.ndarray, pkt_bytes: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Receive overhead power (W) and interrupts per host and window (greendcn.nic.model)."""
+        """`_nic_w` per cell of `rx_pps` (hosts x windows), worked out once per distinct receive rate (and packet
+        size, for a watermark in bytes)."""
+        if _sized_watermark(s.nic):
+            (rx, size), index = _distinct(rx_pps, pkt_bytes)
+        else:
+            (rx,), index = _distinct(rx_pps)
+            size = None
+        watts, ips = self._nic_w(s, f_hz, rx, size)
+        return watts[index], ips[index]
+
+    def _nic_w(
+        self, s: _Setting, f_hz: float, rx_pps: np.ndarray, pkt_bytes: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Receive overhead power (W) and interrupts per second at these receive rates (greendcn.nic.model);
+        `pkt_bytes` is read only by a watermark in bytes."""
         from ..nic.cpupower import CpuPower
         from ..nic.model import evaluate
         from ..nic.params import DEFAULT_HOST, parse_setting
@@ -398,7 +430,36 @@ class HostPricer:
         overhead = r.interrupts_per_s * host.irq_cost_s + r.polls_per_s * host.poll_cost_s
         overhead = np.minimum(overhead, s.cores)
         watts = (cpu.phi_active_w - cpu.phi_idle_w) * overhead
-        return np.where(rx_pps > 0, watts, 0.0), np.where(rx_pps > 0, r.interrupts_per_s, 0.0) * dur
+        return np.where(rx_pps > 0, watts, 0.0), np.where(rx_pps > 0, r.interrupts_per_s, 0.0)
+
+
+@lru_cache(maxsize=64)
+def _sized_watermark(nic: str) -> bool:
+    """Whether a receive mode's parameter depends on the packet size (a watermark in bytes)."""
+    from ..nic.params import parse_setting
+
+    setting = parse_setting(nic)
+    return setting.mode == "watermark" and setting.unit == "B"
+
+
+def _distinct(x: np.ndarray, y: np.ndarray | None = None) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The distinct values of `x` (with `y`: of the pairs (x, y)) as 1-D arrays, zero first, and per cell of `x`
+    the place of its value among them. Pricing is elementwise arithmetic, so a figure worked out on these values
+    and gathered back is the figure worked out cell by cell, bit for bit, at the cost of the distinct values:
+    a run's windows hold few distinct packet counts (most are empty when the windows are narrow). Where x is
+    zero, y is taken as 1500 (the packet size the pricing assumes where nothing was received)."""
+    flat = x.reshape(-1)
+    nz = np.flatnonzero(flat)
+    index = np.zeros(flat.size, dtype=np.intp)
+    if y is None:
+        u, inv = np.unique(flat[nz], return_inverse=True)
+        values: tuple[np.ndarray, ...] = (np.concatenate(([0.0], u)),)
+    else:
+        pairs = np.stack([flat[nz], y.reshape(-1)[nz]], axis=1)
+        u, inv = np.unique(pairs, axis=0, return_inverse=True)
+        values = (np.concatenate(([0.0], u[:, 0])), np.concatenate(([1500.0], u[:, 1])))
+    index[nz] = inv.reshape(-1) + 1
+    return values, index.reshape(x.shape)
 
 
 def _label(s: _Setting) -> str:
@@ -411,17 +472,26 @@ def fold_windows(rows: list[list[int]], hosts: int, windows: int) -> np.ndarray:
     """Ragged per-host (or per-link) rows (the engine stops a row at its last packet) as rows x windows; counts
     past the last window (a packet at the very end of the run) are kept in the last one."""
     out = np.zeros((hosts, windows), dtype=float)
-    if isinstance(rows, np.ndarray) and rows.ndim == 2:  # the engine's columns (sim.engine.run_spec_columns)
-        a = rows.astype(float)
-        if a.shape[1] > windows:
-            a = np.concatenate([a[:, : windows - 1], a[:, windows - 1 :].sum(axis=1, keepdims=True)], axis=1)
-        out[: len(a), : a.shape[1]] = a
-        return out
-    for i, row in enumerate(rows):
-        if len(row) == 0:
-            continue
-        a = np.asarray(row, dtype=float)
-        if a.size > windows:
-            a = np.concatenate([a[: windows - 1], [a[windows - 1 :].sum()]])
-        out[i, : a.size] = a
+    if not (isinstance(rows, np.ndarray) and rows.ndim == 2):  # lists of whole numbers (a results document)
+        rows = int_rows(rows)
+    # the engine's columns (sim.engine.run_spec_columns); whole numbers, so the folded sums are exact
+    a = rows.astype(float)
+    if a.shape[1] > windows:
+        a = np.concatenate([a[:, : windows - 1], a[:, windows - 1 :].sum(axis=1, keepdims=True)], axis=1)
+    out[: len(a), : a.shape[1]] = a
+    return out
+
+
+def int_rows(rows: list[list[int]]) -> np.ndarray:
+    """Ragged lists of whole numbers as one int64 matrix, zeros after a row's end (one conversion of every
+    number, not one array per row)."""
+    import itertools
+
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum()))
+    width = int(lengths.max()) if len(rows) else 0
+    if (lengths == width).all():
+        return flat.reshape(len(rows), width)
+    out = np.zeros((len(rows), width), dtype=np.int64)
+    out[np.arange(width) < lengths[:, None]] = flat  # row by row, in order
     return out

@@ -19,7 +19,7 @@ from ..core.errors import InputError
 from ..power.models import Counters, PowerModel, from_switch
 from ..power.ports import PortPowerModel
 from ..power.switches import SwitchModel, get_switch
-from .host_power import fold_windows
+from .host_power import fold_windows, int_rows
 from .ledger_columns import dir_columns, node_columns
 from .port_energy import port_breakdown, port_states
 
@@ -111,14 +111,12 @@ def interval_weights(window_ps: int, interval_ps: tuple[int, int]) -> tuple[np.n
 def in_interval(rows: list[list[int]], idx: np.ndarray, frac: np.ndarray) -> np.ndarray:
     """Per row (a host or link direction), its windows' counts inside the interval (rows x windows touched)."""
     out = np.zeros((len(rows), idx.size))
+    if not (isinstance(rows, np.ndarray) and rows.ndim == 2) and idx.size:  # lists (a results document)
+        lo, hi = int(idx[0]), int(idx[-1]) + 1  # consecutive windows: only theirs are converted
+        rows, idx = int_rows([row[lo:hi] for row in rows]), idx - lo
     if isinstance(rows, np.ndarray) and rows.ndim == 2:  # the engine's columns (sim.engine.run_spec_columns)
         keep = idx < rows.shape[1]
         out[:, keep] = rows[:, idx[keep]].astype(float) * frac[keep]
-        return out
-    for i, row in enumerate(rows):
-        keep = idx < len(row)
-        if keep.any():
-            out[i, keep] = np.asarray(row, dtype=float)[idx[keep]] * frac[keep]
     return out
 
 

@@ -189,13 +189,28 @@ impl CircuitSim<'_> {
             return;
         }
         let sw = port % self.s;
-        let t = self.ll_src[e as usize]
-            .iter()
-            .filter(|&&f| self.next_switch(e, self.ends[f as usize].1) == Some(sw))
-            .filter_map(|&f| self.earliest_available(&[f]))
-            .filter(|&t| t > self.now)
-            .min();
-        if let Some(t) = t.filter(|&t| t < self.ports[port as usize].win_end) {
+        // The first time after now that one of them will have a packet, if before the window ends: finished
+        // flows are skipped, and on a list whose flows start in order the walk stops at a flow not yet started
+        // that starts at or after both the window's end and the time found (none after it is earlier).
+        let until = self.ports[port as usize].win_end;
+        let in_order = self.fast && self.ll_src.in_order(e as usize);
+        let (s, end) = self.ll_src.span(e as usize);
+        let mut t: Option<u64> = None;
+        let mut k = self.ll_src.listed_from(s);
+        while k < end {
+            let f = self.ll_src.item(k);
+            let start = self.hot[f as usize].start;
+            if in_order && start > self.now && start >= t.map_or(until, |b| b.min(until)) {
+                break;
+            }
+            if self.next_switch(e, self.ends[f as usize].1) == Some(sw) {
+                if let Some(x) = self.earliest_of(f).filter(|&x| x > self.now) {
+                    t = Some(t.map_or(x, |b| b.min(x)));
+                }
+            }
+            k = self.ll_src.listed_from(k + 1);
+        }
+        if let Some(t) = t.filter(|&t| t < until) {
             let ps = &mut self.ports[port as usize];
             if ps.next_at.is_none_or(|p| p > t) {
                 ps.next_at = Some(t);

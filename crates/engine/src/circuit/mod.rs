@@ -3,8 +3,10 @@
 //! (`CircuitSpec`, `CircuitResults`), sharing the packet engine's event queue, units, RNG and error type.
 
 mod hostlink;
+mod pairlists;
 pub mod results;
 pub mod rotorlb;
+mod roundlists;
 pub mod schedule;
 pub mod sim;
 pub mod spec;

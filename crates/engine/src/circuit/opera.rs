@@ -225,18 +225,38 @@ impl CircuitSim<'_> {
                 return true;
             }
         }
-        let flows = &self.ll_src[e as usize];
-        let count = flows.len();
-        let start = self.ports[port as usize].ll_rr;
-        let pick = (0..count).map(|i| (start + i) % count).find(|&i| {
-            let f = flows[i];
-            self.ready(f) && self.next_switch(e, self.ends[f as usize].1) == Some(sw)
-        });
+        // Round robin over the source's flows from `ll_rr`, skipping finished flows and (their list starting in
+        // order) flows not yet started, none of which is ready (`roundlists`).
+        let (s, end) = self.ll_src.span(e as usize);
+        let count = end - s;
+        let mut pick = None;
+        if count > 0 {
+            let started = if self.fast {
+                self.ll_src
+                    .started_end(e as usize, self.now, |f| self.hot[f as usize].start)
+            } else {
+                end
+            };
+            let from = s + self.ports[port as usize].ll_rr as u32 % count;
+            'search: for (lo, hi) in [(from, end), (s, from)] {
+                let hi = hi.min(started);
+                let mut k = self.ll_src.listed_from(lo);
+                while k < hi {
+                    let f = self.ll_src.item(k);
+                    if self.ready(f) && self.next_switch(e, self.ends[f as usize].1) == Some(sw) {
+                        pick = Some(k - s);
+                        break 'search;
+                    }
+                    k = self.ll_src.listed_from(k + 1);
+                }
+            }
+        }
         let Some(i) = pick else {
             self.wake_for_low_latency(port, e);
             return false;
         };
-        let f = self.ll_src[e as usize][i];
+        let (i, count) = (i as usize, count as usize);
+        let f = self.ll_src.item(s + i as u32);
         let pay = self.spec.packet.payload_bytes as u64;
         let len = self.available(f).min(pay);
         let wire = len as u32 + self.data_header();
@@ -244,6 +264,9 @@ impl CircuitSim<'_> {
             return true;
         }
         let seq = self.hand_out(f, len);
+        if self.fast && self.hot[f as usize].sent >= self.hot[f as usize].size {
+            self.ll_src.remove(f); // its last byte is out: skipped from now on
+        }
         self.pull_from_host(f, wire);
         let dst = self.ends[f as usize].1;
         let pk = CPacket {

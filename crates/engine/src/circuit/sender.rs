@@ -155,26 +155,21 @@ impl CircuitSim<'_> {
                 }
                 ((e * n + d) as usize, d, true)
             };
-            let flows = if routing == CircuitRouting::Selector {
-                self.first_hop.get(list)
-            } else {
-                self.local.get(list)
-            };
             // Round robin over the list's flows (selector lists mix destinations), first come otherwise.
-            let len_list = flows.len();
-            let start = if routing == CircuitRouting::Selector {
-                self.ports[port as usize].rr as usize
+            let until = self.ports[port as usize].win_end;
+            let pick = if routing == CircuitRouting::Selector {
+                self.first_ready_in_round(list, self.ports[port as usize].rr, until)
             } else {
-                0
+                self.first_ready(list, until).map(|f| (f, 0))
             };
-            let Some(f) = (0..len_list)
-                .map(|i| flows[(start + i) % len_list])
-                .find(|&f| self.ready(f))
-            else {
-                if let Some(t) = self.earliest_available(flows) {
-                    wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+            let (f, at) = match pick {
+                Ok(x) => x,
+                Err(t) => {
+                    if let Some(t) = t {
+                        wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+                    }
+                    continue;
                 }
-                continue;
             };
             let d = if routing == CircuitRouting::Selector {
                 self.ends[f as usize].1
@@ -184,7 +179,7 @@ impl CircuitSim<'_> {
             if self.any_bulk_tcp && self.bulk_tcp[f as usize] {
                 self.send_queued(port, peer, f, d, via_relay);
                 if routing == CircuitRouting::Selector {
-                    self.next_in_round(port, list, f);
+                    self.next_in_round(port, list, at);
                 }
                 return;
             }
@@ -211,6 +206,13 @@ impl CircuitSim<'_> {
                 }
             }
             let seq = self.hand_out(f, len);
+            let h = &self.hot[f as usize];
+            if h.sent >= h.size && self.fast {
+                // its last byte is out: no uplink need look at it again
+                let (src, dst) = self.ends[f as usize];
+                self.local.unlink((src * n + dst) as usize, f);
+                self.first_hop.remove(f);
+            }
             self.pull_from_host(f, wire);
             if self.hot[f as usize].rate == 0 && !self.low_latency[f as usize] {
                 self.backlog[(e * n + d) as usize] -= len;
@@ -220,7 +222,7 @@ impl CircuitSim<'_> {
                 ..CPacket::of_flow(Kind::Data, f, d, wire, len as u32, seq, now)
             };
             if routing == CircuitRouting::Selector {
-                self.next_in_round(port, list, f);
+                self.next_in_round(port, list, at);
             }
             self.transmit(port, peer, pk, None);
             return;
@@ -237,17 +239,11 @@ impl CircuitSim<'_> {
         }
     }
 
-    /// Selector routing: the round robin over a first-hop list goes on after flow `f`.
+    /// Selector routing: the round robin over a first-hop list goes on after the flow at position `at`.
     #[inline]
-    fn next_in_round(&mut self, port: u32, list: usize, f: u32) {
-        let len_list = self.first_hop.get(list).len();
-        let at = self
-            .first_hop
-            .get(list)
-            .iter()
-            .position(|&x| x == f)
-            .expect("listed");
-        self.ports[port as usize].rr = ((at + 1) % len_list) as u32;
+    fn next_in_round(&mut self, port: u32, list: usize, at: u32) {
+        let (s, e) = self.first_hop.span(list);
+        self.ports[port as usize].rr = (at + 1) % (e - s);
     }
 
     /// Bulk TCP flow `f` hands the segment at the head of its source ToR queue for `d` to `port` (its next hop

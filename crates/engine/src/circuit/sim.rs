@@ -15,8 +15,10 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use super::hostlink::HostLinks;
+use super::pairlists::PairLists;
 use super::results::CircuitResults;
 use super::rotorlb::Offer;
+use super::roundlists::RoundLists;
 use super::schedule::Schedule;
 use super::spec::{CircuitRouting, CircuitSpec, CircuitTransport};
 use crate::error::EngineError;
@@ -256,32 +258,6 @@ impl FlowState {
     }
 }
 
-/// Lists of flow indices by key (source x destination, or source x first offset), stored flat: one lookup
-/// per hand-over reads two neighbouring offsets instead of a vector header and its separate allocation.
-#[derive(Debug, Default)]
-struct Lists {
-    start: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Lists {
-    fn new(lists: Vec<Vec<u32>>) -> Self {
-        let mut start = Vec::with_capacity(lists.len() + 1);
-        start.push(0);
-        let mut items = Vec::new();
-        for l in lists {
-            items.extend(l);
-            start.push(items.len() as u32);
-        }
-        Lists { start, items }
-    }
-
-    #[inline]
-    fn get(&self, key: usize) -> &[u32] {
-        &self.items[self.start[key] as usize..self.start[key + 1] as usize]
-    }
-}
-
 /// Ask the CPU to bring `p`'s cache line closer. A relay's queue is read one packet per hand-over, thousands
 /// of events apart, and its packets were written long before: without the hint every read waits for memory.
 #[inline(always)]
@@ -335,8 +311,9 @@ pub struct CircuitSim<'a> {
     path_rng: Rng,
     flows: Vec<FlowState>,
     hot: Vec<FlowHot>,
-    /// Flow indices per (source, destination), in flow order.
-    local: Lists,
+    /// Flow indices per (source, destination), in flow order; a datagram flow leaves its list once it has
+    /// handed out its last byte.
+    local: PairLists,
     /// Opera: which flows are low-latency, and the low-latency flows of each source.
     low_latency: Vec<bool>,
     /// Bulk flows that run TCP, DCTCP or NDP over the bulk path (RotorLB, direct, selector), and whether any does:
@@ -348,15 +325,17 @@ pub struct CircuitSim<'a> {
     ack_q: Vec<VecDeque<u32>>,
     /// Bulk TCP segments waiting per (source endpoint, destination endpoint): the ToR queue DCTCP marks at K.
     voq_pkts: Vec<u32>,
-    ll_src: Vec<Vec<u32>>,
+    /// Opera's low-latency datagram flows per source, for the round robin (finished flows skipped).
+    ll_src: RoundLists,
     reroutes: u64,
     no_path: u64,
     /// Per (source, destination): remaining bytes of started backlogged flows; whether rate-capped flows exist.
     backlog: Vec<u64>,
     capped: Vec<bool>,
-    /// Selector routing: each flow's hops as offsets, and flow indices per (source, first offset).
+    /// Selector routing: each flow's hops as offsets, and flow indices per (source, first offset) (a datagram
+    /// flow skipped once it has handed out its last byte).
     routes: Vec<Vec<u32>>,
-    first_hop: Lists,
+    first_hop: RoundLists,
     /// Relayed packets held per (endpoint, next hop), and their payload bytes.
     /// Held by value, not as pool slots: a relay may hold hundreds of thousands of packets, and a queue walked
     /// in order is far kinder to the cache than pool slots scattered by reuse (a profile of a 108-rack Opera
@@ -399,8 +378,9 @@ pub struct CircuitSim<'a> {
     started: usize,
     /// Packets on a circuit to a relay or an endpoint that will act on them (in some uplink's pipe).
     in_pipes: u64,
-    /// Deliver datagrams at hand-over (see `deliver`) and skip slots nothing can use (see `useful_slot`); off,
-    /// every arrival is an event and every slot opens (the reference path).
+    /// Deliver datagrams at hand-over (see `deliver`), skip slots nothing can use (see `useful_slot`) and
+    /// flows that cannot send (see `first_ready`); off, every arrival is an event, every slot opens and every
+    /// listed flow is asked (the reference path).
     fast: bool,
 }
 
@@ -477,7 +457,8 @@ impl<'a> CircuitSim<'a> {
         }
         let mut routes = Vec::new();
         let mut first_hop = Vec::new();
-        if spec.routing == CircuitRouting::Selector {
+        let selector = spec.routing == CircuitRouting::Selector;
+        if selector {
             first_hop = vec![Vec::new(); (n * n) as usize];
             for (i, f) in spec.flows.iter().enumerate() {
                 let (src, dst) = ends[i];
@@ -584,7 +565,9 @@ impl<'a> CircuitSim<'a> {
                     packets_sent: 0,
                 })
                 .collect(),
-            local: Lists::new(local),
+            local: PairLists::new(&local, spec.flows.len(), |f| {
+                spec.flows[f as usize].start_ps
+            }),
             low_latency,
             bulk_tcp,
             any_bulk_tcp,
@@ -598,13 +581,27 @@ impl<'a> CircuitSim<'a> {
             } else {
                 Vec::new()
             },
-            ll_src,
+            // (only Opera runs have low-latency flows; the others need no per-flow positions)
+            ll_src: RoundLists::new(
+                ll_src,
+                if spec.opera.is_some() {
+                    spec.flows.len()
+                } else {
+                    0
+                },
+                |f| spec.flows[f as usize].start_ps,
+            ),
             reroutes: 0,
             no_path: 0,
             backlog,
             capped,
             routes,
-            first_hop: Lists::new(first_hop),
+            // (only selector runs have lists; the others need no per-flow positions)
+            first_hop: RoundLists::new(
+                first_hop,
+                if selector { spec.flows.len() } else { 0 },
+                |f| spec.flows[f as usize].start_ps,
+            ),
             relay: vec![VecDeque::new(); (n * n) as usize],
             relay_len: vec![0; (n * n) as usize],
             held: vec![0; (n * n) as usize],

@@ -26,6 +26,7 @@ from ..ledger import EnergyReport, host_devices, hosts_summary
 from ..metrics import attach, ideal_fct_circuit_s, window_summary
 from ..topology.graph import Network, Node
 from ..engine import CIRCUIT_TRANSPORTS, TRANSPORTS, FlowBuffers, run_circuit_spec
+from ..tables import Records
 from ..workload.columns import FlowColumns
 from .packet import circuit_spec, network_energy
 from .rotornet import build_rotornet
@@ -255,7 +256,7 @@ def simulate_circuit(sc: Any, net: Network, flows: Any, seed: int, progress: Any
     fl = fl.drop(columns=[c for c in fl.columns if c.endswith("_ps")])
     hosts = out.get("hosts")
     racks = [f"R{i}" for i in range(topo.racks)] if hosts is not None else names
-    ports = pd.DataFrame(out["ports"])
+    ports = _frame(out["ports"])
     ports.insert(0, "from", ports["endpoint"].map(lambda i: racks[i]))
     ports.insert(1, "to", ports["switch"].map(lambda i: f"circuit{i}"))
     s = dict(out["summary"])
@@ -345,10 +346,15 @@ def _flows_json(flows: FlowColumns, codes: np.ndarray) -> str:
     return json.dumps(rows)
 
 
-def _host_table(hosts: list[dict], names: list[str], racks: list[str], sim_time_s: float) -> pd.DataFrame:
+def _frame(table: Any) -> pd.DataFrame:
+    """A results table as a DataFrame: from its columns when the engine handed it over as `Records`."""
+    return table.table.to_pandas() if isinstance(table, Records) else pd.DataFrame(table)
+
+
+def _host_table(hosts: Any, names: list[str], racks: list[str], sim_time_s: float) -> pd.DataFrame:
     """One row per host: its rack, what its NIC sent (bytes, packets, busy time, utilisation, drops) and what
     reached it (bytes, packets, payload bytes; the ToR's port down to it: busy time and drops)."""
-    t = pd.DataFrame(hosts)
+    t = _frame(hosts)
     t.insert(0, "host", t.pop("host").map(lambda i: names[i]))
     t.insert(1, "rack", t.pop("endpoint").map(lambda i: racks[i]))
     t["busy_s"] = t.pop("busy_ps") / PS_PER_S
