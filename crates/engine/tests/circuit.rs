@@ -5,6 +5,8 @@ use greendcn_engine::circuit::{CircuitSim, CircuitSpec};
 use greendcn_engine::EngineError;
 use serde_json::{json, Value};
 
+mod circuit_common;
+
 const GBPS10: u64 = 10_000_000_000;
 
 /// The round-robin 1-factorisation of K_n (n even): n - 1 symmetric matchings meeting every pair once.
@@ -720,26 +722,12 @@ fn fast_paths_match_the_reference_path() {
     ];
     for (name, v) in cases {
         let spec: CircuitSpec = serde_json::from_value(v).expect("spec parses");
-        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
-        let reference = CircuitSim::new(&spec)
-            .unwrap()
-            .reference_path()
-            .run(&mut |_| false)
-            .unwrap();
-        let (mut a, mut b) = (
-            serde_json::to_value(&fast).unwrap(),
-            serde_json::to_value(&reference).unwrap(),
-        );
+        let (a, b) = circuit_common::fast_and_reference(&spec);
         conserved(&a);
         let (ea, eb) = (u(&a, &["summary", "events"]), u(&b, &["summary", "events"]));
         assert!(ea < eb, "{name}: {ea} events vs {eb} on the reference path");
         assert!(u(&a, &["summary", "packets_delivered"]) > 0, "{name}");
-        for v in [&mut a, &mut b] {
-            for k in ["events", "wall_s", "peak_packets_alive"] {
-                v["summary"][k] = json!(0);
-            }
-        }
-        assert_eq!(a, b, "{name}");
+        circuit_common::assert_same_results(a, b, name);
     }
 }
 
@@ -1209,28 +1197,14 @@ fn selector_round_robin_over_many_small_flows_matches_the_reference_path() {
                                 "nic_queue": {"packets": 1000}, "tor_queue": {"packets": 1000}});
         }
         let spec: CircuitSpec = serde_json::from_value(v).expect("spec parses");
-        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
-        let reference = CircuitSim::new(&spec)
-            .unwrap()
-            .reference_path()
-            .run(&mut |_| false)
-            .unwrap();
-        let (mut a, mut b) = (
-            serde_json::to_value(&fast).unwrap(),
-            serde_json::to_value(&reference).unwrap(),
-        );
+        let (a, b) = circuit_common::fast_and_reference(&spec);
         conserved(&a);
         assert_eq!(
             u(&a, &["summary", "flows_completed"]),
             400,
             "shuffled {shuffled}"
         );
-        for v in [&mut a, &mut b] {
-            for k in ["events", "wall_s", "peak_packets_alive"] {
-                v["summary"][k] = json!(0);
-            }
-        }
-        assert_eq!(a, b, "shuffled {shuffled}, hosts {hosts}");
+        circuit_common::assert_same_results(a, b, &format!("shuffled {shuffled}, hosts {hosts}"));
     }
 }
 
@@ -1268,26 +1242,12 @@ fn opera_low_latency_datagrams_over_many_small_flows_match_the_reference_path() 
         }
         v["stop_ps"] = json!(3_000_000_000u64);
         let spec: CircuitSpec = serde_json::from_value(v).expect("spec parses");
-        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
-        let reference = CircuitSim::new(&spec)
-            .unwrap()
-            .reference_path()
-            .run(&mut |_| false)
-            .unwrap();
-        let (mut a, mut b) = (
-            serde_json::to_value(&fast).unwrap(),
-            serde_json::to_value(&reference).unwrap(),
-        );
+        let (a, b) = circuit_common::fast_and_reference(&spec);
         assert!(
             u(&a, &["summary", "flows_completed"]) >= 250,
             "{shuffled} {hosts}: {}",
             a["summary"]
         );
-        for v in [&mut a, &mut b] {
-            for k in ["events", "wall_s", "peak_packets_alive"] {
-                v["summary"][k] = json!(0);
-            }
-        }
-        assert_eq!(a, b, "shuffled {shuffled}, hosts {hosts}");
+        circuit_common::assert_same_results(a, b, &format!("shuffled {shuffled}, hosts {hosts}"));
     }
 }

@@ -6,6 +6,8 @@ use greendcn_engine::circuit::{CircuitSim, CircuitSpec};
 use greendcn_engine::EngineError;
 use serde_json::{json, Value};
 
+mod circuit_common;
+
 const GBPS10: u64 = 10_000_000_000;
 
 /// n - 1 symmetric matchings of n (even) endpoints meeting every pair once (the circle method).
@@ -332,28 +334,14 @@ fn the_fast_path_matches_the_reference_path_with_hosts() {
     for routing in ["rotorlb", "direct"] {
         let spec: CircuitSpec =
             serde_json::from_value(spec(8, 2, routing, GBPS10, json!(flows))).unwrap();
-        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
-        let reference = CircuitSim::new(&spec)
-            .unwrap()
-            .reference_path()
-            .run(&mut |_| false)
-            .unwrap();
-        let (mut a, mut b) = (
-            serde_json::to_value(&fast).unwrap(),
-            serde_json::to_value(&reference).unwrap(),
-        );
+        let (a, b) = circuit_common::fast_and_reference(&spec);
         conserved(&a);
         assert_eq!(
             u(&a, &["summary", "flows_completed"]),
             flows.len() as u64,
             "{routing}"
         );
-        for v in [&mut a, &mut b] {
-            for k in ["events", "wall_s", "peak_packets_alive"] {
-                v["summary"][k] = json!(0);
-            }
-        }
-        assert_eq!(a, b, "{routing}");
+        circuit_common::assert_same_results(a, b, routing);
     }
 }
 
@@ -408,23 +396,9 @@ fn many_small_flows_match_the_reference_path() {
             .collect();
         let spec: CircuitSpec =
             serde_json::from_value(spec(8, 2, routing, GBPS10, json!(flows))).unwrap();
-        let fast = CircuitSim::new(&spec).unwrap().run(&mut |_| false).unwrap();
-        let reference = CircuitSim::new(&spec)
-            .unwrap()
-            .reference_path()
-            .run(&mut |_| false)
-            .unwrap();
-        let (mut a, mut b) = (
-            serde_json::to_value(&fast).unwrap(),
-            serde_json::to_value(&reference).unwrap(),
-        );
+        let (a, b) = circuit_common::fast_and_reference(&spec);
         conserved(&a);
         assert_eq!(u(&a, &["summary", "flows_completed"]), 600, "{routing}");
-        for v in [&mut a, &mut b] {
-            for k in ["events", "wall_s", "peak_packets_alive"] {
-                v["summary"][k] = json!(0);
-            }
-        }
-        assert_eq!(a, b, "{routing} shuffled {shuffled}");
+        circuit_common::assert_same_results(a, b, &format!("{routing} shuffled {shuffled}"));
     }
 }
