@@ -58,14 +58,14 @@ impl Routes {
         // t, and none otherwise: it is not kept in the rows below but read off its switch's entry (`entry`).
         // The rows keep the other nodes (switches, and hosts with several links or none), by `slot`.
         let mut slot = vec![u32::MAX; n];
-        let mut kept: Vec<u32> = Vec::new();
+        let mut kept = 0usize;
         for node in 0..n {
             let hi = host_index[node] as usize;
             if kinds[node] == NodeKind::Host && attach[hi].is_some() {
                 continue;
             }
-            slot[node] = kept.len() as u32;
-            kept.push(node as u32);
+            slot[node] = kept as u32;
+            kept += 1;
         }
         // Each switch's links to other switches, in port order (the groups list their ports in that order):
         // the searches from attachment switches never pass through a host, so they walk these alone.
@@ -131,7 +131,7 @@ impl Routes {
                 }
                 at = end;
             }
-            let mut row = vec![NO_ROUTE; kept.len()];
+            let mut row = vec![NO_ROUTE; kept];
             for &node in &switches {
                 let node = node as usize;
                 if node == t as usize || dist[node] == u32::MAX {
