@@ -600,13 +600,7 @@ fn a_transport_the_circuit_engine_does_not_know_is_refused_naming_it() {
 /// and the peak of packets alive may differ.
 #[test]
 fn fast_paths_match_the_reference_path() {
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut rand = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rand = circuit_common::draws(0x2545_F491_4F6C_DD1D);
     let mut mixed = Vec::new();
     for s in 0..8u32 {
         for d in 0..8u32 {
@@ -1149,13 +1143,7 @@ fn opera_bulk_tcp_goes_by_rotorlb_and_acknowledges_on_the_low_latency_class() {
 /// path asks every flow; the results must agree bit for bit.
 #[test]
 fn selector_round_robin_over_many_small_flows_matches_the_reference_path() {
-    let mut x: u64 = 0x5DEE_CE66_D1CE_4E5B;
-    let mut rand = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rand = circuit_common::draws(0x5DEE_CE66_D1CE_4E5B);
     for (shuffled, hosts) in [(false, true), (true, true), (false, false)] {
         let flows: Vec<Value> = (0..400u64)
             .map(|i| {
@@ -1213,13 +1201,7 @@ fn selector_round_robin_over_many_small_flows_matches_the_reference_path() {
 /// search (`low_latency_next`, `wake_for_low_latency`), the reference path asks every flow; they must agree.
 #[test]
 fn opera_low_latency_datagrams_over_many_small_flows_match_the_reference_path() {
-    let mut x: u64 = 0x1234_5678_9ABC_DEF1;
-    let mut rand = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rand = circuit_common::draws(0x1234_5678_9ABC_DEF1);
     for (shuffled, hosts) in [(false, false), (true, false), (false, true), (true, true)] {
         let per = if hosts { 2 } else { 1 };
         let mut flows: Vec<Value> = (0..300u64)

@@ -369,13 +369,7 @@ fn flows_must_name_existing_hosts() {
 /// starts too late to matter (`first_ready`), the reference path asks every flow; the results must agree.
 #[test]
 fn many_small_flows_match_the_reference_path() {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut rand = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rand = circuit_common::draws(0x9E37_79B9_7F4A_7C15);
     for (routing, shuffled) in [("rotorlb", false), ("rotorlb", true), ("direct", false)] {
         let flows: Vec<Value> = (0..600u64)
             .map(|i| {

@@ -29,3 +29,14 @@ pub fn assert_same_results(mut a: Value, mut b: Value, what: &str) {
     }
     assert_eq!(a, b, "{what}");
 }
+
+/// A seeded xorshift draw below `m`, for the tests' random flow sets (the same seed, the same flows).
+pub fn draws(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    }
+}
