@@ -524,8 +524,6 @@ impl<'a> Sim<'a> {
         Ok(results)
     }
 
-    /// `run`, with the results' `flows` empty and the flows' result rows beside them, in flow order (what a
-    /// caller that wants columns reads, without a `FlowResult` per flow).
     /// Start the loads an arrival event at `port` makes that need nothing read first: the port's first line,
     /// the pipe slot the event moves up to the head, the spill's header when the ring was full (`slot`), and
     /// what the hint names (the packet at a host, the port it leaves by at a switch).
@@ -544,9 +542,9 @@ impl<'a> Sim<'a> {
     }
 
     /// Start the loads of an arrival event at `port` that depend on the first stage's lines (call it once they
-    /// have had time to come in): the pipe's next entry after the slot moved up and the spilled entry, the far
-    /// node's counters, and for a forwarding the ring slots the offer reads and writes, for a delivery the
-    /// flow's state and the host's window counts.
+    /// have had time to come in): a full ring's spilled entry (`prefetch_refill`; its other line, the pipe's
+    /// next entry, is the first stage's slot again), the far node's counters, and for a forwarding the ring
+    /// slots the offer reads and writes, for a delivery the flow's state and the host's window counts.
     #[inline(always)]
     fn prefetch_second_stage(&self, port: u32, hint: u32) {
         let p = &self.ports[port as usize];
@@ -566,6 +564,8 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// `run`, with the results' `flows` empty and the flows' result rows beside them, in flow order (what a
+    /// caller that wants columns reads, without a `FlowResult` per flow).
     pub fn run_rows(
         mut self,
         watch: &mut dyn FnMut(&crate::Progress) -> bool,
